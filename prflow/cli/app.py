@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import sys
 
+import click
 import typer
 
 from prflow.errors import UserError
+
+EXIT_USAGE = 2
+EXIT_FAILED = 3
 
 app = typer.Typer(
     name="prflow",
@@ -18,21 +22,34 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    from prflow.cli import costs_cmd, impact_cmd, runtime_cmd
+    from prflow.cli import budget_cmd, costs_cmd, impact_cmd, runtime_cmd
 
     runtime_cmd.register(app)
     impact_cmd.register(app)
     costs_cmd.register(app)
+    budget_cmd.register(app)
+
+
+def _fail(message: str, code: int) -> None:
+    print(f"prflow: error: {message}", file=sys.stderr)
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; user errors become one line on stderr and exit code 2."""
+    """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
+    from prflow.cli.workflow_runner import WorkflowFailed
+
     _register_commands()
     try:
-        app(args=argv, standalone_mode=True)
+        code = app(args=argv, standalone_mode=False)
+    except click.UsageError as err:
+        where = f"{err.ctx.command_path} --help" if err.ctx else "prflow --help"
+        _fail(f"{err.format_message()} (see '{where}')", EXIT_USAGE)
     except UserError as err:
-        print(f"prflow: error: {err.message}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
+        _fail(err.message, EXIT_USAGE)
+    except WorkflowFailed as err:
+        _fail(str(err), EXIT_FAILED)
+    except (click.Abort, KeyboardInterrupt):
         print("prflow: interrupted", file=sys.stderr)
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

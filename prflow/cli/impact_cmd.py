@@ -1,0 +1,287 @@
+"""``prflow impact``: run the impact workflow on a range or a pull request and print the report."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from prflow.budget import BudgetCaps
+from prflow.config import Settings, load_settings
+from prflow.errors import UserError
+from prflow.impact.models import PullRequestRef
+from prflow.impact.run_models import ImpactRequest, ImpactResult, LlmPlan
+
+EXIT_THRESHOLD = 1
+EXIT_FAILED = 3
+
+EXAMPLES = """
+Examples:
+
+  prflow impact --repo . --base main --head HEAD
+
+  prflow impact --pr acme/api#123 --format sarif --output impact.sarif
+
+  prflow impact --repo . --base origin/main --threshold 70   # CI gate: exit 1 when score >= 70
+
+  prflow impact --pr https://github.com/acme/api/pull/123 --post   # upsert one PR comment
+"""
+
+
+class OutputFormat(StrEnum):
+    md = "md"
+    json = "json"
+    sarif = "sarif"
+
+
+def impact(
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            help="Repository to analyse: a local path or a clone URL. Defaults to the current "
+            "directory when --pr is not given. Example: --repo ../api",
+        ),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            help="Base ref (branch, tag or SHA) the change is compared against; the diff starts "
+            "at the merge base like a PR. Default: main, else master. Example: --base origin/main",
+        ),
+    ] = None,
+    head: Annotated[
+        str,
+        typer.Option(help="Head ref holding the change. Example: --head feature/login"),
+    ] = "HEAD",
+    pr: Annotated[
+        str | None,
+        typer.Option(
+            "--pr",
+            help="Pull request to analyse instead of --base/--head, resolved through GitHub "
+            "(needs GITHUB_TOKEN). Forms: owner/repo#12, owner/repo/pull/12 or the PR URL.",
+        ),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--format", help="Report format: md (Markdown), json (versioned schema) or sarif (2.1.0)."
+        ),
+    ] = OutputFormat.md,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the report to this file instead of stdout. Example: -o impact.sarif",
+        ),
+    ] = None,
+    threshold: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=100,
+            help="CI gate: exit with code 1 when the risk score is >= this value (0-100). "
+            "Example: --threshold 70",
+        ),
+    ] = None,
+    post: Annotated[
+        bool,
+        typer.Option(
+            "--post",
+            help="Create or update one impact comment on the PR (found by a hidden marker). "
+            "Requires --pr and GITHUB_TOKEN on the worker.",
+        ),
+    ] = False,
+    no_llm: Annotated[
+        bool,
+        typer.Option(
+            "--no-llm",
+            help="Static mode: skip the model even when ANTHROPIC_API_KEY is set.",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model tier (budget, mid, premium) or model id for the agent. Default: mid. "
+            "Example: --model premium",
+        ),
+    ] = None,
+    budget_usd: Annotated[
+        float | None,
+        typer.Option(min=0, help="Spend cap in USD for the agent phase. Example: --budget-usd 0.5"),
+    ] = None,
+    max_iterations: Annotated[
+        int | None, typer.Option(min=1, help="Maximum model turns for the agent (default 30).")
+    ] = None,
+    time_limit: Annotated[
+        int | None,
+        typer.Option(min=1, help="Wall-clock limit in seconds for the agent phase (default 180)."),
+    ] = None,
+    budget_wait: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="When a cap is hit, wait this many seconds for `prflow budget raise` before "
+            "stopping the agent. Default 0 (stop at once).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display; only the report.")
+    ] = False,
+) -> None:
+    """Analyse what a change breaks, what it leaves untested, and how risky it is.
+
+    The analysis runs as a durable Temporal workflow. Static analysis always runs;
+    with ANTHROPIC_API_KEY set, an agent verifies and extends the findings and writes
+    recommendations. The risk score (0-100) is always computed in code.
+
+    Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
+    """
+    settings = load_settings()
+    if pr and repo and not _looks_like_url(repo) and not Path(repo).exists():
+        raise UserError(f"--repo {repo} does not exist; pass a local clone of the PR's repository")
+    if post and not pr:
+        raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
+    request, workflow_id = _build_request(settings, repo, base, head, pr, post, no_llm, model,
+                                          budget_usd, max_iterations, time_limit, budget_wait)
+    result = asyncio.run(_execute(settings, request, workflow_id, quiet))
+    _emit(result, output_format, output)
+    if threshold is not None and result.score >= threshold:
+        typer.echo(
+            f"prflow: risk score {result.score} >= threshold {threshold}", err=True
+        )
+        raise typer.Exit(EXIT_THRESHOLD)
+
+
+def _looks_like_url(location: str) -> bool:
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://|^[\w.-]+@[\w.-]+:", location))
+
+
+def _llm_plan(
+    settings: Settings,
+    no_llm: bool,
+    model: str | None,
+    budget_usd: float | None,
+    max_iterations: int | None,
+    time_limit: int | None,
+    budget_wait: int | None,
+) -> LlmPlan:
+    choice = model or "mid"
+    model_id = settings.models.model_for(choice) if choice in {"budget", "mid", "premium"} else choice  # type: ignore[arg-type]
+    price = settings.models.prices.get(model_id)
+    if price is None:
+        raise UserError(
+            f"no price for model {model_id!r}; add it under [models.prices.\"{model_id}\"] "
+            "in prflow.toml or pick one of: " + ", ".join(sorted(settings.models.prices))
+        )
+    b = settings.budget
+    return LlmPlan(
+        enabled=not no_llm,
+        model=model_id,
+        price=price,
+        caps=BudgetCaps(
+            usd=b.usd if budget_usd is None else budget_usd,
+            tokens=b.tokens,
+            iterations=b.iterations if max_iterations is None else max_iterations,
+            wall_clock_seconds=b.wall_clock_seconds if time_limit is None else time_limit,
+        ),
+        task_queue=settings.temporal.llm_task_queue,
+        request_timeout_seconds=settings.models.request_timeout_seconds,
+        max_attempts=settings.models.max_attempts,
+        raise_wait_seconds=b.raise_wait_seconds if budget_wait is None else budget_wait,
+    )
+
+
+def _build_request(
+    settings: Settings,
+    repo: str | None,
+    base: str | None,
+    head: str,
+    pr: str | None,
+    post: bool,
+    no_llm: bool,
+    model: str | None,
+    budget_usd: float | None,
+    max_iterations: int | None,
+    time_limit: int | None,
+    budget_wait: int | None,
+) -> tuple[ImpactRequest, str]:
+    """Validate the arguments up front (one-line errors) and name the workflow."""
+    from activities.gitrepo import default_base_ref, resolve_range
+    from prflow.pr_identifier import parse_pr_identifier
+    from prflow.repo_models import RepoSpec
+
+    plan = _llm_plan(settings, no_llm, model, budget_usd, max_iterations, time_limit, budget_wait)
+    pull: PullRequestRef | None = None
+    if pr:
+        pull = parse_pr_identifier(pr)
+        request = ImpactRequest(
+            repo=str(Path(repo).resolve()) if repo and not _looks_like_url(repo) else repo,
+            pull_request=pull,
+            post_comment=post,
+            llm=plan,
+            github_task_queue=settings.temporal.github_task_queue,
+        )
+        head_sha = _pull_request_head(pull)
+        return request, f"impact:{pull.slug}@{head_sha[:12]}"
+    location = repo or "."
+    if not _looks_like_url(location):
+        location = str(Path(location).resolve())
+    spec = RepoSpec(location=location)
+    base_ref = base or default_base_ref(spec)
+    rng = resolve_range(spec, base_ref, head)
+    request = ImpactRequest(
+        repo=location,
+        base=base_ref,
+        head=head,
+        llm=plan,
+        github_task_queue=settings.temporal.github_task_queue,
+    )
+    name = Path(location.rstrip("/")).name.removesuffix(".git") or "repo"
+    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
+    return request, f"impact:{name}-{digest}:{base_ref}..{head}@{rng.head_sha[:12]}"
+
+
+def _pull_request_head(pull: PullRequestRef) -> str:
+    from activities.github import fetch_pull_request
+
+    return fetch_pull_request(pull).head_sha
+
+
+async def _execute(
+    settings: Settings, request: ImpactRequest, workflow_id: str, quiet: bool
+) -> ImpactResult:
+    from prflow.cli.progress import PhaseDisplay
+    from prflow.cli.workflow_runner import run_impact_workflow
+
+    with PhaseDisplay(f"prflow impact  {workflow_id}", quiet=quiet) as display:
+        return await run_impact_workflow(settings, request, workflow_id, display)
+
+
+def _emit(result: ImpactResult, output_format: OutputFormat, output: Path | None) -> None:
+    from activities.impact_analysis import load_text
+
+    key = {
+        OutputFormat.md: result.markdown_key,
+        OutputFormat.json: result.report_key,
+        OutputFormat.sarif: result.sarif_key,
+    }[output_format]
+    text = load_text(key)
+    if output is None:
+        typer.echo(text)
+        return
+    try:
+        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"cannot write {output}: {err.strerror}; choose another --output") from err
+    typer.echo(f"prflow: wrote {output_format.value} report to {output}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("impact", epilog=EXAMPLES)(impact)
