@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 from prflow.errors import UserError
 
 EXIT_USAGE = 2
 EXIT_FAILED = 3
+EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="prflow",
@@ -35,6 +35,12 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+def _usage_hint(err: typer.TyperException) -> str:
+    ctx = getattr(err, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "prflow"
+    return f"see '{path} --help'"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
     from prflow.cli.workflow_runner import WorkflowFailed
@@ -42,14 +48,14 @@ def main(argv: list[str] | None = None) -> None:
     _register_commands()
     try:
         code = app(args=argv, standalone_mode=False)
-    except click.UsageError as err:
-        where = f"{err.ctx.command_path} --help" if err.ctx else "prflow --help"
-        _fail(f"{err.format_message()} (see '{where}')", EXIT_USAGE)
     except UserError as err:
         _fail(err.message, EXIT_USAGE)
     except WorkflowFailed as err:
         _fail(str(err), EXIT_FAILED)
-    except (click.Abort, KeyboardInterrupt):
+    except typer.TyperException as err:
+        message = " ".join(err.format_message().split())
+        _fail(f"{message} ({_usage_hint(err)})", EXIT_USAGE)
+    except (typer.Abort, KeyboardInterrupt):
         print("prflow: interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,1 @@
+"""Tests of the ledger, the blob store and `prflow costs`."""
