@@ -57,9 +57,7 @@ def _load_changes(changes: ChangeSet) -> list[ChangedFile]:
 @activity.defn(name="impact_changes")
 def collect_changes(rng: ResolvedRange) -> ChangeSet:
     """List the changed files with their categories and decide the large-PR strategy."""
-    files = [
-        f.model_copy(update={"category": categorize(f.path)}) for f in changed_files(rng)
-    ]
+    files = [f.model_copy(update={"category": categorize(f.path)}) for f in changed_files(rng)]
     totals = Totals(
         files=len(files),
         additions=sum(f.additions for f in files),

@@ -86,7 +86,9 @@ class BudgetStatus(BaseModel):
 
 def worst_case_usd(price: PriceRow, input_tokens: int, max_tokens: int) -> float:
     """Most a call can cost: every input token at the dearest input rate, full output."""
-    long_band = price.long_prompt_threshold is not None and input_tokens > price.long_prompt_threshold
+    long_band = (
+        price.long_prompt_threshold is not None and input_tokens > price.long_prompt_threshold
+    )
     input_rates = [price.input, price.cache_write]
     output_rate = price.output
     if long_band:

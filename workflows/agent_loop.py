@@ -141,7 +141,11 @@ class AgentLoop:
 
         while True:
             check = verdict()
-            if not check.allowed and cfg.raise_wait_seconds > 0 and check.limit != LimitKind.wall_clock:
+            if (
+                not check.allowed
+                and cfg.raise_wait_seconds > 0
+                and check.limit != LimitKind.wall_clock
+            ):
                 check = await self._wait_for_raise(check, verdict)
             if not check.allowed:
                 assert check.limit is not None

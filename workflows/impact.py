@@ -249,7 +249,9 @@ class ImpactWorkflow:
             outcome, plan.model, budget.spent, findings=findings, rejected=rejected
         )
         state = PhaseState.done if result.status == LlmStatus.completed else PhaseState.failed
-        self._set("agent", state, result.reason or f"{result.iterations} turns, ${result.cost_usd:.4f}")
+        self._set(
+            "agent", state, result.reason or f"{result.iterations} turns, ${result.cost_usd:.4f}"
+        )
         return result
 
     async def _run_repo_tool(self, rng: ResolvedRange, call: ToolCall) -> ToolResultPart:
@@ -323,4 +325,3 @@ def _brief(arguments: dict[str, Any] | None) -> str:
         return ""
     text = ", ".join(f"{k}={v}" for k, v in sorted(arguments.items()))
     return text if len(text) <= 80 else text[:77] + "..."
-

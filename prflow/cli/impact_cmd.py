@@ -70,7 +70,8 @@ def impact(
     output_format: Annotated[
         OutputFormat,
         typer.Option(
-            "--format", help="Report format: md (Markdown), json (versioned schema) or sarif (2.1.0)."
+            "--format",
+            help="Report format: md (Markdown), json (versioned schema) or sarif (2.1.0).",
         ),
     ] = OutputFormat.md,
     output: Annotated[
@@ -148,14 +149,24 @@ def impact(
         raise UserError(f"--repo {repo} does not exist; pass a local clone of the PR's repository")
     if post and not pr:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    request, workflow_id = _build_request(settings, repo, base, head, pr, post, no_llm, model,
-                                          budget_usd, max_iterations, time_limit, budget_wait)
+    request, workflow_id = _build_request(
+        settings,
+        repo,
+        base,
+        head,
+        pr,
+        post,
+        no_llm,
+        model,
+        budget_usd,
+        max_iterations,
+        time_limit,
+        budget_wait,
+    )
     result = asyncio.run(_execute(settings, request, workflow_id, quiet))
     _emit(result, output_format, output)
     if threshold is not None and result.score >= threshold:
-        typer.echo(
-            f"prflow: risk score {result.score} >= threshold {threshold}", err=True
-        )
+        typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
 
 
@@ -173,11 +184,13 @@ def _llm_plan(
     budget_wait: int | None,
 ) -> LlmPlan:
     choice = model or "mid"
-    model_id = settings.models.model_for(choice) if choice in {"budget", "mid", "premium"} else choice  # type: ignore[arg-type]
+    model_id = (
+        settings.models.model_for(choice) if choice in {"budget", "mid", "premium"} else choice
+    )  # type: ignore[arg-type]
     price = settings.models.prices.get(model_id)
     if price is None:
         raise UserError(
-            f"no price for model {model_id!r}; add it under [models.prices.\"{model_id}\"] "
+            f'no price for model {model_id!r}; add it under [models.prices."{model_id}"] '
             "in prflow.toml or pick one of: " + ", ".join(sorted(settings.models.prices))
         )
     b = settings.budget

@@ -57,7 +57,9 @@ async def start_impact(
     )
 
 
-async def follow(handle: WorkflowHandle[object, ImpactResult], display: PhaseDisplay) -> ImpactResult:
+async def follow(
+    handle: WorkflowHandle[object, ImpactResult], display: PhaseDisplay
+) -> ImpactResult:
     """Wait for the result while refreshing the display from the ``progress`` query."""
     result_task = asyncio.ensure_future(handle.result())
     try:

@@ -102,8 +102,13 @@ def context_message(
     """The first user message: the range, the change list (capped) and the static findings."""
     shown = changed[:MAX_CONTEXT_FILES]
     files = [
-        {"path": f.path, "status": f.status.value, "category": f.category.value,
-         "additions": f.additions, "deletions": f.deletions}
+        {
+            "path": f.path,
+            "status": f.status.value,
+            "category": f.category.value,
+            "additions": f.additions,
+            "deletions": f.deletions,
+        }
         for f in shown
     ]
     more = len(changed) - len(shown)
@@ -148,9 +153,7 @@ def outcome_from_agent(
 ) -> LlmOutcome:
     """The report's LLM section from the agent loop's outcome (an ``AgentOutcome``)."""
     submitted: dict[str, Any] = outcome.terminal_input or {}
-    recommendations = [str(r) for r in submitted.get("recommendations") or []][
-        :MAX_RECOMMENDATIONS
-    ]
+    recommendations = [str(r) for r in submitted.get("recommendations") or []][:MAX_RECOMMENDATIONS]
     summary = submitted.get("summary") or outcome.final_text or None
     if outcome.completed:
         status, reason = LlmStatus.completed, ""
@@ -160,9 +163,7 @@ def outcome_from_agent(
         status, reason = LlmStatus.failed, f"model call failed: {outcome.detail}"
     else:
         status = LlmStatus.stopped
-        reason = (
-            f"analysis terminated early ({outcome.detail}); results may be incomplete"
-        )
+        reason = f"analysis terminated early ({outcome.detail}); results may be incomplete"
     return LlmOutcome(
         status=status,
         reason=reason,

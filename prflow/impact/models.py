@@ -72,11 +72,15 @@ class BreakingChange(BaseModel):
     kind: BreakingKind
     severity: Severity
     language: Language
-    detail: str = Field(description="One line a reviewer can read, e.g. 'parameter timeout became required'")
+    detail: str = Field(
+        description="One line a reviewer can read, e.g. 'parameter timeout became required'"
+    )
     before: str | None = Field(default=None, description="Signature or declaration at base")
     after: str | None = Field(default=None, description="Signature or declaration at head")
     new_name: str | None = Field(default=None, description="For renames: the symbol's new name")
-    line: int | None = Field(default=None, description="1-based line at head (at base when removed)")
+    line: int | None = Field(
+        default=None, description="1-based line at head (at base when removed)"
+    )
     consumers: list[str] = Field(default_factory=list, description="Files that use the symbol")
 
 
@@ -86,7 +90,9 @@ class TestGap(BaseModel):
     source_file: str
     expected_tests: list[str] = Field(description="Test paths the naming conventions predict")
     existing_tests: list[str] = Field(description="Tests found at head, by name or by import")
-    tests_updated: bool = Field(description="True when one of the existing tests changed in this PR")
+    tests_updated: bool = Field(
+        description="True when one of the existing tests changed in this PR"
+    )
 
     @property
     def test_exists(self) -> bool:
@@ -129,7 +135,8 @@ class ImpactEdge(BaseModel):
 class ImpactGraph(BaseModel):
     directly_changed: list[str] = Field(default_factory=list)
     indirectly_affected: list[str] = Field(
-        default_factory=list, description="Transitive importers of changed files, not changed themselves"
+        default_factory=list,
+        description="Transitive importers of changed files, not changed themselves",
     )
     edges: list[ImpactEdge] = Field(default_factory=list)
 
@@ -180,7 +187,8 @@ class LargePrStrategy(BaseModel):
 
     changed_files: int
     read_full_files_only_above_lines: int | None = Field(
-        default=None, description="Set when >30 files: full reads only for files with more changed lines"
+        default=None,
+        description="Set when >30 files: full reads only for files with more changed lines",
     )
     source_files_only: bool = Field(default=False, description="Set when >50 files")
     doc_staleness_skipped: bool = False

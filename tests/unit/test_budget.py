@@ -51,7 +51,10 @@ def test_worst_case_uses_long_band_above_threshold() -> None:
 
 def test_call_allowed_when_worst_case_fits() -> None:
     verdict = check_call(
-        _budget(usd=0.07), price=PRICE, estimated_input_tokens=10_000, max_tokens=4_000,
+        _budget(usd=0.07),
+        price=PRICE,
+        estimated_input_tokens=10_000,
+        max_tokens=4_000,
         elapsed_seconds=0,
     )
     assert verdict.allowed
@@ -70,24 +73,40 @@ def test_call_refused_before_it_could_exceed_usd_cap() -> None:
 
 def test_token_iteration_and_clock_caps() -> None:
     tokens = check_call(
-        _budget(tokens=5_000), price=PRICE, estimated_input_tokens=2_000, max_tokens=4_000,
+        _budget(tokens=5_000),
+        price=PRICE,
+        estimated_input_tokens=2_000,
+        max_tokens=4_000,
         elapsed_seconds=0,
     )
     assert tokens.limit == LimitKind.tokens
     spent = _budget(iterations=2)
     spent.spent = Spend(iterations=2)
-    assert check_call(
-        spent, price=PRICE, estimated_input_tokens=1, max_tokens=1, elapsed_seconds=0
-    ).limit == LimitKind.iterations
-    assert check_call(
-        _budget(), price=PRICE, estimated_input_tokens=1, max_tokens=1, elapsed_seconds=181
-    ).limit == LimitKind.wall_clock
+    assert (
+        check_call(
+            spent, price=PRICE, estimated_input_tokens=1, max_tokens=1, elapsed_seconds=0
+        ).limit
+        == LimitKind.iterations
+    )
+    assert (
+        check_call(
+            _budget(), price=PRICE, estimated_input_tokens=1, max_tokens=1, elapsed_seconds=181
+        ).limit
+        == LimitKind.wall_clock
+    )
 
 
 def test_raise_lifts_a_refused_call() -> None:
     book = BudgetBook()
-    budget = book.open("agent", BudgetCaps(usd=0.01, tokens=10**6, iterations=3, wall_clock_seconds=60))
-    args = {"price": PRICE, "estimated_input_tokens": 10_000, "max_tokens": 4_000, "elapsed_seconds": 0}
+    budget = book.open(
+        "agent", BudgetCaps(usd=0.01, tokens=10**6, iterations=3, wall_clock_seconds=60)
+    )
+    args = {
+        "price": PRICE,
+        "estimated_input_tokens": 10_000,
+        "max_tokens": 4_000,
+        "elapsed_seconds": 0,
+    }
     assert not check_call(budget, **args).allowed  # type: ignore[arg-type]
     book.apply_raise(BudgetRaise(add_usd=1.0))
     assert check_call(book.phases["agent"], **args).allowed  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""Tests of the impact report renderers."""
