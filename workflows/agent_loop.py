@@ -63,6 +63,7 @@ class LlmCallPolicy(BaseModel):
 
     task_queue: str
     request_timeout_seconds: float = 120.0
+    heartbeat_timeout_seconds: float = 30.0
     max_attempts: int = 5
 
 
@@ -208,7 +209,7 @@ class AgentLoop:
     async def _call_model(self, messages: list[MessageRef]) -> LlmCallResult:
         cfg = self._config
         turn = self._budget.spent.iterations + 1
-        timeout = timedelta(seconds=cfg.llm.request_timeout_seconds + 30)
+        timeout = timedelta(seconds=cfg.llm.request_timeout_seconds * 1.2 + 5)
         return await workflow.execute_activity(
             "llm_call",
             LlmCallInput(
@@ -225,6 +226,7 @@ class AgentLoop:
             result_type=LlmCallResult,
             task_queue=cfg.llm.task_queue,
             start_to_close_timeout=timeout,
+            heartbeat_timeout=timedelta(seconds=cfg.llm.heartbeat_timeout_seconds),
             schedule_to_close_timeout=timeout * cfg.llm.max_attempts + timedelta(minutes=5),
             retry_policy=RetryPolicy(
                 initial_interval=timedelta(seconds=2),

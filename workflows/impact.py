@@ -221,6 +221,7 @@ class ImpactWorkflow:
                 llm=LlmCallPolicy(
                     task_queue=plan.task_queue,
                     request_timeout_seconds=plan.request_timeout_seconds,
+                    heartbeat_timeout_seconds=plan.heartbeat_timeout_seconds,
                     max_attempts=plan.max_attempts,
                 ),
                 raise_wait_seconds=plan.raise_wait_seconds,
@@ -303,7 +304,6 @@ class ImpactWorkflow:
             arg,
             result_type=result_type,
             start_to_close_timeout=timeout,
-            heartbeat_timeout=timedelta(minutes=2),
             retry_policy=GIT_RETRY,
             summary=f"{phase}: {activity}",
         )

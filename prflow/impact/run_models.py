@@ -28,6 +28,7 @@ class LlmPlan(BaseModel):
     caps: BudgetCaps
     task_queue: str
     request_timeout_seconds: float = 120.0
+    heartbeat_timeout_seconds: float = 30.0
     max_attempts: int = 5
     raise_wait_seconds: float = 0.0
 

@@ -1,0 +1,28 @@
+"""The pre-call prompt estimate errs high, so budget checks never under-count."""
+
+from __future__ import annotations
+
+from prflow.llm.messages import ToolSpec
+from prflow.llm.token_estimate import estimate_input_tokens
+
+READ_FILE = ToolSpec(
+    name="read_file_at_ref",
+    description="Read one file at a commit.",
+    input_schema={"type": "object", "properties": {"path": {"type": "string"}}},
+)
+
+
+def test_estimate_exceeds_the_usual_four_characters_per_token() -> None:
+    system = "You review pull requests. " * 40
+    messages_chars = 12_000
+    assert estimate_input_tokens(system, [], messages_chars) > (len(system) + messages_chars) / 4
+
+
+def test_tools_add_their_definitions_and_the_tool_use_overhead() -> None:
+    without = estimate_input_tokens("sys", [], 1_000)
+    with_tool = estimate_input_tokens("sys", [READ_FILE], 1_000)
+    assert with_tool - without > len(READ_FILE.model_dump_json()) / 4
+
+
+def test_estimate_grows_with_the_conversation() -> None:
+    assert estimate_input_tokens("sys", [], 10_000) > estimate_input_tokens("sys", [], 1_000)
