@@ -12,7 +12,7 @@ import json
 from temporalio import activity
 
 from prflow import __version__
-from activities.gitrepo import changed_files, import_graph_at, read_text_at, snapshot_tree
+from activities.gitrepo import GitRepoReader, changed_files
 from prflow.analysis.breaking import find_breaking_changes
 from prflow.analysis.categories import categorize, config_changes
 from prflow.analysis.impact_graph import build_impact_graph
@@ -78,11 +78,12 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
     rng = inp.range
     changed = _load_changes(inp.changes)
     analysed = files_for_analysis(changed, inp.changes.large_pr)
-    base_tree = snapshot_tree(rng, rng.merge_base_sha)
-    head_tree = snapshot_tree(rng, rng.head_sha)
+    reader = GitRepoReader.for_range(rng)
+    base_tree = reader.tree(rng.merge_base_sha)
+    head_tree = reader.tree(rng.head_sha)
     activity.heartbeat("import graphs")
-    head_graph = import_graph_at(rng, rng.head_sha)
-    base_graph = import_graph_at(rng, rng.merge_base_sha)
+    head_graph = reader.import_graph(rng.head_sha)
+    base_graph = reader.import_graph(rng.merge_base_sha)
     activity.heartbeat("breaking changes")
     breaking = find_breaking_changes(analysed, base_tree, head_tree, head_graph, base_graph)
     activity.heartbeat("tests and impact graph")
@@ -137,9 +138,10 @@ def verify_findings(inp: VerifyInput) -> VerifyResult:
     """Keep only model findings whose cited evidence exists at the cited place."""
     findings, rejected = parse_findings(inp.submitted)
     result = VerifyResult(rejected=list(rejected))
+    reader = GitRepoReader.for_range(inp.range)
     for finding in findings:
         sha = inp.range.head_sha if finding.ref == "head" else inp.range.merge_base_sha
-        problem = verify_finding(finding, read_text_at(inp.range, sha, finding.file))
+        problem = verify_finding(finding, _text_at(reader, sha, finding.file))
         if problem is None:
             result.kept.append(finding)
         else:
@@ -193,6 +195,14 @@ def build_report(inp: BuildReportInput) -> ReportRefs:
         sarif_key=put_text(db, json.dumps(render_sarif(report, __version__), indent=2)),
         comment_key=put_text(db, render_pr_comment(report)),
     )
+
+
+def _text_at(reader: GitRepoReader, sha: str, path: str) -> str | None:
+    try:
+        data = reader.read_file(sha, path)
+    except ValueError:
+        return None
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def load_text(key: str) -> str:

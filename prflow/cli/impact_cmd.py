@@ -16,6 +16,7 @@ from prflow.config import Settings, load_settings
 from prflow.errors import UserError
 from prflow.impact.models import PullRequestRef
 from prflow.impact.run_models import ImpactRequest, ImpactResult, LlmPlan
+from prflow.repo_models import RepoSpec
 
 EXIT_THRESHOLD = 1
 EXIT_FAILED = 3
@@ -226,9 +227,8 @@ def _build_request(
     budget_wait: int | None,
 ) -> tuple[ImpactRequest, str]:
     """Validate the arguments up front (one-line errors) and name the workflow."""
-    from activities.gitrepo import default_base_ref, resolve_range
+    from activities.gitrepo import resolve_range
     from prflow.pr_identifier import parse_pr_identifier
-    from prflow.repo_models import RepoSpec
 
     plan = _llm_plan(settings, no_llm, model, budget_usd, max_iterations, time_limit, budget_wait)
     pull: PullRequestRef | None = None
@@ -247,7 +247,7 @@ def _build_request(
     if not _looks_like_url(location):
         location = str(Path(location).resolve())
     spec = RepoSpec(location=location)
-    base_ref = base or default_base_ref(spec)
+    base_ref = base or _default_base(spec)
     rng = resolve_range(spec, base_ref, head)
     request = ImpactRequest(
         repo=location,
@@ -259,6 +259,19 @@ def _build_request(
     name = Path(location.rstrip("/")).name.removesuffix(".git") or "repo"
     digest = hashlib.sha1(location.encode()).hexdigest()[:6]
     return request, f"impact:{name}-{digest}:{base_ref}..{head}@{rng.head_sha[:12]}"
+
+
+def _default_base(spec: RepoSpec) -> str:
+    """``main``, else ``master`` (locally or on origin), as most PRs target them."""
+    from activities.gitrepo import commit_of, open_repo
+
+    repo = open_repo(spec.location)
+    for candidate in ("main", "master", "origin/main", "origin/master"):
+        if commit_of(repo, candidate) is not None:
+            return candidate
+    raise UserError(
+        f"{spec.location} has no main or master branch; name the base with --base REF"
+    )
 
 
 def _pull_request_head(pull: PullRequestRef) -> str:
