@@ -6,4 +6,5 @@ pytest_plugins = [
     "tests.support.fixtures_llm",
     "tests.support.fixtures_github",
     "tests.support.fixtures_git",
+    "tests.support.fixtures_impact",
 ]

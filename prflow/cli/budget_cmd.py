@@ -52,9 +52,10 @@ def _print_status(status: BudgetStatus, as_json: bool) -> None:
 async def _query(workflow_id: str) -> BudgetStatus:
     client = await _client(load_settings())
     try:
-        return await client.get_workflow_handle(workflow_id).query(
+        status: BudgetStatus = await client.get_workflow_handle(workflow_id).query(
             "spend", result_type=BudgetStatus
         )
+        return status
     except RPCError as err:
         if err.status == RPCStatusCode.NOT_FOUND:
             raise UserError(f"no workflow {workflow_id!r}; check the id") from err
@@ -65,7 +66,10 @@ async def _raise(workflow_id: str, change: BudgetRaise) -> BudgetStatus:
     client = await _client(load_settings())
     handle = client.get_workflow_handle(workflow_id)
     try:
-        return await handle.execute_update("raise_budget", change, result_type=BudgetStatus)
+        raised: BudgetStatus = await handle.execute_update(
+            "raise_budget", change, result_type=BudgetStatus
+        )
+        return raised
     except WorkflowUpdateFailedError as err:
         raise UserError(f"budget not raised: {err.cause}") from err
     except RPCError as err:

@@ -11,11 +11,11 @@ from typing import Annotated
 
 import typer
 
-from prflow.budget import BudgetCaps
 from prflow.config import Settings, load_settings
 from prflow.errors import UserError
 from prflow.impact.models import PullRequestRef
-from prflow.impact.run_models import ImpactRequest, ImpactResult, LlmPlan
+from prflow.impact.request import llm_plan
+from prflow.impact.run_models import ImpactRequest, ImpactResult
 from prflow.repo_models import RepoSpec
 
 EXIT_THRESHOLD = 1
@@ -150,20 +150,24 @@ def impact(
         raise UserError(f"--repo {repo} does not exist; pass a local clone of the PR's repository")
     if post and not pr:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    request, workflow_id = _build_request(
+    plan = llm_plan(
         settings,
-        repo,
-        base,
-        head,
-        pr,
-        post,
-        no_llm,
-        model,
-        budget_usd,
-        max_iterations,
-        time_limit,
-        budget_wait,
+        enabled=not no_llm,
+        model=model,
+        budget_usd=budget_usd,
+        max_iterations=max_iterations,
+        time_limit=time_limit,
+        budget_wait=budget_wait,
     )
+    draft = ImpactRequest(
+        repo=repo,
+        base=base,
+        head=head,
+        post_comment=post,
+        llm=plan,
+        github_task_queue=settings.temporal.github_task_queue,
+    )
+    request, workflow_id = _pin_request(draft, pr)
     result = asyncio.run(_execute(settings, request, workflow_id, quiet))
     _emit(result, output_format, output)
     if threshold is not None and result.score >= threshold:
@@ -175,90 +179,30 @@ def _looks_like_url(location: str) -> bool:
     return bool(re.match(r"^[a-z][a-z0-9+.-]*://|^[\w.-]+@[\w.-]+:", location))
 
 
-def _llm_plan(
-    settings: Settings,
-    no_llm: bool,
-    model: str | None,
-    budget_usd: float | None,
-    max_iterations: int | None,
-    time_limit: int | None,
-    budget_wait: int | None,
-) -> LlmPlan:
-    choice = model or "mid"
-    model_id = (
-        settings.models.model_for(choice) if choice in {"budget", "mid", "premium"} else choice
-    )  # type: ignore[arg-type]
-    price = settings.models.prices.get(model_id)
-    if price is None:
-        raise UserError(
-            f'no price for model {model_id!r}; add it under [models.prices."{model_id}"] '
-            "in prflow.toml or pick one of: " + ", ".join(sorted(settings.models.prices))
-        )
-    b = settings.budget
-    return LlmPlan(
-        enabled=not no_llm,
-        model=model_id,
-        price=price,
-        caps=BudgetCaps(
-            usd=b.usd if budget_usd is None else budget_usd,
-            tokens=b.tokens,
-            iterations=b.iterations if max_iterations is None else max_iterations,
-            wall_clock_seconds=b.wall_clock_seconds if time_limit is None else time_limit,
-        ),
-        task_queue=settings.temporal.llm_task_queue,
-        request_timeout_seconds=settings.models.request_timeout_seconds,
-        max_attempts=settings.models.max_attempts,
-        raise_wait_seconds=b.raise_wait_seconds if budget_wait is None else budget_wait,
-    )
+def _pin_request(request: ImpactRequest, pr: str | None) -> tuple[ImpactRequest, str]:
+    """Validate the target up front (one-line errors) and name the workflow after it.
 
-
-def _build_request(
-    settings: Settings,
-    repo: str | None,
-    base: str | None,
-    head: str,
-    pr: str | None,
-    post: bool,
-    no_llm: bool,
-    model: str | None,
-    budget_usd: float | None,
-    max_iterations: int | None,
-    time_limit: int | None,
-    budget_wait: int | None,
-) -> tuple[ImpactRequest, str]:
-    """Validate the arguments up front (one-line errors) and name the workflow."""
+    Workflow ids name the repository or PR and the head commit, so re-running the
+    same command attaches to a run in flight instead of paying for a second one.
+    """
     from activities.gitrepo import resolve_range
     from prflow.pr_identifier import parse_pr_identifier
 
-    plan = _llm_plan(settings, no_llm, model, budget_usd, max_iterations, time_limit, budget_wait)
-    pull: PullRequestRef | None = None
+    location = request.repo
+    if location and not _looks_like_url(location):
+        location = str(Path(location).resolve())
     if pr:
         pull = parse_pr_identifier(pr)
-        request = ImpactRequest(
-            repo=str(Path(repo).resolve()) if repo and not _looks_like_url(repo) else repo,
-            pull_request=pull,
-            post_comment=post,
-            llm=plan,
-            github_task_queue=settings.temporal.github_task_queue,
-        )
-        head_sha = _pull_request_head(pull)
-        return request, f"impact:{pull.slug}@{head_sha[:12]}"
-    location = repo or "."
-    if not _looks_like_url(location):
-        location = str(Path(location).resolve())
+        pinned = request.model_copy(update={"repo": location, "pull_request": pull})
+        return pinned, f"impact:{pull.slug}@{_pull_request_head(pull)[:12]}"
+    location = location or str(Path.cwd())
     spec = RepoSpec(location=location)
-    base_ref = base or _default_base(spec)
-    rng = resolve_range(spec, base_ref, head)
-    request = ImpactRequest(
-        repo=location,
-        base=base_ref,
-        head=head,
-        llm=plan,
-        github_task_queue=settings.temporal.github_task_queue,
-    )
+    base_ref = request.base or _default_base(spec)
+    rng = resolve_range(spec, base_ref, request.head or "HEAD")
+    pinned = request.model_copy(update={"repo": location, "base": base_ref})
     name = Path(location.rstrip("/")).name.removesuffix(".git") or "repo"
     digest = hashlib.sha1(location.encode()).hexdigest()[:6]
-    return request, f"impact:{name}-{digest}:{base_ref}..{head}@{rng.head_sha[:12]}"
+    return pinned, f"impact:{name}-{digest}:{base_ref}..{rng.head_ref}@{rng.head_sha[:12]}"
 
 
 def _default_base(spec: RepoSpec) -> str:
@@ -269,9 +213,7 @@ def _default_base(spec: RepoSpec) -> str:
     for candidate in ("main", "master", "origin/main", "origin/master"):
         if commit_of(repo, candidate) is not None:
             return candidate
-    raise UserError(
-        f"{spec.location} has no main or master branch; name the base with --base REF"
-    )
+    raise UserError(f"{spec.location} has no main or master branch; name the base with --base REF")
 
 
 def _pull_request_head(pull: PullRequestRef) -> str:

@@ -1,4 +1,4 @@
-"""Live phase display for long-running commands: a redrawn table on a terminal, plain lines in CI."""
+"""Live phase display: a redrawn table on a terminal, plain lines in CI logs."""
 
 from __future__ import annotations
 

@@ -20,23 +20,27 @@ from prflow.errors import UserError
 if TYPE_CHECKING:
     from worker.devserver import DevServer
 
-SERVER_HELP = """Run the Temporal dev server (with its Web UI) in the foreground.
+SERVER_HELP = "\n\n".join(
+    [
+        "Run the Temporal dev server (with its Web UI) in the foreground.",
+        "Workflow history is kept in a SQLite file in the prflow data directory, so runs "
+        "survive a restart. Other prflow commands and `prflow worker` use this server "
+        "automatically when it runs on the embedded port (7233 unless configured). "
+        "Ctrl-C stops it cleanly.",
+        "Example: prflow server --port 7233 --ui-port 8233",
+    ]
+)
 
-Workflow history is kept in a SQLite file in the prflow data directory, so runs
-survive a restart. Other prflow commands and `prflow worker` find this server on
-its default port automatically. Ctrl-C stops it cleanly.
-
-Example: prflow server --port 7233 --ui-port 8233
-"""
-
-WORKER_HELP = """Run prflow workers for every task queue until Ctrl-C or SIGTERM.
-
-Connects to TEMPORAL_ADDRESS when set, otherwise to a `prflow server` running on
-this machine. On shutdown, running activities get a grace period to finish;
-anything unfinished is retried by another worker, so killing a worker loses no work.
-
-Example: TEMPORAL_ADDRESS=temporal.internal:7233 prflow worker --metrics-port 9464
-"""
+WORKER_HELP = "\n\n".join(
+    [
+        "Run prflow workers for every task queue until Ctrl-C or SIGTERM.",
+        "Connects to TEMPORAL_ADDRESS when set, otherwise to a `prflow server` running on "
+        "this machine. On shutdown, running activities get a grace period to finish; "
+        "whatever is cut short is retried by another worker, so stopping or killing a "
+        "worker loses no work.",
+        "Example: TEMPORAL_ADDRESS=temporal.internal:7233 prflow worker --metrics-port 9464",
+    ]
+)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import (
@@ -30,13 +31,13 @@ class WorkflowFailed(Exception):
 
 
 def _search_attributes(request: ImpactRequest) -> TypedSearchAttributes:
-    pairs: list[SearchAttributePair[object]] = [SearchAttributePair(sa.KIND, WORKFLOW_KIND)]  # type: ignore[list-item]
+    pairs: list[SearchAttributePair[Any]] = [SearchAttributePair(sa.KIND, WORKFLOW_KIND)]
     if request.pull_request is not None:
         pr = request.pull_request
-        pairs.append(SearchAttributePair(sa.REPO, f"{pr.owner}/{pr.repo}"))  # type: ignore[arg-type]
-        pairs.append(SearchAttributePair(sa.PR, pr.number))  # type: ignore[arg-type]
+        pairs.append(SearchAttributePair(sa.REPO, f"{pr.owner}/{pr.repo}"))
+        pairs.append(SearchAttributePair(sa.PR, pr.number))
     elif request.repo:
-        pairs.append(SearchAttributePair(sa.REPO, request.repo))  # type: ignore[arg-type]
+        pairs.append(SearchAttributePair(sa.REPO, request.repo))
     return TypedSearchAttributes(pairs)
 
 

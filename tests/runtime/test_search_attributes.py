@@ -1,0 +1,42 @@
+"""Search attributes: what the dev server is told, and registration on a running server."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+from temporalio.client import Client
+from temporalio.common import SearchAttributeKey
+
+from worker.search_attributes import ALL_KEYS, dev_server_flags, ensure_registered
+
+
+def test_dev_server_flags_name_every_attribute_with_its_type() -> None:
+    flags = dev_server_flags()
+    assert flags[0::2] == ["--search-attribute"] * len(ALL_KEYS)
+    assert flags[1::2] == [
+        "Repo=Keyword",
+        "PR=Int",
+        "Kind=Keyword",
+        "Phase=Keyword",
+        "RiskScore=Int",
+        "RiskLevel=Keyword",
+        "CostUSD=Double",
+    ]
+
+
+@pytest.mark.temporal
+async def test_registration_adds_only_missing_attributes_and_is_idempotent(
+    temporal_client: Client,
+) -> None:
+    assert await ensure_registered(temporal_client, "default") == []
+
+    extra = SearchAttributeKey.for_keyword(f"PrflowProbe{uuid.uuid4().hex[:6]}")
+    assert await ensure_registered(temporal_client, "default", [*ALL_KEYS, extra]) == [extra.name]
+    assert await ensure_registered(temporal_client, "default", [*ALL_KEYS, extra]) == []
+
+    listed = await temporal_client.operator_service.list_search_attributes(
+        ListSearchAttributesRequest(namespace="default")
+    )
+    assert {key.name for key in [*ALL_KEYS, extra]} <= set(listed.custom_attributes)
