@@ -1,0 +1,59 @@
+"""The impact workflow end to end in static mode, on the real dev server and a real repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from temporalio.client import Client
+
+from prflow.cli.workflow_runner import start_impact
+from prflow.config import Settings, cached_settings
+from prflow.impact.models import ImpactReport, LlmStatus
+from prflow.impact.request import llm_plan
+from prflow.impact.run_models import ImpactRequest
+from prflow.store.blobs import get_text
+from tests.support.fixtures_temporal import run_worker
+from tests.support.sample_repos import EXPECTED_BREAKING
+
+
+
+def _request(settings: Settings, repo: Path) -> ImpactRequest:
+    return ImpactRequest(
+        repo=str(repo),
+        base="base",
+        head="feature",
+        llm=llm_plan(settings, enabled=False),
+        github_task_queue=settings.temporal.github_task_queue,
+    )
+
+
+async def test_static_run_finds_every_breaking_change_with_consumers(
+    temporal_client: Client, temporal_settings: Settings, prflow_home: Path, sample_repo: Path
+) -> None:
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(
+            temporal_client, temporal_settings, _request(temporal_settings, sample_repo), "impact-static-1"
+        )
+        result = await handle.result()
+
+    db = cached_settings().resolved_database_url()
+    report = ImpactReport.model_validate_json(get_text(db, result.report_key))
+    found = {(b.file, b.symbol, b.kind.value) for b in report.breaking_changes}
+    assert EXPECTED_BREAKING <= found
+    by_symbol = {b.symbol: b for b in report.breaking_changes}
+    assert "app/checkout.py" in by_symbol["total"].consumers
+    assert "app/checkout.py" in by_symbol["Cart.clear"].consumers
+    assert "web/src/view.tsx" in by_symbol["formatName"].consumers
+    assert any(s.target.endswith("legacy_rate") for s in report.stale_docs)
+    assert "app/report.py" in report.impact_graph.indirectly_affected
+    assert {c.path for c in report.config_changes} == {".github/workflows/ci.yml"}
+    assert report.llm.status == LlmStatus.skipped
+    assert result.score == report.risk.score and result.level == report.risk.level
+    assert report.risk.score >= 50  # high breaking + untested sources + CI change
+
+    markdown = get_text(db, result.markdown_key)
+    assert f"**Risk Score**: {report.risk.score}/100 ({report.risk.level.value})" in markdown
+    sarif = json.loads(get_text(db, result.sarif_key))
+    assert sarif["version"] == "2.1.0"
+    assert result.comment_url is None
