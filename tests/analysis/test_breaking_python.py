@@ -1,0 +1,325 @@
+"""Breaking changes in Python code, from base/head file sets a reviewer could write by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prflow.analysis.breaking import find_breaking_changes
+from prflow.impact.models import (
+    BreakingChange,
+    BreakingKind,
+    ChangedFile,
+    FileCategory,
+    FileStatus,
+    Severity,
+)
+from prflow.imports import build_import_graph
+from prflow.source_tree import DirectoryTree, MemoryTree
+
+
+def diff(
+    base: dict[str, str], head: dict[str, str], renames: dict[str, str] | None = None
+) -> list[ChangedFile]:
+    """The changed-file list git would report for two file sets (renames given old -> new)."""
+    renames = renames or {}
+    changed = [
+        ChangedFile(path=new, old_path=old, status=FileStatus.renamed)
+        for old, new in renames.items()
+    ]
+    for path in sorted(set(base) | set(head)):
+        if path in renames or path in renames.values():
+            continue
+        if path not in head:
+            changed.append(ChangedFile(path=path, status=FileStatus.deleted))
+        elif path not in base:
+            changed.append(ChangedFile(path=path, status=FileStatus.added))
+        elif base[path] != head[path]:
+            changed.append(ChangedFile(path=path, status=FileStatus.modified))
+    return changed
+
+
+def breaking(
+    base: dict[str, str], head: dict[str, str], renames: dict[str, str] | None = None
+) -> list[BreakingChange]:
+    return find_breaking_changes(
+        diff(base, head, renames), MemoryTree(base), MemoryTree(head), None, None
+    )
+
+
+def by_symbol(changes: list[BreakingChange]) -> dict[str, BreakingChange]:
+    return {change.symbol: change for change in changes}
+
+
+CLIENT = '''\
+class Client:
+    """Talks to the service."""
+
+    def fetch(self, url: str, timeout: float = 5.0) -> bytes:
+        return b""
+
+    def close(self) -> None:
+        pass
+'''
+
+
+def test_removed_function_is_high_severity_with_its_base_signature_and_line() -> None:
+    base = {"app/util.py": "import os\n\n\ndef slugify(text: str) -> str:\n    return text\n"}
+    head = {"app/util.py": "import os\n"}
+
+    [change] = breaking(base, head)
+
+    assert change.file == "app/util.py"
+    assert change.symbol == "slugify"
+    assert change.kind is BreakingKind.removed_export
+    assert change.severity is Severity.high
+    assert change.language == "python"
+    assert change.before == "slugify(text: str) -> str"
+    assert change.after is None
+    assert change.line == 4
+
+
+def test_private_names_and_names_outside_all_are_not_reported() -> None:
+    base = {
+        "lib.py": "__all__ = ['keep']\n\ndef keep(): pass\n\ndef internal(): pass\n\n"
+        "def _hidden(): pass\n"
+    }
+    head = {"lib.py": "__all__ = ['keep']\n\ndef keep(): pass\n"}
+
+    assert breaking(base, head) == []
+
+
+def test_removed_class_method_is_reported_as_class_dot_method() -> None:
+    head_client = CLIENT.replace("    def close(self) -> None:\n        pass\n", "")
+    changes = breaking({"svc/client.py": CLIENT}, {"svc/client.py": head_client})
+
+    [change] = changes
+    assert change.symbol == "Client.close"
+    assert change.kind is BreakingKind.removed_export
+    assert change.before == "Client.close(self) -> None"
+    assert change.line == 7
+
+
+def test_parameter_made_required_is_a_medium_signature_change() -> None:
+    head_client = CLIENT.replace("timeout: float = 5.0", "timeout: float")
+    [change] = breaking({"svc/client.py": CLIENT}, {"svc/client.py": head_client})
+
+    assert change.symbol == "Client.fetch"
+    assert change.kind is BreakingKind.changed_signature
+    assert change.severity is Severity.medium
+    assert change.detail == "parameter `timeout` became required"
+    assert change.before == "Client.fetch(self, url: str, timeout: float = 5.0) -> bytes"
+    assert change.after == "Client.fetch(self, url: str, timeout: float) -> bytes"
+    assert change.line == 4
+
+
+def test_several_parameter_changes_to_one_function_make_one_entry() -> None:
+    base = {"m.py": "def run(a, b, c=1):\n    pass\n"}
+    head = {"m.py": "def run(b, a, *, c=2, d):\n    pass\n"}
+
+    [change] = breaking(base, head)
+
+    assert change.kind is BreakingKind.changed_signature
+    assert "required parameter `d` was added" in change.detail
+    assert "default of parameter `c` changed from 1 to 2" in change.detail
+    assert "parameter `a` moved" in change.detail
+    assert change.after == "run(b, a, *, c=2, d)"
+
+
+def test_changed_return_and_attribute_types_are_low_severity() -> None:
+    base = {"conf.py": "TIMEOUT: int = 3\n\ndef load(path: str) -> dict[str, str]:\n    ...\n"}
+    head = {"conf.py": "TIMEOUT: float = 3.0\n\ndef load(path: str) -> list[str]:\n    ...\n"}
+
+    changes = by_symbol(breaking(base, head))
+
+    assert changes["load"].kind is BreakingKind.changed_type
+    assert changes["load"].severity is Severity.low
+    assert changes["load"].detail == "return type changed from dict[str, str] to list[str]"
+    assert changes["TIMEOUT"].kind is BreakingKind.changed_type
+    assert changes["TIMEOUT"].before == "TIMEOUT: int = 3"
+    assert changes["TIMEOUT"].after == "TIMEOUT: float = 3.0"
+
+
+def test_renamed_function_is_paired_with_its_new_name() -> None:
+    body = "    total = 0\n    for item in items:\n        total += item\n    return total\n"
+    base = {"calc.py": f"def add_all(items: list[int]) -> int:\n{body}"}
+    head = {"calc.py": f"def sum_items(items: list[int]) -> int:\n{body}"}
+
+    [change] = breaking(base, head)
+
+    assert change.kind is BreakingKind.renamed_export
+    assert change.severity is Severity.high
+    assert change.symbol == "add_all"
+    assert change.new_name == "sum_items"
+    assert change.after == "sum_items(items: list[int]) -> int"
+
+
+def test_two_unrelated_functions_swapped_are_not_a_rename() -> None:
+    base = {"calc.py": "def area(w: float, h: float) -> float:\n    return w * h\n"}
+    head = {"calc.py": "def greet(name: str) -> str:\n    return 'hi ' + name\n"}
+
+    [change] = breaking(base, head)
+
+    assert change.kind is BreakingKind.removed_export
+    assert change.new_name is None
+
+
+def test_symbol_dropped_from_package_reexports_is_removed_though_still_defined() -> None:
+    core = "def helper(x: int) -> int:\n    return x\n\ndef other() -> None:\n    pass\n"
+    base = {"pkg/__init__.py": "from .core import helper, other\n", "pkg/core.py": core}
+    head = {"pkg/__init__.py": "from .core import other\n", "pkg/core.py": core}
+
+    [change] = breaking(base, head)
+
+    assert change.file == "pkg/__init__.py"
+    assert change.symbol == "helper"
+    assert change.kind is BreakingKind.removed_export
+    assert change.before == "helper (re-export of pkg.core.helper)"
+
+
+def test_symbol_dropped_from_dunder_all_is_removed() -> None:
+    core = "def helper() -> int:\n    return 1\n"
+    base = {"pkg/__init__.py": "from .core import helper\n__all__ = ['helper']\n"}
+    head = {"pkg/__init__.py": "from .core import helper\n__all__ = []\n"}
+    base["pkg/core.py"] = head["pkg/core.py"] = core
+
+    [change] = breaking(base, head)
+
+    assert (change.file, change.symbol, change.kind) == (
+        "pkg/__init__.py",
+        "helper",
+        BreakingKind.removed_export,
+    )
+
+
+def test_deleted_module_removes_each_public_object() -> None:
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/legacy.py": "def old_api() -> None:\n    pass\n\nclass OldThing:\n    pass\n\n"
+        "def _private() -> None:\n    pass\n",
+    }
+    head = {"pkg/__init__.py": ""}
+
+    changes = breaking(base, head)
+
+    assert {(c.file, c.symbol, c.kind) for c in changes} == {
+        ("pkg/legacy.py", "old_api", BreakingKind.removed_export),
+        ("pkg/legacy.py", "OldThing", BreakingKind.removed_export),
+    }
+
+
+def test_deleted_top_level_script_module_removes_its_objects() -> None:
+    [change] = breaking({"tools.py": "def run_all() -> None:\n    pass\n"}, {})
+
+    assert (change.file, change.symbol, change.kind) == (
+        "tools.py",
+        "run_all",
+        BreakingKind.removed_export,
+    )
+
+
+def test_module_moved_by_git_rename_reports_new_dotted_paths() -> None:
+    text = "def parse(data: bytes) -> dict[str, int]:\n    return {}\n"
+    base = {"pkg/__init__.py": "", "pkg/old_parser.py": text}
+    head = {"pkg/__init__.py": "", "pkg/parsing.py": text}
+
+    [change] = breaking(base, head, renames={"pkg/old_parser.py": "pkg/parsing.py"})
+
+    assert change.kind is BreakingKind.renamed_export
+    assert change.file == "pkg/old_parser.py"
+    assert change.symbol == "parse"
+    assert change.new_name == "pkg.parsing.parse"
+
+
+def test_syntax_error_at_head_is_skipped_without_crashing() -> None:
+    base = {
+        "a.py": "def one() -> int:\n    return 1\n",
+        "b.py": "def two() -> int:\n    return 2\n",
+    }
+    head = {"a.py": "def one( -> int:\n", "b.py": ""}
+
+    changes = breaking(base, head)
+
+    assert [(c.file, c.symbol) for c in changes] == [("b.py", "two")]
+
+
+def test_test_files_have_no_api() -> None:
+    base = {"tests/test_calc.py": "def test_adds() -> None:\n    assert True\n"}
+    changed = [
+        ChangedFile(
+            path="tests/test_calc.py", status=FileStatus.deleted, category=FileCategory.test
+        )
+    ]
+
+    assert find_breaking_changes(changed, MemoryTree(base), MemoryTree({}), None, None) == []
+
+
+def test_added_files_and_unchanged_signatures_report_nothing() -> None:
+    base = {"m.py": "def f(a: int) -> int:\n    return a\n"}
+    head = {"m.py": "def f(a: int) -> int:\n    return a + 1\n", "n.py": "def g(): pass\n"}
+
+    assert breaking(base, head) == []
+
+
+def test_directory_backed_trees_give_the_same_answer(tmp_path: Path) -> None:
+    for side, text in {"base": CLIENT, "head": CLIENT.replace("url: str", "uri: str")}.items():
+        (tmp_path / side / "svc").mkdir(parents=True)
+        (tmp_path / side / "svc" / "client.py").write_text(text)
+    changed = [ChangedFile(path="svc/client.py", status=FileStatus.modified)]
+
+    changes = find_breaking_changes(
+        changed, DirectoryTree(tmp_path / "base"), DirectoryTree(tmp_path / "head"), None, None
+    )
+
+    assert [(c.symbol, c.kind) for c in changes] == [
+        ("Client.fetch", BreakingKind.changed_signature)
+    ]
+    assert "parameter `url` was removed" in changes[0].detail
+
+
+def test_consumers_come_from_the_head_import_graph() -> None:
+    base = {"pkg/__init__.py": "", "pkg/core.py": "def helper() -> int:\n    return 1\n"}
+    head = {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def other() -> int:\n    return 2\n",
+        "app.py": "from pkg.core import helper\n",
+        "cli.py": "import pkg.core\n\npkg.core.helper()\n",
+        "unrelated.py": "from pkg.core import other\n",
+    }
+    head_tree = MemoryTree(head)
+
+    [change] = find_breaking_changes(
+        diff(base, head), MemoryTree(base), head_tree, build_import_graph(head_tree), None
+    )
+
+    assert change.symbol == "helper"
+    assert change.consumers == ["app.py", "cli.py"]
+
+
+def test_consumers_of_a_method_are_the_importers_of_its_class() -> None:
+    head_client = CLIENT.replace("    def close(self) -> None:\n        pass\n", "")
+    base = {"svc/__init__.py": "", "svc/client.py": CLIENT}
+    head = {"svc/__init__.py": "", "svc/client.py": head_client}
+    head["main.py"] = "from svc.client import Client\n\nClient().close()\n"
+    head_tree = MemoryTree(head)
+
+    [change] = find_breaking_changes(
+        diff(base, head), MemoryTree(base), head_tree, build_import_graph(head_tree), None
+    )
+
+    assert (change.symbol, change.consumers) == ("Client.close", ["main.py"])
+
+
+def test_consumers_of_a_deleted_file_come_from_the_base_graph() -> None:
+    base = {"legacy.py": "def old() -> None:\n    pass\n", "main.py": "from legacy import old\n"}
+    head = {"main.py": "from legacy import old\n"}
+    head_tree, base_tree = MemoryTree(head), MemoryTree(base)
+
+    [change] = find_breaking_changes(
+        diff(base, head),
+        base_tree,
+        head_tree,
+        build_import_graph(head_tree),
+        build_import_graph(base_tree),
+    )
+
+    assert change.consumers == ["main.py"]

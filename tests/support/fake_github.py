@@ -1,0 +1,1007 @@
+"""A loopback GitHub REST server: real HTTP, GitHub's JSON shapes, state tests can inspect.
+
+prflow talks to GitHub through PyGithub; this server lets tests run that real
+client end to end on 127.0.0.1. It keeps users, repositories, pull requests
+and issue comments in memory, serves the endpoints prflow uses with the
+fields of GitHub's published OpenAPI description (its own tests validate
+every body it sent against models generated from that description), pages
+lists with RFC 5988 ``Link`` headers, and can be told to fail the way GitHub
+fails: 5xx, primary rate limit (403 + ``x-ratelimit-remaining: 0``), secondary
+rate limit (429 + ``retry-after``), or any status with any body.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import jwt
+
+DOCS = "https://docs.github.com/rest"
+RATE_LIMIT = 5000
+DEFAULT_PER_PAGE = 30
+MAX_PER_PAGE = 100
+COMMENT_MAX_CHARS = 65536
+API_VERSION = "2022-11-28"
+
+Json = Any
+
+
+@dataclass
+class FakeUser:
+    login: str
+    id: int
+    type: str = "User"  # "User", "Organization" or "Bot"
+    name: str | None = None
+
+
+@dataclass
+class FakeRepo:
+    owner: str
+    name: str
+    id: int
+    clone_url: str
+    default_branch: str = "main"
+    private: bool = False
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+@dataclass
+class FakeIssue:
+    """An issue or, when ``pull`` is set, the issue side of a pull request."""
+
+    repo: FakeRepo
+    number: int
+    id: int
+    title: str
+    author: str
+    body: str | None = None
+    pull: FakePull | None = None
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass
+class FakePull:
+    id: int
+    base_ref: str
+    head_ref: str
+    base_sha: str
+    head_sha: str
+    state: str = "open"
+
+
+@dataclass
+class FakeComment:
+    id: int
+    issue: FakeIssue
+    author: str
+    body: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass
+class Fault:
+    """A canned failure served instead of the real answer to matching requests."""
+
+    status: int
+    body: Json
+    headers: dict[str, str] = field(default_factory=dict)
+    method: str | None = None
+    path_pattern: str | None = None  # regex searched in the request path
+    times: int = 1
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method is None or self.method == method) and (
+            self.path_pattern is None or re.search(self.path_pattern, path) is not None
+        )
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request the fake answered, and what it answered."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    token: str | None
+    request_body: Json
+    status: int
+    response_body: Json
+    response_headers: dict[str, str]
+    schema: str | None  # OpenAPI component name of the body, '[]' suffix for lists
+
+
+@dataclass
+class _App:
+    app_id: str
+    public_key_pem: str
+    installation_id: int
+    slug: str
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A routed request: who made it, its query and JSON body, and the path's captured parts."""
+
+    login: str
+    query: dict[str, str]
+    body: Json
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int
+    body: Json
+    schema: str | None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class _Reply(Exception):
+    """Raised by handlers to answer at once, typically with an error."""
+
+    def __init__(self, answer: _Answer) -> None:
+        super().__init__(answer.status)
+        self.answer = answer
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class FakeGitHub:
+    """The server and its state. Use :meth:`start`/:meth:`stop` or ``with FakeGitHub() as gh``."""
+
+    def __init__(self, api_prefix: str = "") -> None:
+        self.api_prefix = api_prefix.rstrip("/")
+        self.exchanges: list[Exchange] = []
+        self._lock = threading.RLock()
+        self._ids = itertools.count(1000)
+        self._users: dict[str, FakeUser] = {}
+        self._tokens: dict[str, str] = {}
+        self._repos: dict[tuple[str, str], FakeRepo] = {}
+        self._issues: dict[tuple[str, str, int], FakeIssue] = {}
+        self._comments: dict[int, FakeComment] = {}
+        self._faults: list[Fault] = []
+        self._apps: dict[int, _App] = {}
+        self._remaining = RATE_LIMIT
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> FakeGitHub:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def web_url(self) -> str:
+        """Where ``html_url`` values point (GitHub Enterprise style: same host as the API)."""
+        assert self._server is not None, "start the fake first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def api_url(self) -> str:
+        """The base URL to give PyGithub (``PRFLOW_GITHUB_API_URL``)."""
+        return self.web_url + self.api_prefix
+
+    # --- seeding state --------------------------------------------------------------------
+
+    def add_user(self, login: str, token: str | None = None, type: str = "User") -> FakeUser:
+        with self._lock:
+            user = self._users.get(login) or FakeUser(login=login, id=next(self._ids), type=type)
+            self._users[login] = user
+            if token is not None:
+                self._tokens[token] = login
+            return user
+
+    def add_repo(
+        self,
+        owner: str,
+        name: str,
+        clone_url: str | None = None,
+        default_branch: str = "main",
+        private: bool = False,
+    ) -> FakeRepo:
+        with self._lock:
+            if owner not in self._users:
+                self.add_user(owner, type="Organization")
+            repo = FakeRepo(
+                owner=owner,
+                name=name,
+                id=next(self._ids),
+                clone_url=clone_url or f"{self.web_url}/{owner}/{name}.git",
+                default_branch=default_branch,
+                private=private,
+            )
+            self._repos[(owner, name)] = repo
+            return repo
+
+    def add_pull_request(
+        self,
+        owner: str,
+        repo: str,
+        number: int,
+        bare_repo_path: Path | None = None,
+        base_ref: str = "main",
+        head_ref: str = "feature",
+        base_sha: str = "0" * 40,
+        head_sha: str = "1" * 40,
+        title: str = "A pull request",
+        author: str = "contributor",
+        body: str | None = None,
+    ) -> FakeIssue:
+        """Seed a PR. With ``bare_repo_path`` the repository clones from that local bare
+        repository (file:// URL) and, as GitHub does, ``refs/pull/N/head`` is set there."""
+        with self._lock:
+            clone_url = bare_repo_path.resolve().as_uri() if bare_repo_path else None
+            target = self._repos.get((owner, repo))
+            if target is None or (clone_url and target.clone_url != clone_url):
+                target = self.add_repo(owner, repo, clone_url=clone_url, default_branch=base_ref)
+            self.add_user(author)
+            pull = FakePull(
+                id=next(self._ids),
+                base_ref=base_ref,
+                head_ref=head_ref,
+                base_sha=base_sha,
+                head_sha=head_sha,
+            )
+            issue = FakeIssue(target, number, next(self._ids), title, author, body=body, pull=pull)
+            self._issues[(owner, repo, number)] = issue
+        if bare_repo_path is not None:
+            subprocess.run(
+                [
+                    "git",
+                    "--git-dir",
+                    str(bare_repo_path),
+                    "update-ref",
+                    f"refs/pull/{number}/head",
+                    head_sha,
+                ],
+                check=True,
+                capture_output=True,
+            )
+        return issue
+
+    def add_issue(self, owner: str, repo: str, number: int, title: str = "An issue") -> FakeIssue:
+        with self._lock:
+            target = self._repos.get((owner, repo)) or self.add_repo(owner, repo)
+            self.add_user("reporter")
+            issue = FakeIssue(target, number, next(self._ids), title, "reporter")
+            self._issues[(owner, repo, number)] = issue
+            return issue
+
+    def add_comment(self, owner: str, repo: str, number: int, body: str, author: str) -> int:
+        """Seed an issue comment directly (no HTTP); returns its id."""
+        with self._lock:
+            self.add_user(author)
+            now = datetime.now(UTC)
+            comment = FakeComment(
+                next(self._ids), self._issues[(owner, repo, number)], author, body, now, now
+            )
+            self._comments[comment.id] = comment
+            return comment.id
+
+    def register_app(
+        self, app_id: str, public_key_pem: str, installation_id: int, slug: str
+    ) -> None:
+        """Accept installation-token requests signed by the app's private key."""
+        with self._lock:
+            self._apps[installation_id] = _App(app_id, public_key_pem, installation_id, slug)
+            self.add_user(f"{slug}[bot]", type="Bot")
+
+    # --- faults ---------------------------------------------------------------------------
+
+    def inject(self, fault: Fault) -> None:
+        with self._lock:
+            self._faults.append(fault)
+
+    def fail_with_server_error(self, times: int = 1, status: int = 500) -> None:
+        self.inject(Fault(status, {"message": "Server Error"}, times=times))
+
+    def exhaust_rate_limit(self, reset_in_seconds: int = 120, times: int = 1) -> int:
+        """Primary rate limit: 403 with ``x-ratelimit-remaining: 0``; returns the reset epoch."""
+        reset = int(time.time()) + reset_in_seconds
+        self.inject(
+            Fault(
+                403,
+                {
+                    "message": "API rate limit exceeded for user ID 1. If you reach out to "
+                    "GitHub Support for help, please include the request ID.",
+                    "documentation_url": f"{DOCS}/overview/rate-limits-for-the-rest-api",
+                    "status": "403",
+                },
+                headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+                times=times,
+            )
+        )
+        return reset
+
+    def throttle(self, retry_after_seconds: int = 7, times: int = 1) -> None:
+        """Secondary rate limit: 429 with ``retry-after``."""
+        self.inject(
+            Fault(
+                429,
+                {
+                    "message": "You have exceeded a secondary rate limit. Please wait a few "
+                    "minutes before you try again.",
+                    "documentation_url": f"{DOCS}/overview/rate-limits-for-the-rest-api",
+                    "status": "429",
+                },
+                headers={"retry-after": str(retry_after_seconds)},
+                times=times,
+            )
+        )
+
+    # --- inspection -----------------------------------------------------------------------
+
+    def comments(self, owner: str, repo: str, number: int) -> list[FakeComment]:
+        with self._lock:
+            issue = self._issues[(owner, repo, number)]
+            return [c for c in self._comments.values() if c.issue is issue]
+
+    def requests(
+        self, method: str | None = None, path_pattern: str | None = None
+    ) -> list[Exchange]:
+        with self._lock:
+            return [
+                ex
+                for ex in self.exchanges
+                if (method is None or ex.method == method)
+                and (path_pattern is None or re.search(path_pattern, ex.path))
+            ]
+
+    # --- request handling -----------------------------------------------------------------
+
+    def handle(
+        self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes
+    ) -> tuple[int, Json, dict[str, str]]:
+        """Answer one HTTP request and log the exchange."""
+        parts = urlsplit(raw_path)
+        query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        token = _bearer(headers.get("authorization", ""))
+        request_body: Json = None
+        try:
+            request_body = json.loads(raw_body) if raw_body else None
+            answer = self._dispatch(method, parts.path, query, token, request_body)
+        except _Reply as reply:
+            answer = reply.answer
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            problem = {"message": "Problems parsing JSON", "documentation_url": DOCS}
+            answer = _Answer(400, problem, "basic-error")
+        response_headers = self._standard_headers() | answer.headers
+        exchange = Exchange(
+            method=method,
+            path=parts.path,
+            query=query,
+            token=token,
+            request_body=request_body,
+            status=answer.status,
+            response_body=answer.body,
+            response_headers=response_headers,
+            schema=answer.schema,
+        )
+        with self._lock:
+            self.exchanges.append(exchange)
+        return answer.status, answer.body, response_headers
+
+    def _standard_headers(self) -> dict[str, str]:
+        with self._lock:
+            self._remaining = max(self._remaining - 1, 0)
+            remaining = self._remaining
+        return {
+            "x-ratelimit-limit": str(RATE_LIMIT),
+            "x-ratelimit-remaining": str(remaining),
+            "x-ratelimit-used": str(RATE_LIMIT - remaining),
+            "x-ratelimit-reset": str(int(time.time()) + 3600),
+            "x-ratelimit-resource": "core",
+            "x-github-api-version-selected": API_VERSION,
+        }
+
+    def _dispatch(
+        self, method: str, path: str, query: dict[str, str], token: str | None, body: Json
+    ) -> _Answer:
+        if self.api_prefix:
+            if not path.startswith(self.api_prefix + "/"):
+                raise _Reply(_not_found())
+            path = path[len(self.api_prefix) :]
+        installation = re.fullmatch(r"/app/installations/(\d+)/access_tokens", path)
+        if method == "POST" and installation:
+            return self._issue_installation_token(int(installation[1]), token)
+        login = self._authenticate(token)
+        self._raise_fault(method, path)
+        for route_method, pattern, handler in self._routes():
+            match = re.fullmatch(pattern, path)
+            if match and route_method == method:
+                return handler(_Call(login, query, body, match.groups()))
+        raise _Reply(_not_found())
+
+    def _routes(self) -> list[tuple[str, str, Callable[[_Call], _Answer]]]:
+        repo = r"/repos/([^/]+)/([^/]+)"
+        return [
+            ("GET", r"/user", self._get_user),
+            ("GET", repo, self._get_repo),
+            ("GET", repo + r"/pulls/(\d+)", self._get_pull),
+            ("GET", repo + r"/issues/(\d+)", self._get_issue),
+            ("GET", repo + r"/issues/(\d+)/comments", self._list_comments),
+            ("POST", repo + r"/issues/(\d+)/comments", self._create_comment),
+            ("GET", repo + r"/issues/comments/(\d+)", self._get_comment),
+            ("PATCH", repo + r"/issues/comments/(\d+)", self._edit_comment),
+        ]
+
+    def _authenticate(self, token: str | None) -> str:
+        if token is None:
+            raise _Reply(_error(401, "Requires authentication"))
+        with self._lock:
+            login = self._tokens.get(token)
+        if login is None:
+            raise _Reply(_error(401, "Bad credentials"))
+        return login
+
+    def _raise_fault(self, method: str, path: str) -> None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.times > 0 and fault.matches(method, path):
+                    fault.times -= 1
+                    raise _Reply(
+                        _Answer(fault.status, fault.body, "basic-error", dict(fault.headers))
+                    )
+
+    # --- endpoints ------------------------------------------------------------------------
+
+    def _get_user(self, call: _Call) -> _Answer:
+        user = self._users[call.login]
+        if user.type == "Bot":
+            raise _Reply(_error(403, "Resource not accessible by integration"))
+        return _Answer(200, self._private_user_json(user), "private-user")
+
+    def _get_repo(self, call: _Call) -> _Answer:
+        repo = self._visible_repo(call.login, *call.args)
+        return _Answer(200, self._full_repo_json(repo), "full-repository")
+
+    def _get_pull(self, call: _Call) -> _Answer:
+        issue = self._visible_issue(call)
+        if issue.pull is None:
+            raise _Reply(_not_found())
+        return _Answer(200, self._pull_json(issue), "pull-request")
+
+    def _get_issue(self, call: _Call) -> _Answer:
+        return _Answer(200, self._issue_json(self._visible_issue(call)), "issue")
+
+    def _list_comments(self, call: _Call) -> _Answer:
+        issue = self._visible_issue(call)
+        with self._lock:
+            items = sorted(
+                (c for c in self._comments.values() if c.issue is issue), key=lambda c: c.id
+            )
+        per_page = min(max(_int(call.query.get("per_page"), DEFAULT_PER_PAGE), 1), MAX_PER_PAGE)
+        page = max(_int(call.query.get("page"), 1), 1)
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        chunk = items[(page - 1) * per_page : page * per_page]
+        owner, name, number = call.args
+        path = f"{self.api_prefix}/repos/{owner}/{name}/issues/{number}/comments"
+        link = self._link_header(path, call.query, page, last, per_page)
+        payload = [self._comment_json(c) for c in chunk]
+        return _Answer(200, payload, "issue-comment[]", {"link": link} if link else {})
+
+    def _create_comment(self, call: _Call) -> _Answer:
+        issue = self._visible_issue(call)
+        text = _validated_comment_body(call.body)
+        now = datetime.now(UTC)
+        with self._lock:
+            comment = FakeComment(next(self._ids), issue, call.login, text, now, now)
+            self._comments[comment.id] = comment
+        payload = self._comment_json(comment)
+        return _Answer(201, payload, "issue-comment", {"location": payload["url"]})
+
+    def _get_comment(self, call: _Call) -> _Answer:
+        return _Answer(200, self._comment_json(self._visible_comment(call)), "issue-comment")
+
+    def _edit_comment(self, call: _Call) -> _Answer:
+        comment = self._visible_comment(call)
+        text = _validated_comment_body(call.body)
+        with self._lock:
+            comment.body = text
+            comment.updated_at = datetime.now(UTC)
+        return _Answer(200, self._comment_json(comment), "issue-comment")
+
+    def _issue_installation_token(self, installation_id: int, token: str | None) -> _Answer:
+        """``POST /app/installations/{id}/access_tokens``: the JWT must be the app's."""
+        with self._lock:
+            app = self._apps.get(installation_id)
+        if app is None:
+            raise _Reply(_not_found())
+        try:
+            claims = jwt.decode(token or "", app.public_key_pem, algorithms=["RS256"])
+        except jwt.PyJWTError as exc:
+            raise _Reply(_error(401, f"A JSON web token could not be decoded ({exc})")) from exc
+        if str(claims.get("iss")) != app.app_id:
+            raise _Reply(_error(401, "Bad credentials"))
+        installation_token = f"ghs_fake{next(self._ids)}"
+        with self._lock:
+            self._tokens[installation_token] = f"{app.slug}[bot]"
+        payload = {
+            "token": installation_token,
+            "expires_at": _timestamp(datetime.now(UTC) + timedelta(hours=1)),
+            "permissions": {"issues": "write", "pull_requests": "write", "contents": "read"},
+            "repository_selection": "all",
+        }
+        return _Answer(201, payload, "installation-token")
+
+    # --- access ---------------------------------------------------------------------------
+
+    def _visible_repo(self, login: str, owner: str, name: str, *_: str) -> FakeRepo:
+        """The repository, or 404 as GitHub answers for missing and for hidden ones alike."""
+        with self._lock:
+            repo = self._repos.get((owner, name))
+        if repo is None or (repo.private and login != owner):
+            raise _Reply(_not_found())
+        return repo
+
+    def _visible_issue(self, call: _Call) -> FakeIssue:
+        owner, name, number = call.args
+        self._visible_repo(call.login, owner, name)
+        with self._lock:
+            issue = self._issues.get((owner, name, int(number)))
+        if issue is None:
+            raise _Reply(_not_found())
+        return issue
+
+    def _visible_comment(self, call: _Call) -> FakeComment:
+        owner, name, comment_id = call.args
+        repo = self._visible_repo(call.login, owner, name)
+        with self._lock:
+            comment = self._comments.get(int(comment_id))
+        if comment is None or comment.issue.repo is not repo:
+            raise _Reply(_not_found())
+        return comment
+
+    # --- GitHub's JSON shapes -------------------------------------------------------------
+
+    def _user_json(self, user: FakeUser) -> Json:
+        api = f"{self.api_url}/users/{user.login}"
+        return {
+            "login": user.login,
+            "id": user.id,
+            "node_id": f"U_kgDO{user.id:08d}",
+            "avatar_url": f"{self.web_url}/avatars/u/{user.id}?v=4",
+            "gravatar_id": "",
+            "url": api,
+            "html_url": f"{self.web_url}/{user.login}",
+            "followers_url": f"{api}/followers",
+            "following_url": f"{api}/following{{/other_user}}",
+            "gists_url": f"{api}/gists{{/gist_id}}",
+            "starred_url": f"{api}/starred{{/owner}}{{/repo}}",
+            "subscriptions_url": f"{api}/subscriptions",
+            "organizations_url": f"{api}/orgs",
+            "repos_url": f"{api}/repos",
+            "events_url": f"{api}/events{{/privacy}}",
+            "received_events_url": f"{api}/received_events",
+            "type": user.type,
+            "user_view_type": "public",
+            "site_admin": False,
+        }
+
+    def _private_user_json(self, user: FakeUser) -> Json:
+        joined = _timestamp(datetime(2020, 1, 1, tzinfo=UTC))
+        return self._user_json(user) | {
+            "name": user.name,
+            "company": None,
+            "blog": "",
+            "location": None,
+            "email": None,
+            "hireable": None,
+            "bio": None,
+            "twitter_username": None,
+            "notification_email": None,
+            "public_repos": sum(1 for r in self._repos.values() if r.owner == user.login),
+            "public_gists": 0,
+            "followers": 0,
+            "following": 0,
+            "created_at": joined,
+            "updated_at": joined,
+            "private_gists": 0,
+            "total_private_repos": 0,
+            "owned_private_repos": 0,
+            "disk_usage": 0,
+            "collaborators": 0,
+            "two_factor_authentication": True,
+            "plan": {
+                "name": "free",
+                "space": 976562499,
+                "private_repos": 10000,
+                "collaborators": 0,
+            },
+        }
+
+    def _repo_json(self, repo: FakeRepo) -> Json:
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        created = _timestamp(repo.created_at)
+        host = urlsplit(self.web_url).netloc
+        return {
+            "id": repo.id,
+            "node_id": f"R_kgDO{repo.id:08d}",
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "private": repo.private,
+            "owner": self._user_json(self._users[repo.owner]),
+            "html_url": f"{self.web_url}/{repo.full_name}",
+            "description": None,
+            "fork": False,
+            "url": api,
+            "archive_url": f"{api}/{{archive_format}}{{/ref}}",
+            "assignees_url": f"{api}/assignees{{/user}}",
+            "blobs_url": f"{api}/git/blobs{{/sha}}",
+            "branches_url": f"{api}/branches{{/branch}}",
+            "collaborators_url": f"{api}/collaborators{{/collaborator}}",
+            "comments_url": f"{api}/comments{{/number}}",
+            "commits_url": f"{api}/commits{{/sha}}",
+            "compare_url": f"{api}/compare/{{base}}...{{head}}",
+            "contents_url": f"{api}/contents/{{+path}}",
+            "contributors_url": f"{api}/contributors",
+            "deployments_url": f"{api}/deployments",
+            "downloads_url": f"{api}/downloads",
+            "events_url": f"{api}/events",
+            "forks_url": f"{api}/forks",
+            "git_commits_url": f"{api}/git/commits{{/sha}}",
+            "git_refs_url": f"{api}/git/refs{{/sha}}",
+            "git_tags_url": f"{api}/git/tags{{/sha}}",
+            "git_url": f"git://{host}/{repo.full_name}.git",
+            "issue_comment_url": f"{api}/issues/comments{{/number}}",
+            "issue_events_url": f"{api}/issues/events{{/number}}",
+            "issues_url": f"{api}/issues{{/number}}",
+            "keys_url": f"{api}/keys{{/key_id}}",
+            "labels_url": f"{api}/labels{{/name}}",
+            "languages_url": f"{api}/languages",
+            "merges_url": f"{api}/merges",
+            "milestones_url": f"{api}/milestones{{/number}}",
+            "notifications_url": f"{api}/notifications{{?since,all,participating}}",
+            "pulls_url": f"{api}/pulls{{/number}}",
+            "releases_url": f"{api}/releases{{/id}}",
+            "ssh_url": f"git@{host}:{repo.full_name}.git",
+            "stargazers_url": f"{api}/stargazers",
+            "statuses_url": f"{api}/statuses/{{sha}}",
+            "subscribers_url": f"{api}/subscribers",
+            "subscription_url": f"{api}/subscription",
+            "tags_url": f"{api}/tags",
+            "teams_url": f"{api}/teams",
+            "trees_url": f"{api}/git/trees{{/sha}}",
+            "clone_url": repo.clone_url,
+            "mirror_url": None,
+            "hooks_url": f"{api}/hooks",
+            "svn_url": f"{self.web_url}/{repo.full_name}",
+            "homepage": None,
+            "language": "Python",
+            "forks_count": 0,
+            "stargazers_count": 0,
+            "watchers_count": 0,
+            "size": 1,
+            "default_branch": repo.default_branch,
+            "open_issues_count": 0,
+            "is_template": False,
+            "topics": [],
+            "has_issues": True,
+            "has_projects": True,
+            "has_wiki": False,
+            "has_pages": False,
+            "has_downloads": True,
+            "has_discussions": False,
+            "archived": False,
+            "disabled": False,
+            "visibility": "private" if repo.private else "public",
+            "pushed_at": created,
+            "created_at": created,
+            "updated_at": created,
+            "allow_forking": True,
+            "web_commit_signoff_required": False,
+            "license": None,
+            "forks": 0,
+            "open_issues": 0,
+            "watchers": 0,
+        }
+
+    def _full_repo_json(self, repo: FakeRepo) -> Json:
+        return self._repo_json(repo) | {
+            "subscribers_count": 0,
+            "network_count": 0,
+            "permissions": {
+                "admin": False,
+                "maintain": False,
+                "push": True,
+                "triage": True,
+                "pull": True,
+            },
+        }
+
+    def _issue_comment_count(self, issue: FakeIssue) -> int:
+        with self._lock:
+            return sum(1 for c in self._comments.values() if c.issue is issue)
+
+    def _pull_json(self, issue: FakeIssue) -> Json:
+        pull = issue.pull
+        assert pull is not None
+        repo = issue.repo
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        html = f"{self.web_url}/{repo.full_name}/pull/{issue.number}"
+        created = _timestamp(issue.created_at)
+
+        def side(ref: str, sha: str) -> Json:
+            return {
+                "label": f"{repo.owner}:{ref}",
+                "ref": ref,
+                "sha": sha,
+                "user": self._user_json(self._users[repo.owner]),
+                "repo": self._repo_json(repo),
+            }
+
+        links = {
+            "self": f"{api}/pulls/{issue.number}",
+            "html": html,
+            "issue": f"{api}/issues/{issue.number}",
+            "comments": f"{api}/issues/{issue.number}/comments",
+            "review_comments": f"{api}/pulls/{issue.number}/comments",
+            "review_comment": f"{api}/pulls/comments{{/number}}",
+            "commits": f"{api}/pulls/{issue.number}/commits",
+            "statuses": f"{api}/statuses/{pull.head_sha}",
+        }
+        return {
+            "url": links["self"],
+            "id": pull.id,
+            "node_id": f"PR_kwDO{pull.id:08d}",
+            "html_url": html,
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "issue_url": links["issue"],
+            "commits_url": links["commits"],
+            "review_comments_url": links["review_comments"],
+            "review_comment_url": links["review_comment"],
+            "comments_url": links["comments"],
+            "statuses_url": links["statuses"],
+            "number": issue.number,
+            "state": pull.state,
+            "locked": False,
+            "title": issue.title,
+            "user": self._user_json(self._users[issue.author]),
+            "body": issue.body,
+            "labels": [],
+            "milestone": None,
+            "active_lock_reason": None,
+            "created_at": created,
+            "updated_at": created,
+            "closed_at": None,
+            "merged_at": None,
+            "merge_commit_sha": None,
+            "assignee": None,
+            "assignees": [],
+            "requested_reviewers": [],
+            "requested_teams": [],
+            "head": side(pull.head_ref, pull.head_sha),
+            "base": side(pull.base_ref, pull.base_sha),
+            "_links": {name: {"href": href} for name, href in links.items()},
+            "author_association": "CONTRIBUTOR",
+            "auto_merge": None,
+            "draft": False,
+            "merged": False,
+            "mergeable": None,
+            "rebaseable": None,
+            "mergeable_state": "unknown",
+            "merged_by": None,
+            "comments": self._issue_comment_count(issue),
+            "review_comments": 0,
+            "maintainer_can_modify": False,
+            "commits": 1,
+            "additions": 0,
+            "deletions": 0,
+            "changed_files": 0,
+        }
+
+    def _issue_json(self, issue: FakeIssue) -> Json:
+        repo = issue.repo
+        api = f"{self.api_url}/repos/{repo.full_name}/issues/{issue.number}"
+        kind = "pull" if issue.pull else "issues"
+        html = f"{self.web_url}/{repo.full_name}/{kind}/{issue.number}"
+        created = _timestamp(issue.created_at)
+        payload: Json = {
+            "id": issue.id,
+            "node_id": f"I_kwDO{issue.id:08d}",
+            "url": api,
+            "repository_url": f"{self.api_url}/repos/{repo.full_name}",
+            "labels_url": f"{api}/labels{{/name}}",
+            "comments_url": f"{api}/comments",
+            "events_url": f"{api}/events",
+            "html_url": html,
+            "number": issue.number,
+            "state": "open",
+            "state_reason": None,
+            "title": issue.title,
+            "body": issue.body,
+            "user": self._user_json(self._users[issue.author]),
+            "labels": [],
+            "assignee": None,
+            "assignees": [],
+            "milestone": None,
+            "locked": False,
+            "active_lock_reason": None,
+            "comments": self._issue_comment_count(issue),
+            "closed_at": None,
+            "created_at": created,
+            "updated_at": created,
+            "author_association": "CONTRIBUTOR",
+            "reactions": self._reactions_json(api),
+        }
+        if issue.pull is not None:
+            pulls = f"{self.api_url}/repos/{repo.full_name}/pulls/{issue.number}"
+            payload["pull_request"] = {
+                "url": pulls,
+                "html_url": html,
+                "diff_url": f"{html}.diff",
+                "patch_url": f"{html}.patch",
+                "merged_at": None,
+            }
+        return payload
+
+    def _comment_json(self, comment: FakeComment) -> Json:
+        issue = comment.issue
+        repo = issue.repo
+        api = f"{self.api_url}/repos/{repo.full_name}/issues/comments/{comment.id}"
+        kind = "pull" if issue.pull else "issues"
+        issue_html = f"{self.web_url}/{repo.full_name}/{kind}/{issue.number}"
+        return {
+            "id": comment.id,
+            "node_id": f"IC_kwDO{comment.id:08d}",
+            "url": api,
+            "html_url": f"{issue_html}#issuecomment-{comment.id}",
+            "body": comment.body,
+            "user": self._user_json(self._users[comment.author]),
+            "created_at": _timestamp(comment.created_at),
+            "updated_at": _timestamp(comment.updated_at),
+            "issue_url": f"{self.api_url}/repos/{repo.full_name}/issues/{issue.number}",
+            "author_association": "OWNER" if comment.author == repo.owner else "NONE",
+            "performed_via_github_app": None,
+            "reactions": self._reactions_json(api),
+        }
+
+    @staticmethod
+    def _reactions_json(url: str) -> Json:
+        counts = dict.fromkeys(
+            ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"), 0
+        )
+        return {"url": f"{url}/reactions", "total_count": 0, **counts}
+
+    def _link_header(
+        self, path: str, query: dict[str, str], page: int, last: int, per_page: int
+    ) -> str:
+        """RFC 5988 links in GitHub's order: prev, next, last, first (only those that apply)."""
+
+        def url(target: int) -> str:
+            params = query | {"per_page": str(per_page), "page": str(target)}
+            return f"{self.web_url}{path}?{urlencode(params)}"
+
+        links: list[tuple[int, str]] = []
+        if page > 1:
+            links.append((page - 1, "prev"))
+        if page < last:
+            links += [(page + 1, "next"), (last, "last")]
+        if page > 1:
+            links.append((1, "first"))
+        return ", ".join(f'<{url(target)}>; rel="{rel}"' for target, rel in links)
+
+
+def _bearer(authorization: str) -> str | None:
+    scheme, _, value = authorization.strip().partition(" ")
+    if scheme.lower() in {"token", "bearer"} and value.strip():
+        return value.strip()
+    return None
+
+
+def _int(value: str | None, default: int) -> int:
+    return int(value) if value is not None and value.isdigit() else default
+
+
+def _error(status: int, message: str) -> _Answer:
+    body = {"message": message, "documentation_url": DOCS, "status": str(status)}
+    return _Answer(status, body, "basic-error")
+
+
+def _not_found() -> _Answer:
+    return _error(404, "Not Found")
+
+
+def _validated_comment_body(body: Json) -> str:
+    """The ``body`` member of a create/edit request, refused with 422 as GitHub refuses it."""
+    docs = f"{DOCS}/issues/comments#create-an-issue-comment"
+    text = body.get("body") if isinstance(body, dict) else None
+    if not isinstance(text, str):
+        problem: dict[str, Any] = {
+            "message": 'Invalid request. "body" wasn\'t supplied.',
+            "documentation_url": docs,
+            "status": "422",
+        }
+        raise _Reply(_Answer(422, problem, "validation-error"))
+    if len(text) > COMMENT_MAX_CHARS:
+        too_long = {
+            "resource": "IssueComment",
+            "code": "custom",
+            "field": "body",
+            "message": f"body is too long (maximum is {COMMENT_MAX_CHARS} characters)",
+        }
+        problem = {
+            "message": "Validation Failed",
+            "errors": [too_long],
+            "documentation_url": docs,
+            "status": "422",
+        }
+        raise _Reply(_Answer(422, problem, "validation-error"))
+    return text
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Speaks HTTP/1.1 with keep-alive, as GitHub does; all logic lives in :class:`FakeGitHub`."""
+
+    fake: FakeGitHub
+    protocol_version = "HTTP/1.1"
+    timeout = 30
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw_body = self.rfile.read(length) if length else b""
+        headers = {key.lower(): value for key, value in self.headers.items()}
+        status, body, extra = self.fake.handle(self.command, self.path, headers, raw_body)
+        payload = json.dumps(body).encode() if body is not None else b""
+        self.send_response(status)
+        self.send_header("content-type", "application/json; charset=utf-8")
+        self.send_header("content-length", str(len(payload)))
+        for key, value in extra.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the exchange log is the record."""
+
+
+@contextmanager
+def running_fake_github(api_prefix: str = "") -> Iterator[FakeGitHub]:
+    fake = FakeGitHub(api_prefix=api_prefix).start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
