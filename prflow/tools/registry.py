@@ -12,18 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from prflow.llm.messages import ToolSpec
 from prflow.repo_models import ResolvedRange
 from prflow.tools import changed_files, find_importers, git_diff, read_file, search_code, test_files
 from prflow.tools.output import ToolOutput
 from prflow.tools.reader import RepoReader, ToolError
-
-
-class ToolSpec(BaseModel):
-    """A tool definition in the shape the Anthropic Messages API takes."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
 
 
 class ToolResult(BaseModel):

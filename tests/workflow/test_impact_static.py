@@ -17,7 +17,6 @@ from tests.support.fixtures_temporal import run_worker
 from tests.support.sample_repos import EXPECTED_BREAKING
 
 
-
 def _request(settings: Settings, repo: Path) -> ImpactRequest:
     return ImpactRequest(
         repo=str(repo),
@@ -33,14 +32,17 @@ async def test_static_run_finds_every_breaking_change_with_consumers(
 ) -> None:
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_impact(
-            temporal_client, temporal_settings, _request(temporal_settings, sample_repo), "impact-static-1"
+            temporal_client,
+            temporal_settings,
+            _request(temporal_settings, sample_repo),
+            "impact-static-1",
         )
         result = await handle.result()
 
     db = cached_settings().resolved_database_url()
     report = ImpactReport.model_validate_json(get_text(db, result.report_key))
     found = {(b.file, b.symbol, b.kind.value) for b in report.breaking_changes}
-    assert EXPECTED_BREAKING <= found
+    assert found >= EXPECTED_BREAKING
     by_symbol = {b.symbol: b for b in report.breaking_changes}
     assert "app/checkout.py" in by_symbol["total"].consumers
     assert "app/checkout.py" in by_symbol["Cart.clear"].consumers

@@ -1,0 +1,162 @@
+"""The agent phase of impact against the scripted model: every tool, evidence checks, ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.client import Client
+
+from prflow.cli.workflow_runner import start_impact
+from prflow.config import Settings, cached_settings
+from prflow.impact.models import ImpactReport, LlmStatus
+from prflow.impact.request import llm_plan
+from prflow.impact.run_models import ImpactRequest
+from prflow.store.blobs import get_text
+from prflow.store.ledger import attempts_for_workflow
+from tests.support.fixtures_temporal import run_worker
+from tests.support.scripted_anthropic import (
+    ScriptedAnthropic,
+    ToolUse,
+    Turn,
+    assert_prefix_stable,
+)
+
+GOOD_FINDING = {
+    "title": "total() now needs tax: checkout passes none",
+    "category": "breaking",
+    "severity": "high",
+    "file": "shop/cart.py",
+    "line": 8,
+    "ref": "head",
+    "evidence": "def total(cart: Cart, tax: float) -> float:",
+    "explanation": "app/checkout.py calls total(cart) and will raise TypeError.",
+}
+INVENTED_FINDING = {
+    "title": "imaginary problem",
+    "category": "risk",
+    "severity": "medium",
+    "file": "shop/cart.py",
+    "line": 3,
+    "ref": "head",
+    "evidence": "this text is not in the file",
+    "explanation": "made up",
+}
+
+
+def agent_script(submit: dict[str, Any] | None = None) -> list[Turn]:
+    """Three turns that use all six tools, then submit findings."""
+    return [
+        Turn(
+            text="Looking at the change.",
+            tool_uses=[
+                ToolUse("list_changed_files", {}),
+                ToolUse("git_diff", {"file": "shop/cart.py"}),
+            ],
+        ),
+        Turn(
+            tool_uses=[
+                ToolUse("read_file_at_ref", {"path": "shop/cart.py", "ref": "head"}),
+                ToolUse("search_code", {"pattern": r"total\(", "glob": "*.py"}),
+                ToolUse("find_importers", {"path": "shop/cart.py"}),
+                ToolUse("list_test_files", {"path": "shop/cart.py"}),
+            ],
+        ),
+        Turn(
+            tool_uses=[
+                ToolUse(
+                    "submit_impact_findings",
+                    submit
+                    or {
+                        "summary": "The cart API lost clear() and total() needs tax.",
+                        "findings": [GOOD_FINDING, INVENTED_FINDING],
+                        "recommendations": ["Pass tax in app/checkout.py", "Add a total() test"],
+                    },
+                )
+            ]
+        ),
+    ]
+
+
+def agent_request(settings: Settings, repo: Path, **plan: Any) -> ImpactRequest:
+    return ImpactRequest(
+        repo=str(repo),
+        base="base",
+        head="feature",
+        llm=llm_plan(settings, **plan),
+        github_task_queue=settings.temporal.github_task_queue,
+    )
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    """Text of the tool_result blocks in the last user message of a request."""
+    last = body["messages"][-1]
+    return [
+        str(block["content"]) for block in last["content"] if block.get("type") == "tool_result"
+    ]
+
+
+async def test_agent_uses_every_tool_and_only_verified_findings_are_kept(
+    temporal_client: Client,
+    temporal_settings: Settings,
+    prflow_home: Path,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.script(agent_script())
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(
+            temporal_client,
+            temporal_settings,
+            agent_request(temporal_settings, sample_repo),
+            "impact-agent-1",
+        )
+        result = await handle.result()
+
+    requests = scripted_anthropic.requests
+    assert [r.turn for r in requests] == [0, 1, 2]
+    assert_prefix_stable(requests[0], requests[1])
+    assert_prefix_stable(requests[1], requests[2])
+    first_results = tool_results(requests[1].body)
+    assert any("shop/cart.py" in text and "modified" in text for text in first_results)
+    assert any("-    def clear(self) -> None:" in text for text in first_results)
+    second_results = tool_results(requests[2].body)
+    assert len(second_results) == 4
+    assert any("def total(cart: Cart, tax: float)" in text for text in second_results)
+    assert any("app/checkout.py" in text for text in second_results)
+    assert any("tests/test_cart.py" in text for text in second_results)
+
+    assert result.llm.status == LlmStatus.completed
+    assert [f.title for f in result.llm.findings] == [GOOD_FINDING["title"]]
+    assert len(result.llm.rejected_findings) == 1
+    assert "imaginary problem" in result.llm.rejected_findings[0]
+    assert result.llm.iterations == 3
+    assert result.cost_usd > 0
+
+    db = cached_settings().resolved_database_url()
+    markdown = get_text(db, result.markdown_key)
+    assert "Pass tax in app/checkout.py" in markdown
+    assert GOOD_FINDING["title"] in markdown
+    report = ImpactReport.model_validate_json(get_text(db, result.report_key))
+    assert report.llm.recommendations == ["Pass tax in app/checkout.py", "Add a total() test"]
+
+    rows = attempts_for_workflow(db, "impact-agent-1")
+    assert [r.outcome for r in rows] == ["success"] * 3
+    assert {r.phase for r in rows} == {"impact_agent"}
+    assert sum(r.usd for r in rows) == pytest.approx(result.cost_usd, abs=1e-6)
+
+
+async def test_no_api_key_on_the_worker_means_static_mode(
+    temporal_client: Client, temporal_settings: Settings, prflow_home: Path, sample_repo: Path
+) -> None:
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(
+            temporal_client,
+            temporal_settings,
+            agent_request(temporal_settings, sample_repo),
+            "impact-agent-nokey",
+        )
+        result = await handle.result()
+    assert result.llm.status == LlmStatus.skipped
+    assert "ANTHROPIC_API_KEY" in result.llm.reason
