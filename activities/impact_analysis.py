@@ -8,11 +8,13 @@ returning only keys and counts to the workflow.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from temporalio import activity
 
-from prflow import __version__
 from activities.gitrepo import GitRepoReader, changed_files
+from prflow import __version__
 from prflow.analysis.breaking import find_breaking_changes
 from prflow.analysis.categories import categorize, config_changes
 from prflow.analysis.impact_graph import build_impact_graph
@@ -210,4 +212,10 @@ def load_text(key: str) -> str:
     return get_text(_db(), key)
 
 
-IMPACT_ACTIVITIES = [collect_changes, static_analysis, llm_context, verify_findings, build_report]
+IMPACT_ACTIVITIES: list[Callable[..., Any]] = [
+    collect_changes,
+    static_analysis,
+    llm_context,
+    verify_findings,
+    build_report,
+]

@@ -117,7 +117,9 @@ def check_call(
         return Verdict(
             allowed=False,
             limit=LimitKind.wall_clock,
-            reason=f"wall-clock cap reached ({elapsed_seconds:.0f}s of {caps.wall_clock_seconds:.0f}s)",
+            reason=(
+                f"wall-clock cap reached ({elapsed_seconds:.0f}s of {caps.wall_clock_seconds:.0f}s)"
+            ),
         )
     needed_tokens = estimated_input_tokens + max_tokens
     if spent.tokens + needed_tokens > caps.tokens:
@@ -161,9 +163,8 @@ class BudgetBook(BaseModel):
             else []
         )
         if change.phase is not None and not targets:
-            raise ValueError(
-                f"unknown phase {change.phase!r}; known: {', '.join(sorted(self.phases)) or 'none yet'}"
-            )
+            known = ", ".join(sorted(self.phases)) or "none yet"
+            raise ValueError(f"unknown phase {change.phase!r}; known: {known}")
         for budget in targets:
             caps = budget.caps
             budget.caps = BudgetCaps(

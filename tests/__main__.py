@@ -25,7 +25,8 @@ def _steps(pytest_args: list[str]) -> list[list[str]]:
 
 def main() -> int:
     for command in _steps(sys.argv[1:]):
-        print("+", " ".join(Path(c).name if i == 0 else c for i, c in enumerate(command)), flush=True)
+        shown = [Path(command[0]).name, *command[1:]]
+        print("+", " ".join(shown), flush=True)
         code = subprocess.call(command, cwd=ROOT)
         if code != 0:
             return code

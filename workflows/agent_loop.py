@@ -210,7 +210,7 @@ class AgentLoop:
         cfg = self._config
         turn = self._budget.spent.iterations + 1
         timeout = timedelta(seconds=cfg.llm.request_timeout_seconds * 1.2 + 5)
-        return await workflow.execute_activity(
+        result: LlmCallResult = await workflow.execute_activity(
             "llm_call",
             LlmCallInput(
                 workflow_kind=cfg.workflow_kind,
@@ -237,6 +237,7 @@ class AgentLoop:
             ),
             summary=f"{cfg.phase}: model turn {turn} ({cfg.model})",
         )
+        return result
 
     def _account(self, result: LlmCallResult) -> None:
         spent = self._budget.spent

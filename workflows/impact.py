@@ -90,7 +90,8 @@ class ImpactWorkflow:
         self._set(
             "static",
             PhaseState.done,
-            f"{static.breaking} breaking, {static.test_gaps} test gaps, {static.stale_docs} stale docs",
+            f"{static.breaking} breaking, {static.test_gaps} test gaps, "
+            f"{static.stale_docs} stale docs",
         )
         llm = await self._agent_phase(request, rng, changes, static)
         report: ReportRefs = await self._step(
@@ -296,14 +297,14 @@ class ImpactWorkflow:
         return comment
 
     async def _step(
-        self, phase: str, activity: str, arg: Any, result_type: type[Any], timeout: timedelta
+        self, phase: str, activity: str, arg: Any, result_type: type[Any], limit: timedelta
     ) -> Any:
         self._set(phase, PhaseState.running)
         return await workflow.execute_activity(
             activity,
             arg,
             result_type=result_type,
-            start_to_close_timeout=timeout,
+            start_to_close_timeout=limit,
             retry_policy=GIT_RETRY,
             summary=f"{phase}: {activity}",
         )

@@ -5,8 +5,9 @@ validates a model's arguments and dispatches by name, :data:`TOOL_SPECS`
 describes the tools to the model.
 """
 
+from prflow.llm.messages import ToolSpec
 from prflow.tools.reader import GrepHit, RepoReader, ToolError
-from prflow.tools.registry import TOOL_NAMES, TOOL_SPECS, ToolResult, ToolSpec, run_tool
+from prflow.tools.registry import TOOL_NAMES, TOOL_SPECS, ToolResult, run_tool
 
 __all__ = [
     "TOOL_NAMES",

@@ -62,7 +62,7 @@ async def test_agent_uses_every_tool_and_only_verified_findings_are_kept(
     db = cached_settings().resolved_database_url()
     markdown = get_text(db, result.markdown_key)
     assert "Pass tax in app/checkout.py" in markdown
-    assert GOOD_FINDING["title"] in markdown
+    assert str(GOOD_FINDING["title"]) in markdown
     report = ImpactReport.model_validate_json(get_text(db, result.report_key))
     assert report.llm.recommendations == ["Pass tax in app/checkout.py", "Add a total() test"]
 
