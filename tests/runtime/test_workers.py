@@ -126,7 +126,7 @@ async def test_run_workers_serves_every_queue_until_stopped(
     assert served == list(queue_names(temporal_settings).values())
 
 
-def test_llm_queue_rate_limit_applies_to_the_llm_queue_only(
+async def test_llm_queue_rate_limit_applies_to_the_llm_queue_only(
     temporal_client: Client, temporal_settings: Settings
 ) -> None:
     temporal_settings.temporal.llm_max_activities_per_second = 2.5

@@ -1,0 +1,100 @@
+"""Budget caps stop the agent before a call that could exceed them; an update lets it go on."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+
+from prflow.budget import BudgetRaise, BudgetStatus
+from prflow.cli.workflow_runner import start_impact
+from prflow.config import Settings, cached_settings
+from prflow.impact.models import LlmStatus
+from prflow.impact.run_models import ImpactProgress
+from prflow.store.blobs import get_text
+from tests.support.fixtures_temporal import run_worker
+from tests.support.impact_runs import agent_request, agent_script
+from tests.support.scripted_anthropic import ScriptedAnthropic
+
+# A call may answer with 4000 output tokens at $10/M: its worst case is over $0.04,
+# so a $0.03 cap refuses even the first call before anything is sent.
+TIGHT_USD = 0.03
+MAX_TOKENS = 4000
+
+
+async def _wait_until_parked(handle: WorkflowHandle[Any, Any]) -> ImpactProgress:
+    async with asyncio.timeout(30):
+        while True:
+            progress: ImpactProgress = await handle.query("progress", result_type=ImpactProgress)
+            if progress.waiting_for_budget:
+                return progress
+            await asyncio.sleep(0.2)
+
+
+async def test_cap_stops_before_the_call_and_raise_lets_it_continue(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.script(agent_script())
+    request = agent_request(temporal_settings, sample_repo, budget_usd=TIGHT_USD, budget_wait=300)
+    request.llm.max_tokens = MAX_TOKENS
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(temporal_client, temporal_settings, request, "impact-budget-1")
+        progress = await _wait_until_parked(handle)
+        assert "USD cap" in (progress.waiting_for_budget or "")
+        assert scripted_anthropic.requests == [], "the call over the cap must not be sent"
+
+        spend: BudgetStatus = await handle.query("spend", result_type=BudgetStatus)
+        assert spend.total_usd == 0
+        raised: BudgetStatus = await handle.execute_update(
+            "raise_budget", BudgetRaise(add_usd=1.0), result_type=BudgetStatus
+        )
+        assert raised.phases[0].caps.usd == TIGHT_USD + 1.0
+        result = await handle.result()
+
+    assert result.llm.status == LlmStatus.completed
+    assert [r.turn for r in scripted_anthropic.requests] == [0, 1, 2]
+
+
+async def test_cap_without_a_raise_ends_the_phase_cleanly_and_the_report_says_so(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.script(agent_script())
+    request = agent_request(temporal_settings, sample_repo, budget_usd=TIGHT_USD)
+    request.llm.max_tokens = MAX_TOKENS
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(temporal_client, temporal_settings, request, "impact-budget-2")
+        result = await handle.result()
+
+    assert scripted_anthropic.requests == []
+    assert result.llm.status == LlmStatus.stopped
+    assert "USD cap" in result.llm.reason
+    assert result.llm.cost_usd == 0
+    markdown = get_text(cached_settings().resolved_database_url(), result.markdown_key)
+    assert "USD cap" in markdown
+
+
+async def test_iteration_cap_stops_the_loop(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.script(agent_script())
+    request = agent_request(temporal_settings, sample_repo, max_iterations=2)
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(temporal_client, temporal_settings, request, "impact-budget-3")
+        result = await handle.result()
+    assert [r.turn for r in scripted_anthropic.requests] == [0, 1]
+    assert result.llm.status == LlmStatus.stopped
+    assert "iteration cap" in result.llm.reason
