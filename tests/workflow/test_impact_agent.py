@@ -20,6 +20,7 @@ from tests.support.impact_runs import (
     tool_results,
 )
 from tests.support.scripted_anthropic import ScriptedAnthropic, assert_prefix_stable
+from worker import search_attributes as sa
 
 
 async def test_agent_uses_every_tool_and_only_verified_findings_are_kept(
@@ -38,7 +39,9 @@ async def test_agent_uses_every_tool_and_only_verified_findings_are_kept(
             "impact-agent-1",
         )
         result = await handle.result()
+        described = await handle.describe()
 
+    assert described.typed_search_attributes.get(sa.COST_USD) == pytest.approx(result.cost_usd)
     requests = scripted_anthropic.requests
     assert [r.turn for r in requests] == [0, 1, 2]
     assert_prefix_stable(requests[0], requests[1])

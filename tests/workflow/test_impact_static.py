@@ -15,6 +15,7 @@ from prflow.impact.run_models import ImpactRequest
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker
 from tests.support.sample_repos import EXPECTED_BREAKING
+from worker import search_attributes as sa
 
 
 def _request(settings: Settings, repo: Path) -> ImpactRequest:
@@ -38,6 +39,14 @@ async def test_static_run_finds_every_breaking_change_with_consumers(
             "impact-static-1",
         )
         result = await handle.result()
+        described = await handle.describe()
+
+    attributes = described.typed_search_attributes
+    assert attributes.get(sa.KIND) == "impact"
+    assert attributes.get(sa.REPO) == str(sample_repo)
+    assert attributes.get(sa.RISK_SCORE) == result.score
+    assert attributes.get(sa.RISK_LEVEL) == result.level.value
+    assert attributes.get(sa.PHASE) == "report"
 
     db = cached_settings().resolved_database_url()
     report = ImpactReport.model_validate_json(get_text(db, result.report_key))
