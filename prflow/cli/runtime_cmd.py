@@ -18,6 +18,8 @@ from prflow.config import Settings, data_dir, load_settings
 from prflow.errors import UserError
 
 if TYPE_CHECKING:
+    from temporalio.client import Client
+
     from worker.devserver import DevServer
 
 SERVER_HELP = "\n\n".join(
@@ -116,6 +118,25 @@ async def _serve(dev_server: DevServer) -> None:
     typer.echo("Stopped.")
 
 
+async def _register_search_attributes(client: Client, namespace: str) -> None:
+    """Make prflow's search attributes known to a cluster; warn if not allowed to."""
+    from temporalio.service import RPCError
+
+    from worker.search_attributes import ensure_registered
+
+    try:
+        added = await ensure_registered(client, namespace)
+    except RPCError as err:
+        typer.echo(
+            f"warning: could not register search attributes ({err.message}); "
+            "add Repo, PR, Kind, Phase, RiskScore, RiskLevel and CostUSD to the namespace",
+            err=True,
+        )
+        return
+    if added:
+        typer.echo(f"registered search attributes: {', '.join(added)}")
+
+
 def worker(
     metrics_port: Annotated[
         int | None,
@@ -151,6 +172,7 @@ async def _work(settings: Settings, metrics_port: int | None, grace_seconds: flo
     if settings.temporal.address:
         client = await connect(settings, runtime=core_runtime)
         address = settings.temporal.address
+        await _register_search_attributes(client, settings.temporal.namespace)
     else:
         address = embedded_address(settings)
         local = await connect_local_server(settings, runtime=core_runtime)
