@@ -217,9 +217,17 @@ def _default_base(spec: RepoSpec) -> str:
 
 
 def _pull_request_head(pull: PullRequestRef) -> str:
-    from activities.github import fetch_pull_request
+    from temporalio.exceptions import ApplicationError
 
-    return fetch_pull_request(pull).head_sha
+    from activities.github import fetch_pull_request
+    from prflow.cli.workflow_runner import WorkflowFailed
+
+    try:
+        return fetch_pull_request(pull).head_sha
+    except ApplicationError as err:
+        raise WorkflowFailed(
+            f"could not read {pull.slug} from GitHub ({err.message}); try again later"
+        ) from err
 
 
 async def _execute(

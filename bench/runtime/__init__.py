@@ -1,0 +1,1 @@
+"""Benchmark of Temporal's per-activity overhead on the embedded dev server."""
