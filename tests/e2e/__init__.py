@@ -1,0 +1,1 @@
+"""End-to-end tests: the `prflow` console script as a user runs it."""
