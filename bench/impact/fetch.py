@@ -1,0 +1,77 @@
+"""Fetch release archives with the ordinary clients (pip, npm), cached on disk.
+
+Only ``pip download`` and ``npm pack`` touch the network; a cached archive is
+never fetched again.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.impact.errors import BenchError
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def _npm_reason(stderr: str) -> str:
+    """npm's own explanation, without its error-code and log-file lines."""
+    for line in stderr.splitlines():
+        reason = line.removeprefix("npm error").strip()
+        if line.startswith("npm error") and not reason.startswith(("code ", "A complete log")):
+            return reason
+    return _last_line(stderr)
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _cached_sdist(downloads: Path, package: str, version: str) -> Path | None:
+    for candidate in sorted(downloads.glob(f"*-{version}.tar.gz")):
+        if _normalized(candidate.name.removesuffix(f"-{version}.tar.gz")) == _normalized(package):
+            return candidate
+    return None
+
+
+def python_sdist(downloads: Path, package: str, version: str) -> Path:
+    """The sdist of ``package==version`` (``pip download --no-binary :all:``)."""
+    cached = _cached_sdist(downloads, package, version)
+    if cached is not None:
+        return cached
+    downloads.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+    command += ["--quiet", "--dest", str(downloads), f"{package}=={version}"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = _cached_sdist(downloads, package, version)
+    if done.returncode != 0 or found is None:
+        raise BenchError(
+            f"cannot fetch the sdist of {package}=={version} with pip: "
+            f"{_last_line(done.stderr or done.stdout)}"
+        )
+    return found
+
+
+def npm_tarball(downloads: Path, package: str, version: str) -> Path:
+    """The published tarball of ``package@version`` (``npm pack``)."""
+    expected = downloads / f"{package.lstrip('@').replace('/', '-')}-{version}.tgz"
+    if expected.is_file():
+        return expected
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BenchError(f"cannot fetch {package}@{version}: npm is not installed")
+    downloads.mkdir(parents=True, exist_ok=True)
+    command = [npm, "pack", f"{package}@{version}", "--pack-destination", str(downloads)]
+    command += ["--loglevel", "error"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not expected.is_file():
+        raise BenchError(
+            f"cannot fetch {package}@{version} with npm pack: {_npm_reason(done.stderr)}"
+        )
+    return expected

@@ -1,0 +1,66 @@
+"""The release pairs the benchmark turns into pull requests.
+
+Each pair was chosen for real API breakage between the two releases, so the
+breaking-change checks have something to find: httpx 0.28 dropped the
+``proxies``/``app``/``cert`` keywords; date-fns 4 reworked its date argument
+types for time-zone support.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Language = Literal["python", "typescript"]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two released versions of one package: ``base`` is the older, ``head`` the newer."""
+
+    package: str
+    base_version: str
+    head_version: str
+
+    @property
+    def language(self) -> Language:
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        return f"{self.package} {self.base_version}→{self.head_version}"
+
+    @property
+    def slug(self) -> str:
+        """A directory name for this pair's repo and state."""
+        raw = f"{self.language}-{self.package}-{self.base_version}-{self.head_version}"
+        return re.sub(r"[^A-Za-z0-9.]+", "-", raw).strip("-")
+
+
+@dataclass(frozen=True)
+class PythonPair(Pair):
+    """A PyPI sdist pair; ``import_package`` is the package griffe checks."""
+
+    import_package: str
+    search_path: str = "."
+
+    @property
+    def language(self) -> Language:
+        return "python"
+
+
+@dataclass(frozen=True)
+class TypeScriptPair(Pair):
+    """An npm package pair reduced to its ``.d.ts`` files; ``entry_point`` is its public entry."""
+
+    entry_point: str = "index.d.ts"
+
+    @property
+    def language(self) -> Language:
+        return "typescript"
+
+
+PYTHON_PAIR = PythonPair("httpx", "0.27.2", "0.28.1", import_package="httpx")
+TYPESCRIPT_PAIR = TypeScriptPair("date-fns", "3.6.0", "4.1.0")
+PAIRS: tuple[Pair, ...] = (TYPESCRIPT_PAIR, PYTHON_PAIR)
