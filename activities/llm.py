@@ -16,9 +16,8 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import anthropic
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -31,6 +30,9 @@ from prflow.llm.pricing import price_for, usd_for
 from prflow.llm.token_estimate import estimate_input_tokens
 from prflow.store.blobs import BlobNotFound, get_json, get_text, put_json
 from prflow.store.ledger import SUCCESS, LlmAttempt, record_attempt
+
+if TYPE_CHECKING:  # the SDK takes ~2 s to import: only runs that call the model pay for it
+    import anthropic
 
 __all__ = ["API_KEY_ENV", "estimate_input_tokens", "llm_call", "llm_configured"]
 
@@ -86,6 +88,8 @@ async def _attempt(
             "starting the worker, or run without a model (static mode)."
         )
     request = await asyncio.to_thread(_build_request, inp, db_url)
+    import anthropic
+
     client = anthropic.AsyncAnthropic(
         api_key=api_key,
         max_retries=0,
@@ -189,6 +193,8 @@ def _as_application_error(exc: Exception) -> ApplicationError:
         return exc
     if isinstance(exc, UserError):
         return ApplicationError(exc.message, type=USER_ERROR_TYPE, non_retryable=True)
+    import anthropic
+
     if isinstance(exc, anthropic.APIStatusError):
         retryable = is_retryable_status(exc.status_code, exc.error_code)
         delay = retry_after_seconds(exc.response.headers) if retryable else None

@@ -168,8 +168,14 @@ class DevServer:
             raise frontend_port_in_use_error(self.port)
         if self.ui_port is not None and not port_is_free(self.ui_port):
             raise ui_port_in_use_error(self.ui_port)
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        for directory in {self.db_path.parent, self.log_path.parent}:
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise UserError(
+                    f"cannot use {directory} for Temporal history ({err.strerror}); "
+                    "set PRFLOW_DATA_DIR to a writable directory"
+                ) from err
         with self.log_path.open("ab") as log:
             # A new session keeps the terminal's Ctrl-C away from the child, so
             # the parent decides when (and how gracefully) the server stops.

@@ -21,6 +21,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from prflow import __version__
 from prflow.config import Settings
 from worker.registry import QueueRole, activities_for, queue_names, workflows
 
@@ -72,6 +73,8 @@ def build_workers(
                 # Enforced by the server for the queue as a whole, across all workers.
                 max_task_queue_activities_per_second=rate_limit if role is QueueRole.LLM else None,
                 graceful_shutdown_timeout=graceful_shutdown,
+                # Named, not hashed from every loaded module (which costs ~0.4 s per start).
+                build_id=f"prflow-{__version__}",
             )
         )
     return built

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -52,6 +53,11 @@ def main(argv: list[str] | None = None) -> None:
         _fail(err.message, EXIT_USAGE)
     except WorkflowFailed as err:
         _fail(str(err), EXIT_FAILED)
+    except OSError as err:
+        if os.environ.get("PRFLOW_DEBUG"):
+            raise
+        where = f" ({err.filename})" if err.filename else ""
+        _fail(f"{err.strerror or err}{where}; set PRFLOW_DEBUG=1 for details", EXIT_FAILED)
     except typer.TyperException as err:
         message = " ".join(err.format_message().split())
         _fail(f"{message} ({_usage_hint(err)})", EXIT_USAGE)
