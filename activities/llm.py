@@ -27,14 +27,13 @@ from prflow.llm.cache_control import mark_last_tool, mark_previous_prefix, syste
 from prflow.llm.errors import is_retryable_status, retry_after_seconds
 from prflow.llm.messages import LlmCallInput, LlmCallResult, ToolCall, Usage
 from prflow.llm.pricing import price_for, usd_for
-from prflow.llm.token_estimate import estimate_input_tokens
 from prflow.store.blobs import BlobNotFound, get_json, get_text, put_json
 from prflow.store.ledger import SUCCESS, LlmAttempt, record_attempt
 
 if TYPE_CHECKING:  # the SDK takes ~2 s to import: only runs that call the model pay for it
     import anthropic
 
-__all__ = ["API_KEY_ENV", "estimate_input_tokens", "llm_call", "llm_configured"]
+__all__ = ["API_KEY_ENV", "llm_call", "llm_configured"]
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 HEARTBEAT_INTERVAL_SECONDS = 5.0

@@ -31,9 +31,8 @@ with workflow.unsafe.imports_passed_through():
     from prflow.budget import LimitKind, PhaseBudget, Verdict, check_call
     from prflow.config import PriceRow
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall, ToolSpec
+    from prflow.llm.token_estimate import estimate_input_tokens, tokens_for_chars
 
-CHARS_PER_TOKEN = 3
-MESSAGE_OVERHEAD_TOKENS = 50
 CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
     "more briefly, and finish by calling the submit tool if one is available."
@@ -103,10 +102,6 @@ class AgentOutcome(BaseModel):
 ToolRunner = Callable[[ToolCall], Awaitable[ToolResultPart]]
 
 
-def _estimate_tokens(chars: int) -> int:
-    return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
-
-
 class AgentLoop:
     """Runs one conversation to a final answer, a terminal tool call, or a limit."""
 
@@ -127,8 +122,7 @@ class AgentLoop:
         cfg = self._config
         started = workflow.now()
         messages = [MessageRef(role="user", blob_key=cfg.initial_message_key)]
-        tools_chars = sum(len(t.model_dump_json()) for t in cfg.tools)
-        next_prompt_tokens = _estimate_tokens(cfg.system_chars + tools_chars + cfg.initial_chars)
+        next_prompt_tokens = estimate_input_tokens(cfg.system_chars, cfg.tools, cfg.initial_chars)
 
         def verdict() -> Verdict:
             elapsed = (workflow.now() - started).total_seconds()
@@ -175,11 +169,6 @@ class AgentLoop:
                 outcome.terminal_input = terminal.input
                 return outcome
 
-            prompt_tokens = (
-                result.usage.input_tokens
-                + result.usage.cache_read_tokens
-                + result.usage.cache_write_tokens
-            )
             if result.tool_calls:
                 parts = await asyncio.gather(*(self._answer_tool(c) for c in result.tool_calls))
                 follow_up = await self._compose(ComposeInput(tool_results=list(parts)))
@@ -189,7 +178,9 @@ class AgentLoop:
                 return self._outcome(StopReason.final_answer, "", messages, result.text)
             messages.append(MessageRef(role="user", blob_key=follow_up.key))
             next_prompt_tokens = (
-                prompt_tokens + result.usage.output_tokens + _estimate_tokens(follow_up.chars)
+                result.usage.prompt_tokens
+                + result.usage.output_tokens
+                + tokens_for_chars(follow_up.chars)
             )
 
     async def _wait_for_raise(self, check: Verdict, verdict: Callable[[], Verdict]) -> Verdict:

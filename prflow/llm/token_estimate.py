@@ -23,13 +23,13 @@ def tokens_for_chars(chars: int) -> int:
     return math.ceil(max(chars, 0) / CHARS_PER_TOKEN)
 
 
-def estimate_input_tokens(system: str, tools: list[ToolSpec], messages_chars: int) -> int:
-    """Prompt tokens of a request with this system prompt, these tools and message size."""
+def estimate_input_tokens(system_chars: int, tools: list[ToolSpec], messages_chars: int) -> int:
+    """Prompt tokens of a request with a system prompt, tools and messages of these sizes."""
     tool_chars = sum(len(json.dumps(tool.model_dump())) for tool in tools)
     tool_overhead = TOOL_USE_OVERHEAD_TOKENS + PER_TOOL_OVERHEAD_TOKENS * len(tools) if tools else 0
     return (
         REQUEST_OVERHEAD_TOKENS
-        + tokens_for_chars(len(system))
+        + tokens_for_chars(system_chars)
         + tokens_for_chars(tool_chars)
         + tool_overhead
         + tokens_for_chars(messages_chars)

@@ -15,14 +15,15 @@ READ_FILE = ToolSpec(
 def test_estimate_exceeds_the_usual_four_characters_per_token() -> None:
     system = "You review pull requests. " * 40
     messages_chars = 12_000
-    assert estimate_input_tokens(system, [], messages_chars) > (len(system) + messages_chars) / 4
+    estimate = estimate_input_tokens(len(system), [], messages_chars)
+    assert estimate > (len(system) + messages_chars) / 4
 
 
 def test_tools_add_their_definitions_and_the_tool_use_overhead() -> None:
-    without = estimate_input_tokens("sys", [], 1_000)
-    with_tool = estimate_input_tokens("sys", [READ_FILE], 1_000)
+    without = estimate_input_tokens(3, [], 1_000)
+    with_tool = estimate_input_tokens(3, [READ_FILE], 1_000)
     assert with_tool - without > len(READ_FILE.model_dump_json()) / 4
 
 
 def test_estimate_grows_with_the_conversation() -> None:
-    assert estimate_input_tokens("sys", [], 10_000) > estimate_input_tokens("sys", [], 1_000)
+    assert estimate_input_tokens(3, [], 10_000) > estimate_input_tokens(3, [], 1_000)
