@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -100,6 +100,12 @@ class ModelSettings(BaseModel):
     prices: dict[str, PriceRow] = Field(default_factory=_default_prices)
     request_timeout_seconds: float = 120.0
     max_attempts: int = 5
+
+    @field_validator("prices", mode="after")
+    @classmethod
+    def _keep_default_prices(cls, prices: dict[str, PriceRow]) -> dict[str, PriceRow]:
+        """A configured row adds to (or replaces one of) the defaults instead of all of them."""
+        return {**_default_prices(), **prices}
 
     def model_for(self, tier: ModelTier) -> str:
         return str(getattr(self, tier))
