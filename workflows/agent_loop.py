@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from enum import StrEnum
-from typing import Any
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
@@ -28,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         ToolResultPart,
         compose_message,
     )
+    from prflow.agent_outcome import AgentOutcome, StopReason
     from prflow.budget import LimitKind, PhaseBudget, Verdict, check_call
     from prflow.config import PriceRow
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall, ToolSpec
@@ -37,16 +36,6 @@ CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
     "more briefly, and finish by calling the submit tool if one is available."
 )
-
-
-class StopReason(StrEnum):
-    final_answer = "final_answer"
-    terminal_tool = "terminal_tool"
-    iterations = "iterations"
-    wall_clock = "wall_clock"
-    budget_usd = "budget_usd"
-    budget_tokens = "budget_tokens"
-    llm_error = "llm_error"
 
 
 _STOP_FOR_LIMIT = {
@@ -84,19 +73,6 @@ class AgentConfig(BaseModel):
     raise_wait_seconds: float = 0.0
     repo: str | None = None
     pr_number: int | None = None
-
-
-class AgentOutcome(BaseModel):
-    stop: StopReason
-    detail: str = ""
-    final_text: str = ""
-    terminal_input: dict[str, Any] | None = None
-    iterations: int = 0
-    transcript: list[MessageRef] = Field(default_factory=list)
-
-    @property
-    def completed(self) -> bool:
-        return self.stop in (StopReason.final_answer, StopReason.terminal_tool)
 
 
 ToolRunner = Callable[[ToolCall], Awaitable[ToolResultPart]]

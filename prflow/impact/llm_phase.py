@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from prflow.agent_outcome import AgentOutcome, StopReason
 from prflow.budget import Spend
 from prflow.impact.models import (
     ChangedFile,
@@ -144,14 +145,14 @@ def parse_findings(submitted: dict[str, Any]) -> tuple[list[LlmFinding], list[st
 
 
 def outcome_from_agent(
-    outcome: Any,
+    outcome: AgentOutcome,
     model: str,
     spent: Spend,
     *,
     findings: list[LlmFinding],
     rejected: list[str],
 ) -> LlmOutcome:
-    """The report's LLM section from the agent loop's outcome (an ``AgentOutcome``)."""
+    """The report's LLM section from the agent loop's outcome."""
     submitted: dict[str, Any] = outcome.terminal_input or {}
     recommendations = [str(r) for r in submitted.get("recommendations") or []][:MAX_RECOMMENDATIONS]
     summary = submitted.get("summary") or outcome.final_text or None
@@ -159,7 +160,7 @@ def outcome_from_agent(
         status, reason = LlmStatus.completed, ""
         if outcome.terminal_input is None:
             reason = "the model answered without submitting structured findings"
-    elif outcome.stop == "llm_error":
+    elif outcome.stop == StopReason.llm_error:
         status, reason = LlmStatus.failed, f"model call failed: {outcome.detail}"
     else:
         status = LlmStatus.stopped
