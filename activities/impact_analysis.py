@@ -21,7 +21,7 @@ from prflow.analysis.impact_graph import build_impact_graph
 from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
 from prflow.config import cached_settings
-from prflow.impact.evidence import verify_finding
+from prflow.impact.evidence import partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
 from prflow.impact.llm_phase import context_message, parse_findings, system_prompt
 from prflow.impact.models import (
@@ -138,17 +138,13 @@ def llm_context(inp: LlmContextInput) -> LlmContext:
 @activity.defn(name="impact_verify_findings")
 def verify_findings(inp: VerifyInput) -> VerifyResult:
     """Keep only model findings whose cited evidence exists at the cited place."""
-    findings, rejected = parse_findings(inp.submitted)
-    result = VerifyResult(rejected=list(rejected))
+    findings, malformed = parse_findings(inp.submitted)
     reader = GitRepoReader.for_range(inp.range)
-    for finding in findings:
-        sha = inp.range.head_sha if finding.ref == "head" else inp.range.merge_base_sha
-        problem = verify_finding(finding, _text_at(reader, sha, finding.file))
-        if problem is None:
-            result.kept.append(finding)
-        else:
-            result.rejected.append(f"{finding.file}:{finding.line} {finding.title!r}: {problem}")
-    return result
+    sha_of = {"head": inp.range.head_sha, "base": inp.range.merge_base_sha}
+    kept, rejected = partition_findings(
+        findings, lambda ref, path: _text_at(reader, sha_of[ref], path)
+    )
+    return VerifyResult(kept=kept, rejected=[*malformed, *rejected])
 
 
 @activity.defn(name="impact_build_report")
