@@ -36,7 +36,7 @@ from prflow.github_models import (
     PullRequestInfo,
     comment_body,
 )
-from prflow.impact.models import PullRequestRef
+from prflow.pr_identifier import PullRequestRef
 from prflow.store.blobs import get_text
 
 RATE_LIMITED_TYPE = "GitHubRateLimited"

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir
 from prflow.errors import UserError
-from prflow.impact.models import ChangedFile, FileStatus
 from prflow.imports import ImportGraph, build_import_graph
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.source_tree import DirectoryTree, SourceTree

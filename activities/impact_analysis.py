@@ -20,17 +20,12 @@ from prflow.analysis.categories import categorize, config_changes
 from prflow.analysis.impact_graph import build_impact_graph
 from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
+from prflow.changes import ChangedFile, FileCategory, Totals
 from prflow.config import cached_settings
 from prflow.impact.evidence import partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
 from prflow.impact.llm_phase import context_message, parse_findings, system_prompt
-from prflow.impact.models import (
-    ChangedFile,
-    FileCategory,
-    ImpactReport,
-    Severity,
-    Totals,
-)
+from prflow.impact.models import ImpactReport
 from prflow.impact.run_models import ChangeSet, LlmContext, ReportRefs, StaticSummary
 from prflow.impact.scoring import assess_risk
 from prflow.impact.stage_inputs import (
@@ -45,6 +40,7 @@ from prflow.render.comment import render_pr_comment
 from prflow.render.markdown import render_markdown
 from prflow.render.sarif import render_sarif
 from prflow.repo_models import ResolvedRange
+from prflow.severity import Severity
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 
 

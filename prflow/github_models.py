@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from prflow.impact.models import PullRequestRef
+from prflow.pr_identifier import PullRequestRef
 
 COMMENT_MAX_CHARS = 65_536
 """GitHub rejects issue comments longer than this (HTTP 422)."""

@@ -12,8 +12,20 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from pydantic import BaseModel
+
 from prflow.errors import UserError
-from prflow.impact.models import PullRequestRef
+
+
+class PullRequestRef(BaseModel):
+    owner: str
+    repo: str
+    number: int
+
+    @property
+    def slug(self) -> str:
+        return f"{self.owner}/{self.repo}#{self.number}"
+
 
 ACCEPTED_FORMS = "owner/repo#123, owner/repo/pull/123 or https://github.com/owner/repo/pull/123"
 

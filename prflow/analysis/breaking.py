@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from prflow.analysis.breaking_js import find_js_breaking_changes
 from prflow.analysis.breaking_python import find_python_breaking_changes
-from prflow.impact.models import BreakingChange, ChangedFile, FileCategory, FileStatus
+from prflow.analysis.findings import BreakingChange
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports.graph import ImportGraph
 from prflow.source_tree import SourceTree
 

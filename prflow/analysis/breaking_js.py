@@ -14,16 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 
+from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind, Language
 from prflow.analysis.js_exports import JsExport, extract_exports, is_js_path, is_typescript_path
 from prflow.analysis.renames import RenameCandidate, pair_renames
-from prflow.impact.models import (
-    SEVERITY_BY_KIND,
-    BreakingChange,
-    BreakingKind,
-    ChangedFile,
-    FileStatus,
-    Language,
-)
+from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
 
 _NO_SIGNATURE = {"reexport", "star", "namespace", "value"}

@@ -24,14 +24,9 @@ from typing import Any
 
 import griffe
 
+from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind
 from prflow.analysis.renames import RenameCandidate, pair_renames
-from prflow.impact.models import (
-    SEVERITY_BY_KIND,
-    BreakingChange,
-    BreakingKind,
-    ChangedFile,
-    FileStatus,
-)
+from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
 
 PYTHON_SUFFIXES = (".py", ".pyi")

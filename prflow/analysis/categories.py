@@ -27,13 +27,8 @@ import re
 from itertools import pairwise
 from pathlib import PurePosixPath
 
-from prflow.impact.models import (
-    CONFIG_TIER_SCORE,
-    ChangedFile,
-    ConfigChange,
-    ConfigTier,
-    FileCategory,
-)
+from prflow.analysis.findings import CONFIG_TIER_SCORE, ConfigChange, ConfigTier
+from prflow.changes import ChangedFile, FileCategory
 
 CONFIG_TIER_LABEL: dict[ConfigTier, str] = {
     ConfigTier.ci_build: "CI/build",

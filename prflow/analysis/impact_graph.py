@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from prflow.impact.models import (
-    ChangedFile,
-    FileCategory,
-    FileStatus,
-    ImpactEdge,
-    ImpactGraph,
-)
+from prflow.analysis.findings import ImpactEdge, ImpactGraph
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import ImportGraph
 
 

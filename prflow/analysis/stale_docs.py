@@ -18,14 +18,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from prflow.impact.models import (
-    BreakingChange,
-    BreakingKind,
-    ChangedFile,
-    FileStatus,
-    StaleDocRef,
-    StaleReason,
-)
+from prflow.analysis.findings import BreakingChange, BreakingKind, StaleDocRef, StaleReason
+from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")

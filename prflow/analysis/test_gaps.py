@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from prflow.analysis.findings import CoverageSummary, TestGap
 from prflow.analysis.test_mapping import expected_test_paths, find_related_tests
-from prflow.impact.models import ChangedFile, CoverageSummary, FileCategory, FileStatus, TestGap
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import ImportGraph
 from prflow.source_tree import SourceTree
 

@@ -13,9 +13,9 @@ import typer
 
 from prflow.config import Settings, load_settings
 from prflow.errors import UserError
-from prflow.impact.models import PullRequestRef
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
+from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import RepoSpec
 
 EXIT_THRESHOLD = 1

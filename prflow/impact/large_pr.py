@@ -9,7 +9,8 @@ notes say what was skipped so the report never hides it.
 from __future__ import annotations
 
 from prflow.analysis.categories import categorize
-from prflow.impact.models import ChangedFile, FileCategory, LargePrStrategy
+from prflow.changes import ChangedFile, FileCategory
+from prflow.impact.models import LargePrStrategy
 
 FULL_READ_FILE_COUNT = 30
 FULL_READ_MIN_CHANGED_LINES = 50

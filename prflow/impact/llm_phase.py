@@ -16,16 +16,10 @@ from pydantic import ValidationError
 
 from prflow.agent_outcome import AgentOutcome, StopReason
 from prflow.budget import Spend
-from prflow.impact.models import (
-    ChangedFile,
-    FindingCategory,
-    LargePrStrategy,
-    LlmFinding,
-    LlmOutcome,
-    LlmStatus,
-    Severity,
-)
+from prflow.changes import ChangedFile
+from prflow.impact.models import FindingCategory, LargePrStrategy, LlmFinding, LlmOutcome, LlmStatus
 from prflow.llm.messages import ToolSpec
+from prflow.severity import Severity
 
 MAX_CONTEXT_FILES = 200
 MAX_RECOMMENDATIONS = 6

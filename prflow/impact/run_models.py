@@ -11,8 +11,10 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from prflow.budget import BudgetCaps, BudgetStatus
+from prflow.changes import Totals
 from prflow.config import PriceRow
-from prflow.impact.models import LargePrStrategy, LlmOutcome, PullRequestRef, RiskLevel, Totals
+from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
+from prflow.pr_identifier import PullRequestRef
 
 WORKFLOW_KIND = "impact"
 LLM_PHASE = "impact_agent"

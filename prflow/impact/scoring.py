@@ -14,15 +14,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from prflow.analysis.categories import CONFIG_TIER_LABEL
-from prflow.impact.models import (
-    BreakingChange,
-    ConfigChange,
-    CoverageSummary,
-    RiskAssessment,
-    RiskFactor,
-    RiskLevel,
-    Severity,
-)
+from prflow.analysis.findings import BreakingChange, ConfigChange, CoverageSummary
+from prflow.impact.models import RiskAssessment, RiskFactor, RiskLevel
+from prflow.severity import Severity
 
 BREAKING_SCORE: dict[Severity, int] = {Severity.high: 100, Severity.medium: 60, Severity.low: 30}
 

@@ -6,18 +6,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from prflow.impact.models import (
+from prflow.analysis.findings import (
     BreakingChange,
     ConfigChange,
     CoverageSummary,
     ImpactGraph,
-    LlmFinding,
-    LlmOutcome,
-    PullRequestRef,
     StaleDocRef,
     TestGap,
 )
+from prflow.impact.models import LlmFinding, LlmOutcome
 from prflow.impact.run_models import ChangeSet
+from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import ResolvedRange
 
 

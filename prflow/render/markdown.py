@@ -16,14 +16,9 @@ from typing import Any, TypeVar
 import jinja2
 
 from prflow.analysis.categories import CONFIG_TIER_LABEL
-from prflow.impact.models import (
-    BreakingChange,
-    BreakingKind,
-    ImpactReport,
-    LlmStatus,
-    Severity,
-    StaleReason,
-)
+from prflow.analysis.findings import BreakingChange, BreakingKind, StaleReason
+from prflow.impact.models import ImpactReport, LlmStatus
+from prflow.severity import Severity
 
 TEMPLATE_NAME = "impact_report.md.j2"
 DEFAULT_MAX_ROWS = 50

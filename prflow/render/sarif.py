@@ -14,19 +14,18 @@ from typing import Any
 from urllib.parse import quote
 
 from prflow.analysis.categories import CONFIG_TIER_LABEL
-from prflow.impact.evidence import normalise_whitespace
-from prflow.impact.models import (
+from prflow.analysis.findings import (
     BreakingChange,
     BreakingKind,
     ConfigChange,
     ConfigTier,
-    ImpactReport,
-    LlmFinding,
-    Severity,
     StaleDocRef,
     StaleReason,
     TestGap,
 )
+from prflow.impact.evidence import normalise_whitespace
+from prflow.impact.models import ImpactReport, LlmFinding
+from prflow.severity import Severity
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

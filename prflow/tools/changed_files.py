@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from prflow.impact.models import ChangedFile, FileStatus
+from prflow.changes import ChangedFile, FileStatus
 from prflow.repo_models import ResolvedRange
 from prflow.tools.output import Page, ToolOutput, paginate
 from prflow.tools.reader import RepoReader

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
-from prflow.impact.models import ChangedFile
+from prflow.changes import ChangedFile
 from prflow.source_tree import SourceTree
 
 if TYPE_CHECKING:

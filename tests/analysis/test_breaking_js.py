@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.analysis.js_exports import extract_exports
-from prflow.impact.models import BreakingChange, BreakingKind, ChangedFile, FileStatus, Severity
+from prflow.changes import ChangedFile, FileStatus
 from prflow.imports import build_import_graph
+from prflow.severity import Severity
 from prflow.source_tree import MemoryTree
 
 

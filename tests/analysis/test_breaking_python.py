@@ -5,15 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from prflow.analysis.breaking import find_breaking_changes
-from prflow.impact.models import (
-    BreakingChange,
-    BreakingKind,
-    ChangedFile,
-    FileCategory,
-    FileStatus,
-    Severity,
-)
+from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import build_import_graph
+from prflow.severity import Severity
 from prflow.source_tree import DirectoryTree, MemoryTree
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from prflow.analysis.findings import ImpactEdge
 from prflow.analysis.impact_graph import build_impact_graph
-from prflow.impact.models import ChangedFile, FileCategory, FileStatus, ImpactEdge
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import build_import_graph
 from prflow.source_tree import MemoryTree
 

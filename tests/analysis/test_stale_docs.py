@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.findings import BreakingChange, BreakingKind, StaleReason
 from prflow.analysis.stale_docs import find_stale_doc_refs, is_doc_path
-from prflow.impact.models import (
-    BreakingChange,
-    BreakingKind,
-    ChangedFile,
-    FileStatus,
-    Severity,
-    StaleReason,
-)
+from prflow.changes import ChangedFile, FileStatus
+from prflow.severity import Severity
 from prflow.source_tree import MemoryTree
 
 

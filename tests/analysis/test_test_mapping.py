@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prflow.analysis.test_gaps import find_test_gaps
 from prflow.analysis.test_mapping import expected_test_paths, find_related_tests, is_test_file
-from prflow.impact.models import ChangedFile, FileCategory, FileStatus
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import build_import_graph
 from prflow.source_tree import MemoryTree
 

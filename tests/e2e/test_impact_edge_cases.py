@@ -16,14 +16,11 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from prflow.analysis.findings import BreakingChange, StaleReason
+from prflow.changes import FileStatus
 from prflow.cli.workflow_runner import start_impact
 from prflow.config import Settings, cached_settings
-from prflow.impact.models import (
-    BreakingChange,
-    FileStatus,
-    ImpactReport,
-    StaleReason,
-)
+from prflow.impact.models import ImpactReport
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest
 from prflow.store.blobs import get_text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from activities.gitrepo import changed_files, resolve_range
-from prflow.impact.models import ChangedFile, FileStatus
+from prflow.changes import ChangedFile, FileStatus
 from prflow.repo_models import RepoSpec
 from tests.support.fixtures_git import BIG_LINES, GitRepoBuilder, PullRequestRepo
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from activities.gitrepo import GitRepoReader, changed_files, mirror_dir, resolve_range
+from prflow.changes import FileStatus
 from prflow.errors import UserError
-from prflow.impact.models import FileStatus
 from prflow.repo_models import RepoSpec
 from tests.support.fixtures_git import PullRequestRepo
 

@@ -18,8 +18,7 @@ from activities.github import fetch_pull_request, resolve_pull_request
 from prflow.config import cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.github_models import PullRequestInfo
-from prflow.impact.models import PullRequestRef
-from prflow.pr_identifier import parse_pr_identifier
+from prflow.pr_identifier import PullRequestRef, parse_pr_identifier
 from tests.support.fake_github import FakeGitHub, Fault, running_fake_github
 from tests.support.fixtures_github import BareRepo, schema_violations
 

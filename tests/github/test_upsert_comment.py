@@ -11,7 +11,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.github import upsert_pr_comment
 from prflow.errors import USER_ERROR_TYPE
 from prflow.github_models import COMMENT_MAX_CHARS, CommentUpsertInput, CommentUpsertResult
-from prflow.impact.models import PullRequestRef
+from prflow.pr_identifier import PullRequestRef
 from prflow.store.blobs import put_text
 from tests.support.fake_github import FakeComment, FakeGitHub, Fault
 from tests.support.fixtures_github import FAKE_GITHUB_LOGIN

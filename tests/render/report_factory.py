@@ -4,30 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from prflow.impact.models import (
+from prflow.analysis.findings import (
     BreakingChange,
     BreakingKind,
-    ChangedFile,
     ConfigChange,
     ConfigTier,
     CoverageSummary,
-    FileCategory,
-    FileStatus,
-    FindingCategory,
     ImpactGraph,
+    StaleDocRef,
+    StaleReason,
+    TestGap,
+)
+from prflow.changes import ChangedFile, FileCategory, FileStatus, Totals
+from prflow.impact.models import (
+    FindingCategory,
     ImpactReport,
     LargePrStrategy,
     LlmFinding,
     LlmOutcome,
     LlmStatus,
-    PullRequestRef,
-    Severity,
-    StaleDocRef,
-    StaleReason,
-    TestGap,
-    Totals,
 )
 from prflow.impact.scoring import assess_risk
+from prflow.pr_identifier import PullRequestRef
+from prflow.severity import Severity
 
 
 def changed_files() -> list[ChangedFile]:

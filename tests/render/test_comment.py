@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from prflow.impact.models import ChangedFile, FileStatus, ImpactGraph
+from prflow.analysis.findings import ImpactGraph
+from prflow.changes import ChangedFile, FileStatus
 from prflow.render.comment import (
     CUT_NOTE,
     GITHUB_COMMENT_LIMIT,

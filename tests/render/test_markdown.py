@@ -6,19 +6,11 @@ import re
 
 import pytest
 
-from prflow.impact.models import (
-    BreakingChange,
-    BreakingKind,
-    ChangedFile,
-    FileStatus,
-    ImpactGraph,
-    LargePrStrategy,
-    LlmStatus,
-    RiskAssessment,
-    RiskLevel,
-    Severity,
-)
+from prflow.analysis.findings import BreakingChange, BreakingKind, ImpactGraph
+from prflow.changes import ChangedFile, FileStatus
+from prflow.impact.models import LargePrStrategy, LlmStatus, RiskAssessment, RiskLevel
 from prflow.render.markdown import render_markdown
+from prflow.severity import Severity
 from tests.render.report_factory import llm_outcome, make_report
 
 SECTION_HEADINGS = [

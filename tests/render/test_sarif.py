@@ -8,9 +8,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from prflow.impact.models import LlmStatus, Severity
-from prflow.impact.models import TestGap as SourceTestInfo
+from prflow.analysis.findings import TestGap as SourceTestInfo
+from prflow.impact.models import LlmStatus
 from prflow.render.sarif import render_sarif
+from prflow.severity import Severity
 from tests.render.report_factory import llm_outcome, make_report
 from tests.support.sarif_schema import sarif_schema
 

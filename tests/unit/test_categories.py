@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from prflow.analysis.categories import categorize, config_changes, config_tier
-from prflow.impact.models import ChangedFile, ConfigTier, FileCategory, FileStatus
+from prflow.analysis.findings import ConfigTier
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 
 SOURCE = FileCategory.source
 TEST = FileCategory.test

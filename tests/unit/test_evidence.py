@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from prflow.impact.evidence import partition_findings, verify_finding
-from prflow.impact.models import FindingCategory, LlmFinding, Severity
+from prflow.impact.models import FindingCategory, LlmFinding
+from prflow.severity import Severity
 
 SOURCE = """\
 import requests

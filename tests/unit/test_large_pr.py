@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from prflow.changes import ChangedFile, FileStatus
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy, reads_full_file
-from prflow.impact.models import ChangedFile, FileStatus
 
 
 def files(count: int, *, lines: int = 10) -> list[ChangedFile]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from prflow.errors import UserError
-from prflow.impact.models import PullRequestRef
-from prflow.pr_identifier import ACCEPTED_FORMS, parse_pr_identifier
+from prflow.pr_identifier import ACCEPTED_FORMS, PullRequestRef, parse_pr_identifier
 
 
 @pytest.mark.parametrize(

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from prflow.impact.models import (
+from prflow.analysis.findings import (
     BreakingChange,
     BreakingKind,
     ConfigChange,
     ConfigTier,
     CoverageSummary,
-    RiskAssessment,
-    RiskLevel,
-    Severity,
 )
+from prflow.impact.models import RiskAssessment, RiskLevel
 from prflow.impact.scoring import assess_risk
+from prflow.severity import Severity
 
 KIND_FOR = {
     Severity.high: BreakingKind.removed_export,
