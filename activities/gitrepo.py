@@ -273,9 +273,13 @@ def _resolve_ref(repo: GitRepo, ref: str, role: str) -> str:
     return sha
 
 
-def resolve_range(spec: RepoSpec, base: str, head: str) -> ResolvedRange:
-    """Pin ``base`` and ``head`` to commits and find where head forked from base."""
+def resolve_range(spec: RepoSpec, base: str | None, head: str) -> ResolvedRange:
+    """Pin ``base`` and ``head`` to commits and find where head forked from base.
+
+    Without a base, the PR convention: ``main``, else ``master`` (local or on origin).
+    """
     repo = open_repo(spec.location, refresh=True, pr_number=spec.pr_number)
+    base = base or default_base(repo)
     base_sha = _resolve_ref(repo, base, "base")
     head_sha = _resolve_ref(repo, head, "head")
     done = run_git(["merge-base", base_sha, head_sha], git_dir=repo.git_dir, ok_codes=(0, 1))
@@ -293,6 +297,14 @@ def resolve_range(spec: RepoSpec, base: str, head: str) -> ResolvedRange:
         head_sha=head_sha,
         merge_base_sha=_stdout(done),
     )
+
+
+def default_base(repo: GitRepo) -> str:
+    """``main``, else ``master`` (locally or on origin), as most PRs target them."""
+    for candidate in ("main", "master", "origin/main", "origin/master"):
+        if commit_of(repo, candidate) is not None:
+            return candidate
+    raise UserError(f"{repo.location} has no main or master branch; name the base with --base REF")
 
 
 def repo_for_range(r: ResolvedRange) -> GitRepo:

@@ -14,6 +14,7 @@ from typing import Any
 from temporalio import activity
 
 from activities.gitrepo import GitRepoReader, changed_files
+from activities.heartbeats import heartbeating
 from prflow import __version__
 from prflow.analysis.breaking import find_breaking_changes
 from prflow.analysis.categories import categorize, config_changes
@@ -24,7 +25,7 @@ from prflow.changes import ChangedFile, FileCategory, Totals
 from prflow.config import cached_settings
 from prflow.impact.evidence import partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
-from prflow.impact.llm_phase import context_message, parse_findings, system_prompt
+from prflow.impact.llm_phase import SUBMIT_TOOL, context_message, parse_findings, system_prompt
 from prflow.impact.models import ImpactReport
 from prflow.impact.run_models import ChangeSet, LlmContext, ReportRefs, StaticSummary
 from prflow.impact.scoring import assess_risk
@@ -36,12 +37,17 @@ from prflow.impact.stage_inputs import (
     VerifyInput,
     VerifyResult,
 )
+from prflow.llm.token_estimate import tool_schema_chars
 from prflow.render.comment import render_pr_comment
 from prflow.render.markdown import render_markdown
 from prflow.render.sarif import render_sarif
 from prflow.repo_models import ResolvedRange
 from prflow.severity import Severity
 from prflow.store.blobs import get_json, get_text, put_json, put_text
+from prflow.tools.registry import TOOL_SPECS
+
+INLINE_BUDGET_BYTES = 160 * 1024
+"""Renderings up to this size (together) travel in the workflow result, below 256 KiB."""
 
 
 def _db() -> str:
@@ -53,6 +59,7 @@ def _load_changes(changes: ChangeSet) -> list[ChangedFile]:
 
 
 @activity.defn(name="impact_changes")
+@heartbeating
 def collect_changes(rng: ResolvedRange) -> ChangeSet:
     """List the changed files with their categories and decide the large-PR strategy."""
     files = [f.model_copy(update={"category": categorize(f.path)}) for f in changed_files(rng)]
@@ -71,6 +78,7 @@ def collect_changes(rng: ResolvedRange) -> ChangeSet:
 
 
 @activity.defn(name="impact_static_analysis")
+@heartbeating
 def static_analysis(inp: StaticInput) -> StaticSummary:
     """Breaking changes, test gaps, impact graph, stale docs and config tiers, in code."""
     rng = inp.range
@@ -110,6 +118,7 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
 
 
 @activity.defn(name="impact_llm_context")
+@heartbeating
 def llm_context(inp: LlmContextInput) -> LlmContext:
     """Store the system prompt and the first user message for the agent."""
     db = _db()
@@ -123,15 +132,19 @@ def llm_context(inp: LlmContextInput) -> LlmContext:
         static_findings_json=static_json,
     )
     blocks = [{"type": "text", "text": message}]
+    tools = [*TOOL_SPECS, SUBMIT_TOOL]
     return LlmContext(
         system_key=put_text(db, system),
         system_chars=len(system),
         message_key=put_json(db, blocks),
         message_chars=len(message),
+        tools_key=put_json(db, [tool.model_dump() for tool in tools]),
+        tools_chars=tool_schema_chars(tools),
     )
 
 
 @activity.defn(name="impact_verify_findings")
+@heartbeating
 def verify_findings(inp: VerifyInput) -> VerifyResult:
     """Keep only model findings whose cited evidence exists at the cited place."""
     findings, malformed = parse_findings(inp.submitted)
@@ -144,6 +157,7 @@ def verify_findings(inp: VerifyInput) -> VerifyResult:
 
 
 @activity.defn(name="impact_build_report")
+@heartbeating
 def build_report(inp: BuildReportInput) -> ReportRefs:
     """Score the final findings in code and render every output format."""
     db = _db()
@@ -181,14 +195,32 @@ def build_report(inp: BuildReportInput) -> ReportRefs:
         llm=inp.llm,
         workflow_id=inp.workflow_id,
     )
+    outputs = {
+        "json": report.model_dump_json(indent=2),
+        "md": render_markdown(report),
+        "sarif": json.dumps(render_sarif(report, __version__), indent=2),
+    }
     return ReportRefs(
         score=risk.score,
         level=risk.level,
-        report_key=put_text(db, report.model_dump_json(indent=2)),
-        markdown_key=put_text(db, render_markdown(report)),
-        sarif_key=put_text(db, json.dumps(render_sarif(report, __version__), indent=2)),
+        report_key=put_text(db, outputs["json"]),
+        markdown_key=put_text(db, outputs["md"]),
+        sarif_key=put_text(db, outputs["sarif"]),
         comment_key=put_text(db, render_pr_comment(report)),
+        inline=small_outputs(outputs),
     )
+
+
+def small_outputs(outputs: dict[str, str], budget: int = INLINE_BUDGET_BYTES) -> dict[str, str]:
+    """The renderings that fit inline in a workflow result, smallest first."""
+    kept: dict[str, str] = {}
+    for name, text in sorted(outputs.items(), key=lambda item: len(item[1])):
+        size = len(text.encode("utf-8"))
+        if size > budget:
+            break
+        kept[name] = text
+        budget -= size
+    return kept
 
 
 def _text_at(reader: GitRepoReader, sha: str, path: str) -> str | None:

@@ -3,9 +3,12 @@
 The agent loop in workflow code calls this once per model turn. Temporal owns
 retrying (the SDK's own retries are off), so every failure leaves here
 classified: retryable with the API's ``retry-after`` as the next delay, or
-non-retryable with the API's message. Every attempt, whatever its outcome,
-writes one ledger row, because failed attempts cost time and budgets are
-enforced from the ledger.
+non-retryable with the API's message. Every attempt writes one ledger row
+before its request leaves (``sent``, at its worst-case cost) and completes it
+with the outcome, so an attempt cut off by a dead worker is still accounted.
+
+The conversation arrives as a transcript key; the answer is stored and a new
+transcript key returned, so workflow history carries keys, not messages.
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from prflow.config import Settings, cached_settings
+from prflow.agent.budget import worst_case_usd
+from prflow.agent.transcript import content_chars, elide_tool_results
+from prflow.config import PriceRow, Settings, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
-from prflow.llm.cache_control import mark_last_tool, mark_previous_prefix, system_blocks
+from prflow.llm.cache_control import mark_conversation, mark_last_tool, system_blocks
 from prflow.llm.errors import is_retryable_status, retry_after_seconds
-from prflow.llm.messages import LlmCallInput, LlmCallResult, ToolCall, Usage
+from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
 from prflow.llm.pricing import price_for, usd_for
+from prflow.llm.token_estimate import tokens_for_chars
+from prflow.llm.usage import Usage
 from prflow.store.blobs import BlobNotFound, get_json, get_text, put_json
-from prflow.store.ledger import SUCCESS, LlmAttempt, record_attempt
+from prflow.store.ledger import SENT, SUCCESS, LlmAttempt, complete_attempt, record_sent
+from prflow.store.transcripts import load_transcript, store_transcript
 
 if TYPE_CHECKING:  # the SDK takes ~2 s to import: only runs that call the model pay for it
     import anthropic
@@ -46,6 +54,7 @@ class _AttemptRecord:
 
     usage: Usage = field(default_factory=Usage)
     usd: float = 0.0
+    worst_case_usd: float = 0.0
     latency_ms: int = 0
 
 
@@ -62,31 +71,36 @@ async def llm_call(inp: LlmCallInput) -> LlmCallResult:
     db_url = settings.resolved_database_url()
     record = _AttemptRecord()
     try:
-        result = await _attempt(inp, settings, db_url, record)
+        price = inp.price or price_for(inp.model, settings.models.prices)
+        result = await _attempt(inp, settings, db_url, price, record)
     except asyncio.CancelledError as exc:
-        await _record(db_url, inp, record, type(exc).__name__, "activity cancelled")
+        await _complete(db_url, inp, record, type(exc).__name__, "activity cancelled")
         raise
     except Exception as exc:
         failure = _as_application_error(exc)
-        await _record(db_url, inp, record, failure.type or type(exc).__name__, failure.message)
+        await _complete(db_url, inp, record, failure.type or type(exc).__name__, failure.message)
         if failure is exc:
             raise
         raise failure from exc
-    await _record(db_url, inp, record, SUCCESS, None)
+    await _complete(db_url, inp, record, SUCCESS, None)
     return result
 
 
 async def _attempt(
-    inp: LlmCallInput, settings: Settings, db_url: str, record: _AttemptRecord
+    inp: LlmCallInput, settings: Settings, db_url: str, price: PriceRow, record: _AttemptRecord
 ) -> LlmCallResult:
-    price = price_for(inp.model, settings.models.prices)
     api_key = os.environ.get(API_KEY_ENV)
     if not api_key:
         raise UserError(
             f"{API_KEY_ENV} is not set in the worker's environment: export it before "
             "starting the worker, or run without a model (static mode)."
         )
-    request = await asyncio.to_thread(_build_request, inp, db_url)
+    transcript = await asyncio.to_thread(_load_transcript, inp, db_url)
+    request = await asyncio.to_thread(_build_request, inp, transcript, db_url)
+    record.worst_case_usd = worst_case_usd(
+        price, tokens_for_chars(content_chars([request])), inp.max_tokens
+    )
+    await asyncio.to_thread(record_sent, db_url, _row(inp, record, SENT, None))
     import anthropic
 
     client = anthropic.AsyncAnthropic(
@@ -106,6 +120,8 @@ async def _attempt(
     raw_blocks = [block.to_dict(mode="json", warnings=False) for block in message.content]
     stored = [_storable_block(block) for block in raw_blocks]
     assistant_key = await asyncio.to_thread(put_json, db_url, stored)
+    grown = [*transcript, MessageRef(role="assistant", blob_key=assistant_key)]
+    transcript_key = await asyncio.to_thread(store_transcript, db_url, grown)
     return LlmCallResult(
         stop_reason=message.stop_reason or "unknown",
         assistant_key=assistant_key,
@@ -115,25 +131,34 @@ async def _attempt(
         usd=record.usd,
         model=message.model,
         latency_ms=record.latency_ms,
+        transcript_key=transcript_key,
+        transcript_len=len(grown),
     )
 
 
-def _build_request(inp: LlmCallInput, db_url: str) -> dict[str, Any]:
+def _load_transcript(inp: LlmCallInput, db_url: str) -> list[MessageRef]:
+    if inp.transcript_key is not None:
+        return load_transcript(db_url, inp.transcript_key)
+    return list(inp.messages)
+
+
+def _build_request(inp: LlmCallInput, transcript: list[MessageRef], db_url: str) -> dict[str, Any]:
     """Resolve the blobs into Messages API parameters, cache breakpoints in place.
 
     No sampling parameters are sent: current models reject non-default ones.
     """
-    messages = [
-        {"role": ref.role, "content": get_json(db_url, ref.blob_key)} for ref in inp.messages
-    ]
+    messages = [{"role": ref.role, "content": get_json(db_url, ref.blob_key)} for ref in transcript]
     request: dict[str, Any] = {
         "model": inp.model,
         "max_tokens": inp.max_tokens,
         "system": system_blocks(get_text(db_url, inp.system_key)),
-        "messages": mark_previous_prefix(messages),
+        "messages": mark_conversation(elide_tool_results(messages, inp.elide_before)),
     }
-    if inp.tools:
-        request["tools"] = mark_last_tool([tool.model_dump() for tool in inp.tools])
+    tools = [tool.model_dump() for tool in inp.tools]
+    if inp.tools_key is not None:
+        tools = list(get_json(db_url, inp.tools_key))
+    if tools:
+        request["tools"] = mark_last_tool(tools)
     return request
 
 
@@ -210,11 +235,9 @@ def _as_application_error(exc: Exception) -> ApplicationError:
     return ApplicationError(str(exc) or type(exc).__name__, type=type(exc).__name__)
 
 
-async def _record(
-    db_url: str, inp: LlmCallInput, record: _AttemptRecord, outcome: str, error: str | None
-) -> None:
+def _row(inp: LlmCallInput, record: _AttemptRecord, outcome: str, error: str | None) -> LlmAttempt:
     info = activity.info()
-    row = LlmAttempt(
+    return LlmAttempt(
         workflow_id=info.workflow_id or "",
         run_id=info.workflow_run_id or "",
         activity_id=info.activity_id,
@@ -222,15 +245,18 @@ async def _record(
         workflow_kind=inp.workflow_kind,
         phase=inp.phase,
         model=inp.model,
-        input_tokens=record.usage.input_tokens,
-        output_tokens=record.usage.output_tokens,
-        cache_write_tokens=record.usage.cache_write_tokens,
-        cache_read_tokens=record.usage.cache_read_tokens,
+        **record.usage.model_dump(),
         usd=record.usd,
+        worst_case_usd=record.worst_case_usd,
         latency_ms=record.latency_ms,
         outcome=outcome,
         error=error,
         repo=inp.repo,
         pr_number=inp.pr_number,
     )
-    await asyncio.to_thread(record_attempt, db_url, row)
+
+
+async def _complete(
+    db_url: str, inp: LlmCallInput, record: _AttemptRecord, outcome: str, error: str | None
+) -> None:
+    await asyncio.to_thread(complete_attempt, db_url, _row(inp, record, outcome, error))

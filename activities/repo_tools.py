@@ -7,12 +7,11 @@ infrastructure failures fail the activity (and are retried by Temporal).
 
 from __future__ import annotations
 
-import asyncio
-
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.gitrepo import GitRepoReader, resolve_range
+from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.repo_models import ResolvedRange, ResolveRangeInput, ToolCallInput, ToolCallOutput
@@ -28,10 +27,11 @@ def _user_failure(exc: UserError) -> ApplicationError:
 
 
 @activity.defn(name="repo_resolve_range")
-async def resolve_range_activity(inp: ResolveRangeInput) -> ResolvedRange:
+@heartbeating
+def resolve_range_activity(inp: ResolveRangeInput) -> ResolvedRange:
     """Pin base and head to commits (fetching a remote mirror first)."""
     try:
-        return await asyncio.to_thread(resolve_range, inp.spec, inp.base, inp.head)
+        return resolve_range(inp.spec, inp.base, inp.head)
     except UserError as exc:
         raise _user_failure(exc) from exc
 
@@ -57,9 +57,10 @@ def _call_tool(inp: ToolCallInput) -> ToolCallOutput:
 
 
 @activity.defn(name="repo_tool")
-async def run_repo_tool(inp: ToolCallInput) -> ToolCallOutput:
+@heartbeating
+def run_repo_tool(inp: ToolCallInput) -> ToolCallOutput:
     """Run one of the six read-only tools against the range's commits."""
     try:
-        return await asyncio.to_thread(_call_tool, inp)
+        return _call_tool(inp)
     except UserError as exc:
         raise _user_failure(exc) from exc

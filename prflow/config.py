@@ -54,6 +54,13 @@ class TemporalSettings(BaseModel):
     llm_max_activities_per_second: float | None = Field(
         default=None, description="Rate limit of the LLM task queue across all workers"
     )
+    warm_seconds: float = Field(
+        default_factory=lambda: 0.0 if os.environ.get("CI") else 900.0,
+        ge=0,
+        description="Embedded mode: keep a dev server and workers this long after the last "
+        "run, so the next one starts at once (0: start and stop them with every command; "
+        "the default in CI)",
+    )
 
 
 class PriceRow(BaseModel):
@@ -124,6 +131,17 @@ class BudgetSettings(BaseModel):
     )
 
 
+class PhaseSettings(BaseModel):
+    """Overrides for one model phase of one kind: ``[phases.<kind>.<phase>]`` in TOML."""
+
+    model: str | None = Field(default=None, description="Tier (budget/mid/premium) or model id")
+    usd: float | None = Field(default=None, ge=0)
+    tokens: int | None = Field(default=None, ge=0)
+    iterations: int | None = Field(default=None, ge=0)
+    wall_clock_seconds: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+
 class Settings(BaseSettings):
     """All prflow settings. Build with :func:`load_settings`."""
 
@@ -141,6 +159,10 @@ class Settings(BaseSettings):
     )
     models: ModelSettings = Field(default_factory=ModelSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    phases: dict[str, dict[str, PhaseSettings]] = Field(
+        default_factory=dict,
+        description="Per kind and phase: model and caps, e.g. [phases.review.reviewers]",
+    )
     github_api_url: str = Field(
         default="https://api.github.com",
         validation_alias=AliasChoices("PRFLOW_GITHUB_API_URL", "GITHUB_API_URL", "github_api_url"),

@@ -36,7 +36,7 @@ class ResolveRangeInput(BaseModel):
     """Input of the ``repo_resolve_range`` activity."""
 
     spec: RepoSpec
-    base: str
+    base: str | None = Field(default=None, description="None: main, else master")
     head: str
 
 

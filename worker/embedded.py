@@ -1,16 +1,24 @@
 """The Temporal a CLI command runs against, with zero setup by default.
 
-Resolution order: a configured cluster (``TEMPORAL_ADDRESS``) is used as is
-and is expected to have its own ``prflow worker`` fleet; otherwise a dev
-server already listening on the embedded port (``prflow server`` in another
-terminal) is reused; otherwise a dev server is started for the duration of the
-command. In the local cases the command also runs the workers in-process, so
-one ``prflow impact ...`` works end to end on a laptop.
+Resolution order:
+
+1. ``TEMPORAL_ADDRESS`` set: a cluster, used as is; its own ``prflow worker``
+   fleet serves the configured queues.
+2. Otherwise, a warm worker (see :mod:`worker.warm`) started with the same
+   settings, secrets and code: the command is only a client on its queues.
+   The first such command starts it (unless ``warm_seconds`` is 0).
+3. Otherwise the command serves itself: it reuses a dev server on the embedded
+   port (``prflow server``, or a warm worker of another environment) or starts
+   one for its duration, and runs in-process workers on task queues private
+   to this process, so two commands with different environments (one with an
+   API key, one without) never serve each other's activities.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -19,6 +27,7 @@ from temporalio.runtime import Runtime as TemporalCoreRuntime
 
 from prflow.config import Settings
 from prflow.errors import UserError
+from worker import warm
 from worker.client import connect, embedded_address
 from worker.devserver import DevServer, frontend_port_in_use_error, port_is_free
 from worker.runner import running_workers
@@ -27,12 +36,18 @@ from worker.search_attributes import ensure_registered
 
 @dataclass(frozen=True)
 class Runtime:
-    """A connected client plus where it points; ``ui_url`` is None for external clusters."""
+    """A connected client, where it points, and the settings (queues) a run must use."""
 
     client: Client
     address: str
     ui_url: str | None
     embedded: bool
+    settings: Settings
+    serves_queue: bool = False  # a worker this command started or found serves the run's queues
+
+    @property
+    def task_queue(self) -> str:
+        return self.settings.temporal.task_queue
 
 
 def embedded_ui_url(settings: Settings) -> str:
@@ -59,6 +74,57 @@ async def connect_local_server(
     return client
 
 
+def private_queues(settings: Settings) -> Settings:
+    """A copy of ``settings`` whose task queues only this process serves."""
+    private = settings.model_copy(deep=True)
+    base = f"prflow-cli-{os.getpid()}-{secrets.token_hex(3)}"
+    private.temporal.task_queue = base
+    private.temporal.llm_task_queue = f"{base}-llm"
+    private.temporal.github_task_queue = f"{base}-github"
+    return private
+
+
+def _on_warm_queues(settings: Settings, state: warm.WarmState) -> Settings:
+    shared = settings.model_copy(deep=True)
+    shared.temporal.task_queue = state.queues["main"]
+    shared.temporal.llm_task_queue = state.queues["llm"]
+    shared.temporal.github_task_queue = state.queues["github"]
+    return shared
+
+
+async def _is_busy(settings: Settings, state: warm.WarmState) -> bool:
+    """Whether a warm worker still has runs in flight (then it must not be replaced)."""
+    try:
+        client = await connect(settings, state.address, within_seconds=5.0)
+        query = f'TaskQueue = "{state.queues["main"]}" AND ExecutionStatus = "Running"'
+        return (await client.count_workflows(query)).count > 0
+    except Exception:
+        return True  # cannot tell: leave it alone
+
+
+async def _warm_worker_for(settings: Settings) -> warm.WarmState | None:
+    """A warm worker serving exactly these settings, started if allowed and none runs.
+
+    A warm worker of another environment is replaced only when it is idle;
+    while it has runs in flight, this command serves itself instead.
+    """
+    wanted = warm.fingerprint(settings)
+    with warm.start_lock():
+        state = warm.read_state()
+        if state is not None and state.fingerprint == wanted:
+            warm.touch()
+            return state
+        if settings.temporal.warm_seconds <= 0:
+            return None
+        if state is not None and (await _is_busy(settings, state) or not warm.stop(state)):
+            return None
+        if not port_is_free(settings.temporal.embedded_port):
+            return None  # a `prflow server` runs here: keep the one-shot behaviour
+        state = warm.spawn(settings)
+        warm.touch()
+        return state
+
+
 @contextlib.asynccontextmanager
 async def temporal_runtime(
     settings: Settings,
@@ -66,30 +132,51 @@ async def temporal_runtime(
     with_worker: bool = True,
     worker_on_cluster: bool = False,
 ) -> AsyncIterator[Runtime]:
-    """Connect (starting a dev server if needed) and run workers for the block.
+    """Connect (starting what is needed) and make sure something serves the run's queues.
 
-    ``with_worker`` runs in-process workers on a local server; against a
-    configured cluster they run only when ``worker_on_cluster`` is also set.
-    On exit the workers stop first, then any server this call started.
+    ``with_worker`` lets the command serve its own queues when nothing else
+    does; against a configured cluster it does so only if ``worker_on_cluster``.
+    On exit, workers this call started stop first, then any server it started.
     """
     async with contextlib.AsyncExitStack() as stack:
         if settings.temporal.address:
             client = await connect(settings)
-            runtime = Runtime(client, settings.temporal.address, ui_url=None, embedded=False)
-            run_worker = with_worker and worker_on_cluster
-        else:
-            existing = await connect_local_server(settings)
-            if existing is None:
-                server = DevServer.from_settings(settings)
-                await server.start()
-                stack.push_async_callback(server.stop)
-                client = await connect(settings, server.address)
-            else:
-                client = existing
-            runtime = Runtime(
-                client, embedded_address(settings), embedded_ui_url(settings), embedded=True
+            serve = with_worker and worker_on_cluster
+            if serve:
+                await stack.enter_async_context(running_workers(client, settings))
+            yield Runtime(
+                client, settings.temporal.address, None, False, settings, serves_queue=serve
             )
-            run_worker = with_worker
-        if run_worker:
-            await stack.enter_async_context(running_workers(client, settings))
-        yield runtime
+            return
+        state = await _warm_worker_for(settings) if with_worker else None
+        if state is not None:
+            client = await connect(settings, state.address)
+            yield Runtime(
+                client,
+                state.address,
+                state.ui_url,
+                True,
+                _on_warm_queues(settings, state),
+                serves_queue=True,
+            )
+            warm.touch()
+            return
+        existing = await connect_local_server(settings)
+        if existing is None:
+            server = DevServer.from_settings(settings)
+            await server.start()
+            stack.push_async_callback(server.stop)
+            client = await connect(settings, server.address)
+        else:
+            client = existing
+        own = private_queues(settings) if with_worker else settings
+        if with_worker:
+            await stack.enter_async_context(running_workers(client, own))
+        yield Runtime(
+            client,
+            embedded_address(settings),
+            embedded_ui_url(settings),
+            True,
+            own,
+            serves_queue=with_worker,
+        )

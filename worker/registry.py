@@ -1,5 +1,8 @@
-"""What each task queue serves: the one place workflows and activities are listed.
+"""What each task queue serves, read from the kind declarations.
 
+The platform's own workflows and activities (the agent child workflow, model
+calls, repository tools, GitHub writes) serve every kind; each kind adds its
+workflow and activities through its declaration in :mod:`prflow.registry`.
 Imports happen inside the functions so ``prflow --help`` does not load every
 workflow module (and its dependencies) just to print usage.
 """
@@ -8,25 +11,35 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
-from enum import StrEnum
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 from temporalio import activity
 
 from prflow.config import Settings
+from prflow.kinds import KindDeclaration, QueueRole, import_path
+from prflow.registry import KINDS
 
-WORKFLOWS: list[type] = []
-"""Extra workflow classes registered on the main task queue (besides :func:`workflows`)."""
+PLATFORM_WORKFLOWS: tuple[str, ...] = (
+    "workflows.agent_workflow:AgentWorkflow",
+    "workflows.blob_read:BlobReadWorkflow",
+)
+"""Workflows every kind may use: a child agent, and reading a stored report."""
 
-
-class QueueRole(StrEnum):
-    """Task queues are split by the resource their activities consume."""
-
-    MAIN = "main"  # workflows, git snapshots, static analysis, test runs
-    LLM = "llm"  # model calls: rate-limited across the fleet
-    GITHUB = "github"  # GitHub writes: separate so API quotas cannot stall analysis
+PLATFORM_ACTIVITIES: dict[QueueRole, tuple[str, ...]] = {
+    QueueRole.MAIN: (
+        "activities.agent_messages:compose_message",
+        "activities.repo_tools:resolve_range_activity",
+        "activities.repo_tools:run_repo_tool",
+        "activities.blobs:read_blob_chunk",
+    ),
+    QueueRole.LLM: ("activities.llm:llm_call", "activities.llm:llm_configured"),
+    QueueRole.GITHUB: (
+        "activities.github:resolve_pull_request",
+        "activities.github:upsert_pr_comment",
+    ),
+}
 
 
 class WorkerInfo(BaseModel):
@@ -63,30 +76,36 @@ def role_of(queue: str, settings: Settings) -> QueueRole:
     raise ValueError(f"{queue!r} is not one of the configured task queues")
 
 
-def workflows() -> list[type]:
-    """All workflow classes the main queue runs."""
-    from workflows.impact import ImpactWorkflow
+def workflows(kinds: Sequence[KindDeclaration] = KINDS) -> list[type]:
+    """Every workflow class the main queue runs: the platform's and each kind's."""
+    paths = [*PLATFORM_WORKFLOWS]
+    for kind in kinds:
+        paths += [kind.workflow, *kind.extra_workflows]
+    return [import_path(path) for path in dict.fromkeys(paths)]
 
-    return [ImpactWorkflow, *WORKFLOWS]
+
+def _flatten(found: Any) -> Iterable[Callable[..., Any]]:
+    if isinstance(found, list | tuple):
+        return list(found)
+    return [found]
 
 
-def activities_for(queue: str, settings: Settings) -> list[Callable[..., Any]]:
-    """Activities the worker for ``queue`` registers."""
-    from activities.agent_messages import compose_message
-    from activities.github import resolve_pull_request, upsert_pr_comment
-    from activities.impact_analysis import IMPACT_ACTIVITIES
-    from activities.llm import llm_call, llm_configured
-    from activities.repo_tools import resolve_range_activity, run_repo_tool
-
+def activities_for(
+    queue: str, settings: Settings, kinds: Sequence[KindDeclaration] = KINDS
+) -> list[Callable[..., Any]]:
+    """Activities the worker for ``queue`` registers: the platform's and each kind's."""
     role = role_of(queue, settings)
-    by_role: dict[QueueRole, list[Callable[..., Any]]] = {
-        QueueRole.MAIN: [
-            compose_message,
-            resolve_range_activity,
-            run_repo_tool,
-            *IMPACT_ACTIVITIES,
-        ],
-        QueueRole.LLM: [llm_call, llm_configured],
-        QueueRole.GITHUB: [resolve_pull_request, upsert_pr_comment],
-    }
-    return [describe_worker, *by_role[role]]
+    paths = list(PLATFORM_ACTIVITIES.get(role, ()))
+    for kind in kinds:
+        paths += list(kind.activities.get(role, ()))
+    found: dict[str, Callable[..., Any]] = {}
+    for path in dict.fromkeys(paths):
+        for function in _flatten(import_path(path)):
+            found[activity_name(function)] = function
+    return [describe_worker, *found.values()]
+
+
+def activity_name(function: Callable[..., Any]) -> str:
+    """The name an activity is registered under."""
+    definition = getattr(function, "__temporal_activity_definition", None)
+    return str(definition.name) if definition is not None else function.__name__

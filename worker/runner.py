@@ -23,7 +23,8 @@ from temporalio.worker import Worker
 
 from prflow import __version__
 from prflow.config import Settings
-from worker.registry import QueueRole, activities_for, queue_names, workflows
+from prflow.kinds import QueueRole
+from worker.registry import activities_for, queue_names, workflows
 
 GRACEFUL_SHUTDOWN = timedelta(seconds=30)
 """How long running activities get to finish after a stop request before cancellation."""

@@ -1,10 +1,8 @@
-"""Custom search attributes that make prflow runs findable in the Temporal Web UI.
+"""Registering prflow's search attributes on a Temporal server.
 
-Workflows upsert these as they progress, so an operator can filter
-``Repo = "acme/api" AND RiskLevel = "critical"`` or sort by ``CostUSD``. The
-server must know each attribute before a workflow may set it, so every way
-prflow reaches a server (dev server flags, :func:`ensure_registered`) registers
-the same :data:`ALL_KEYS`.
+The keys are defined in :mod:`prflow.search_attributes`; this module makes a
+server know them: every key the common set or any kind declares, through the
+dev server's flags or the operator service on a cluster.
 """
 
 from __future__ import annotations
@@ -20,23 +18,19 @@ from temporalio.api.operatorservice.v1 import (
 from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 
-REPO = SearchAttributeKey.for_keyword("Repo")
-PR = SearchAttributeKey.for_int("PR")
-KIND = SearchAttributeKey.for_keyword("Kind")
-PHASE = SearchAttributeKey.for_keyword("Phase")
-RISK_SCORE = SearchAttributeKey.for_int("RiskScore")
-RISK_LEVEL = SearchAttributeKey.for_keyword("RiskLevel")
-COST_USD = SearchAttributeKey.for_float("CostUSD")
+from prflow.registry import KINDS
+from prflow.search_attributes import COMMON_KEYS
 
-ALL_KEYS: list[SearchAttributeKey[Any]] = [
-    REPO,
-    PR,
-    KIND,
-    PHASE,
-    RISK_SCORE,
-    RISK_LEVEL,
-    COST_USD,
-]
+
+def declared_keys() -> list[SearchAttributeKey[Any]]:
+    """The common keys plus every kind's own, each once."""
+    keys = {key.name: key for key in COMMON_KEYS}
+    for kind in KINDS:
+        keys.update({key.name: key for key in kind.search_attributes})
+    return list(keys.values())
+
+
+ALL_KEYS: list[SearchAttributeKey[Any]] = declared_keys()
 
 _DEV_SERVER_TYPE_NAMES = {
     IndexedValueType.INDEXED_VALUE_TYPE_TEXT: "Text",

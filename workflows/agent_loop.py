@@ -1,11 +1,12 @@
 """The one agent tool-use loop every workflow uses.
 
-Each model turn is an ``llm_call`` activity and each tool call is an activity
-chosen by the caller, so a crash resumes after the last finished turn without
-paying for it again. Before every model call the loop checks the phase budget
-against the call's worst case; when a cap is reached it waits (if allowed) for
-an operator to raise it through the workflow's update, else it stops and says
-why. Tool failures go back to the model as error results.
+Each model turn is an ``llm_call`` activity and each tool call is an activity,
+so a crash resumes after the last finished turn without paying for it again.
+The loop's whole state is an :class:`~prflow.agent.state.AgentState`, so it can
+stop between any two turns (for continue-as-new) and carry on from that state.
+Before every model call it checks the agent's budget against the call's worst
+case; when a cap is reached it waits (if allowed) for an operator to raise it,
+else it stops and says why. Tool failures go back to the model as error results.
 """
 
 from __future__ import annotations
@@ -14,29 +15,31 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
-from pydantic import BaseModel, Field
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.agent_messages import (
-        ComposedMessage,
-        ComposeInput,
-        ToolResultPart,
-        compose_message,
-    )
-    from prflow.agent_outcome import AgentOutcome, StopReason
-    from prflow.budget import LimitKind, PhaseBudget, Verdict, check_call
-    from prflow.config import PriceRow
-    from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall, ToolSpec
-    from prflow.llm.token_estimate import estimate_input_tokens, tokens_for_chars
+    from activities.agent_messages import compose_message
+    from activities.llm import llm_call
+    from activities.repo_tools import run_repo_tool
+    from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, raised
+    from prflow.agent.economy import next_elision_point
+    from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
+    from prflow.agent.outcome import AgentOutcome, StopReason
+    from prflow.agent.state import AgentState
+    from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
+    from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
+    from prflow.repo_models import ToolCallInput, ToolCallOutput
+    from prflow.run_progress import AgentProgress, PhaseState
 
 CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
     "more briefly, and finish by calling the submit tool if one is available."
 )
-
+TOOL_TIMEOUT = timedelta(minutes=2)
+TOOL_HEARTBEAT = timedelta(seconds=30)
+TOOL_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
 
 _STOP_FOR_LIMIT = {
     LimitKind.iterations: StopReason.iterations,
@@ -45,210 +48,298 @@ _STOP_FOR_LIMIT = {
     LimitKind.tokens: StopReason.budget_tokens,
 }
 
-
-class LlmCallPolicy(BaseModel):
-    """Timeouts and retries of model calls, fixed when the run starts."""
-
-    task_queue: str
-    request_timeout_seconds: float = 120.0
-    heartbeat_timeout_seconds: float = 30.0
-    max_attempts: int = 5
-
-
-class AgentConfig(BaseModel):
-    """Everything one agent run needs; all values are decided before the loop starts."""
-
-    workflow_kind: str
-    phase: str
-    model: str
-    price: PriceRow
-    max_tokens: int = 4096
-    system_key: str
-    system_chars: int
-    initial_message_key: str
-    initial_chars: int
-    tools: list[ToolSpec] = Field(default_factory=list)
-    terminal_tool: str | None = None
-    llm: LlmCallPolicy
-    raise_wait_seconds: float = 0.0
-    repo: str | None = None
-    pr_number: int | None = None
-
-
 ToolRunner = Callable[[ToolCall], Awaitable[ToolResultPart]]
 
 
 class AgentLoop:
-    """Runs one conversation to a final answer, a terminal tool call, or a limit."""
+    """Runs one conversation to a final answer, a terminal tool call, a limit, or a pause.
+
+    ``run()`` returns None when ``may_pause`` is set and the loop stopped at a
+    turn boundary because the SDK suggested continue-as-new or the run reached
+    ``turns_per_run``; :attr:`state` then holds everything needed to go on.
+    """
 
     def __init__(
         self,
-        config: AgentConfig,
-        budget: PhaseBudget,
-        run_tool: ToolRunner,
+        state: AgentState,
+        run_tool: ToolRunner | None = None,
+        *,
         on_turn: Callable[[], Awaitable[None]] | None = None,
+        on_wait: Callable[[], Awaitable[None]] | None = None,
+        may_pause: bool = False,
     ) -> None:
-        self._config = config
-        self._budget = budget
-        self._run_tool = run_tool
+        self.state = state
+        self._run_tool = run_tool or self._run_backend_tool
         self._on_turn = on_turn
+        self._on_wait = on_wait
+        self._may_pause = may_pause
         self.waiting_reason: str | None = None
+        self.finished: AgentOutcome | None = None
 
-    async def run(self) -> AgentOutcome:
-        cfg = self._config
-        started = workflow.now()
-        messages = [MessageRef(role="user", blob_key=cfg.initial_message_key)]
-        next_prompt_tokens = estimate_input_tokens(cfg.system_chars, cfg.tools, cfg.initial_chars)
+    # ------------------------------------------------------------------ queries
 
-        def verdict() -> Verdict:
-            elapsed = (workflow.now() - started).total_seconds()
-            return check_call(
-                self._budget,
-                price=cfg.price,
-                estimated_input_tokens=next_prompt_tokens,
-                max_tokens=cfg.max_tokens,
-                elapsed_seconds=elapsed,
+    def progress(self) -> AgentProgress:
+        """Where this agent stands, for the host's ``progress`` query."""
+        st = self.state
+        if self.finished is None:
+            state, detail = PhaseState.running, ""
+        else:
+            done = self.finished.completed
+            state = PhaseState.done if done else PhaseState.failed
+            detail = self.finished.detail or self.finished.stop.value
+        return AgentProgress(
+            name=st.spec.name,
+            phase=st.spec.phase,
+            state=state,
+            turns=st.budget.spent.iterations,
+            spent=st.budget.spent,
+            caps=st.budget.caps,
+            waiting_for_budget=self.waiting_reason,
+            detail=detail,
+            runs=st.runs,
+        )
+
+    def raise_caps(self, change: BudgetRaise) -> None:
+        """Lift this agent's caps (a raise addressed to its name or phase, or to all)."""
+        if self.state.budget.answers_to(change.phase):
+            self.state.budget.caps = raised(self.state.budget.caps, change)
+
+    # ------------------------------------------------------------------ the loop
+
+    async def run(self) -> AgentOutcome | None:
+        st, spec = self.state, self.state.spec
+        if st.started_at is None:
+            st.started_at = workflow.now()
+        if st.next_prompt_tokens == 0:
+            st.next_prompt_tokens = estimate_prompt_tokens(
+                spec.system_chars, spec.tools_chars, len(spec.tool_names), spec.initial_chars
             )
-
         while True:
-            check = verdict()
-            if (
-                not check.allowed
-                and cfg.raise_wait_seconds > 0
-                and check.limit != LimitKind.wall_clock
-            ):
-                check = await self._wait_for_raise(check, verdict)
+            if self._should_pause():
+                return None
+            check = self._verdict()
+            may_wait = spec.plan.raise_wait_seconds > 0 and check.limit != LimitKind.wall_clock
+            if not check.allowed and may_wait:
+                check = await self._wait_for_raise(check)
             if not check.allowed:
                 assert check.limit is not None
-                return self._outcome(_STOP_FOR_LIMIT[check.limit], check.reason, messages)
+                return self._finish(_STOP_FOR_LIMIT[check.limit], check.reason)
 
             try:
-                result = await self._call_model(messages)
+                result = await self._call_model()
             except ActivityError as err:
-                return self._outcome(StopReason.llm_error, _failure_message(err), messages)
+                return self._finish(StopReason.llm_error, _failure_message(err))
 
-            self._account(result)
-            messages.append(MessageRef(role="assistant", blob_key=result.assistant_key))
+            st.budget.spent.add_turn(result.usage, result.usd)
+            st.turns_this_run += 1
+            self._append(MessageRef(role="assistant", blob_key=result.assistant_key), result)
             if self._on_turn is not None:
                 await self._on_turn()
 
             terminal = next(
                 (
-                    c
-                    for c in result.tool_calls
-                    if c.name == cfg.terminal_tool and c.input is not None
+                    call
+                    for call in result.tool_calls
+                    if call.name == spec.terminal_tool and call.input is not None
                 ),
                 None,
             )
             if terminal is not None:
-                outcome = self._outcome(StopReason.terminal_tool, "", messages, result.text)
+                outcome = self._finish(StopReason.terminal_tool, "", result.text)
                 outcome.terminal_input = terminal.input
                 return outcome
 
             if result.tool_calls:
                 parts = await asyncio.gather(*(self._answer_tool(c) for c in result.tool_calls))
-                follow_up = await self._compose(ComposeInput(tool_results=list(parts)))
+                follow_up = await self._compose(
+                    tool_results=list(parts),
+                    cap=spec.economy.max_tool_result_chars_per_turn,
+                )
             elif result.stop_reason == "max_tokens":
-                follow_up = await self._compose(ComposeInput(text=CONTINUE_PROMPT))
+                follow_up = await self._compose(text=CONTINUE_PROMPT)
             else:
-                return self._outcome(StopReason.final_answer, "", messages, result.text)
-            messages.append(MessageRef(role="user", blob_key=follow_up.key))
-            next_prompt_tokens = (
+                return self._finish(StopReason.final_answer, "", result.text)
+            self._append(MessageRef(role="user", blob_key=follow_up.key), follow_up)
+            st.next_prompt_tokens = (
                 result.usage.prompt_tokens
                 + result.usage.output_tokens
                 + tokens_for_chars(follow_up.chars)
             )
+            st.elide_before = next_elision_point(
+                st.elide_before, st.transcript_len, st.next_prompt_tokens, spec.economy
+            )
 
-    async def _wait_for_raise(self, check: Verdict, verdict: Callable[[], Verdict]) -> Verdict:
-        """Park the loop until an update raises the cap or the wait runs out."""
+    def next_run_state(self) -> AgentState:
+        """The state a continue-as-new run starts from."""
+        return self.state.model_copy(
+            update={"runs": self.state.runs + 1, "turns_this_run": 0}, deep=True
+        )
+
+    # ------------------------------------------------------------------ steps
+
+    def _should_pause(self) -> bool:
+        if not self._may_pause or self.state.turns_this_run == 0:
+            return False
+        if self.state.turns_this_run >= self.state.spec.turns_per_run:
+            return True
+        return workflow.info().is_continue_as_new_suggested()
+
+    def _verdict(self) -> Verdict:
+        st = self.state
+        assert st.started_at is not None
+        return check_call(
+            st.budget,
+            price=st.spec.plan.price,
+            estimated_input_tokens=st.next_prompt_tokens,
+            max_tokens=st.spec.plan.max_tokens,
+            elapsed_seconds=(workflow.now() - st.started_at).total_seconds(),
+        )
+
+    async def _wait_for_raise(self, check: Verdict) -> Verdict:
+        """Park the loop until a raise lifts the cap or the wait runs out."""
         self.waiting_reason = check.reason
+        if self._on_wait is not None:
+            await self._on_wait()
         try:
             await workflow.wait_condition(
-                lambda: verdict().allowed,
-                timeout=timedelta(seconds=self._config.raise_wait_seconds),
+                lambda: self._verdict().allowed,
+                timeout=timedelta(seconds=self.state.spec.plan.raise_wait_seconds),
             )
         except TimeoutError:
             pass
         finally:
             self.waiting_reason = None
-        return verdict()
+        return self._verdict()
 
-    async def _call_model(self, messages: list[MessageRef]) -> LlmCallResult:
-        cfg = self._config
-        turn = self._budget.spent.iterations + 1
-        timeout = timedelta(seconds=cfg.llm.request_timeout_seconds * 1.2 + 5)
-        result: LlmCallResult = await workflow.execute_activity(
-            "llm_call",
+    async def _call_model(self) -> LlmCallResult:
+        st, spec = self.state, self.state.spec
+        plan = spec.plan
+        timeout = timedelta(seconds=plan.request_timeout_seconds * 1.2 + 5)
+        return await workflow.execute_activity(
+            llm_call,
             LlmCallInput(
-                workflow_kind=cfg.workflow_kind,
-                phase=cfg.phase,
-                model=cfg.model,
-                max_tokens=cfg.max_tokens,
-                system_key=cfg.system_key,
-                tools=cfg.tools,
-                messages=list(messages),
-                repo=cfg.repo,
-                pr_number=cfg.pr_number,
+                workflow_kind=spec.workflow_kind,
+                phase=spec.phase,
+                model=plan.model,
+                max_tokens=plan.max_tokens,
+                price=plan.price,
+                system_key=spec.system_key,
+                tools_key=spec.tools_key,
+                messages=[] if st.transcript_key else list(st.transcript),
+                transcript_key=st.transcript_key,
+                elide_before=st.elide_before,
+                repo=spec.repo,
+                pr_number=spec.pr_number,
             ),
-            result_type=LlmCallResult,
-            task_queue=cfg.llm.task_queue,
+            task_queue=plan.task_queue,
             start_to_close_timeout=timeout,
-            heartbeat_timeout=timedelta(seconds=cfg.llm.heartbeat_timeout_seconds),
-            schedule_to_close_timeout=timeout * cfg.llm.max_attempts + timedelta(minutes=5),
+            heartbeat_timeout=timedelta(seconds=plan.heartbeat_timeout_seconds),
+            schedule_to_close_timeout=timeout * plan.max_attempts + timedelta(minutes=5),
             retry_policy=RetryPolicy(
                 initial_interval=timedelta(seconds=2),
                 backoff_coefficient=2.0,
                 maximum_interval=timedelta(seconds=60),
-                maximum_attempts=cfg.llm.max_attempts,
+                maximum_attempts=plan.max_attempts,
                 non_retryable_error_types=["UserError"],
             ),
-            summary=f"{cfg.phase}: model turn {turn} ({cfg.model})",
+            summary=f"{spec.name}: model turn {st.budget.spent.iterations + 1} ({plan.model})",
         )
-        return result
 
-    def _account(self, result: LlmCallResult) -> None:
-        spent = self._budget.spent
-        spent.usd = round(spent.usd + result.usd, 8)
-        spent.input_tokens += result.usage.input_tokens
-        spent.output_tokens += result.usage.output_tokens
-        spent.cache_write_tokens += result.usage.cache_write_tokens
-        spent.cache_read_tokens += result.usage.cache_read_tokens
-        spent.calls += 1
-        spent.iterations += 1
+    def _append(self, message: MessageRef, stored: LlmCallResult | ComposedMessage) -> None:
+        """Follow the transcript: by key once the activities keep one, else as a list."""
+        st = self.state
+        if stored.transcript_key is not None:
+            st.transcript_key, st.transcript_len = stored.transcript_key, stored.transcript_len
+            st.transcript = []
+        else:
+            st.transcript.append(message)
+            st.transcript_len = len(st.transcript)
 
     async def _answer_tool(self, call: ToolCall) -> ToolResultPart:
+        spec = self.state.spec
         if call.input_error is not None or call.input is None:
             return ToolResultPart(
                 tool_use_id=call.id,
                 text=f"Tool input was not a JSON object ({call.input_error}); send valid JSON.",
                 is_error=True,
             )
-        if call.name == self._config.terminal_tool:
+        if call.name == spec.terminal_tool:
             return ToolResultPart(tool_use_id=call.id, text="Accepted.", is_error=False)
-        if call.name not in {t.name for t in self._config.tools}:
+        if call.name not in spec.tool_names:
             return ToolResultPart(
                 tool_use_id=call.id, text=f"Unknown tool {call.name!r}.", is_error=True
             )
         return await self._run_tool(call)
 
-    async def _compose(self, inp: ComposeInput) -> ComposedMessage:
+    async def _run_backend_tool(self, call: ToolCall) -> ToolResultPart:
+        backend = self.state.spec.tool_backend
+        if backend is None:
+            return ToolResultPart(
+                tool_use_id=call.id, text="This agent has no tools to run.", is_error=True
+            )
+        output: ToolCallOutput = await workflow.execute_activity(
+            run_repo_tool,
+            ToolCallInput(range=backend.range, tool=call.name, arguments=call.input or {}),
+            task_queue=backend.task_queue,
+            start_to_close_timeout=TOOL_TIMEOUT,
+            heartbeat_timeout=TOOL_HEARTBEAT,
+            retry_policy=TOOL_RETRY,
+            summary=f"{self.state.spec.name}: tool {call.name} {brief(call.input)}",
+        )
+        return tool_result_part(call, output)
+
+    async def _compose(
+        self,
+        *,
+        text: str | None = None,
+        tool_results: list[ToolResultPart] | None = None,
+        cap: int | None = None,
+    ) -> ComposedMessage:
+        st = self.state
         return await workflow.execute_local_activity(
             compose_message,
-            inp,
+            ComposeInput(
+                text=text,
+                tool_results=tool_results or [],
+                transcript_key=st.transcript_key,
+                base_messages=[] if st.transcript_key else list(st.transcript),
+                max_tool_result_chars=cap,
+            ),
             start_to_close_timeout=timedelta(seconds=30),
             retry_policy=RetryPolicy(maximum_attempts=5),
         )
 
-    def _outcome(
-        self, stop: StopReason, detail: str, messages: list[MessageRef], text: str = ""
-    ) -> AgentOutcome:
-        return AgentOutcome(
+    def _finish(self, stop: StopReason, detail: str, text: str = "") -> AgentOutcome:
+        st = self.state
+        self.finished = AgentOutcome(
+            name=st.spec.name,
             stop=stop,
             detail=detail,
             final_text=text,
-            iterations=self._budget.spent.iterations,
-            transcript=list(messages),
+            iterations=st.budget.spent.iterations,
+            transcript=list(st.transcript),
+            transcript_key=st.transcript_key,
+            spent=st.budget.spent,
         )
+        return self.finished
+
+
+def tool_result_part(call: ToolCall, output: ToolCallOutput) -> ToolResultPart:
+    """The model's view of a repository tool's output."""
+    return ToolResultPart(
+        tool_use_id=call.id,
+        content_key=output.content_key if output.ok else None,
+        text=None if output.ok else output.error,
+        is_error=not output.ok,
+    )
+
+
+def brief(arguments: dict[str, object] | None) -> str:
+    """Tool arguments shortened for an activity summary in the Web UI."""
+    if not arguments:
+        return ""
+    text = ", ".join(f"{k}={v}" for k, v in sorted(arguments.items()))
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _failure_message(err: ActivityError) -> str:

@@ -23,10 +23,14 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    from prflow.cli import budget_cmd, costs_cmd, impact_cmd, runtime_cmd
+    from prflow.cli import budget_cmd, costs_cmd, runtime_cmd
+    from prflow.kinds import import_path
+    from prflow.registry import KINDS
 
     runtime_cmd.register(app)
-    impact_cmd.register(app)
+    for kind in KINDS:
+        if kind.cli is not None:
+            import_path(kind.cli)(app)
     costs_cmd.register(app)
     budget_cmd.register(app)
 
@@ -44,7 +48,7 @@ def _usage_hint(err: typer.TyperException) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
-    from prflow.cli.workflow_runner import WorkflowFailed
+    from prflow.cli.run_client import WorkflowFailed
 
     _register_commands()
     try:

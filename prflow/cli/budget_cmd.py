@@ -10,7 +10,7 @@ import typer
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from prflow.budget import BudgetRaise, BudgetStatus
+from prflow.agent.budget import BudgetRaise, BudgetStatus
 from prflow.config import Settings, load_settings
 from prflow.errors import UserError
 

@@ -91,6 +91,12 @@ def print_report(console: Console, report: CostReport) -> None:
         f"{totals.input_tokens:,} input, {totals.output_tokens:,} output, "
         f"{totals.cache_write_tokens:,} cache write, {totals.cache_read_tokens:,} cache read"
     )
+    if totals.unknown_attempts:
+        console.print(
+            f"Unknown: {totals.unknown_attempts} attempts were sent but their worker stopped "
+            f"before the answer was recorded; they may have cost up to "
+            f"{_usd(totals.unknown_worst_usd)} USD more."
+        )
 
 
 def _phase_table(report: CostReport) -> Table:

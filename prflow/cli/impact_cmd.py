@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import re
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from prflow.cli.output_file import check_output_path, write_output
 from prflow.config import Settings, load_settings
 from prflow.errors import UserError
+from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
-from prflow.pr_identifier import PullRequestRef
-from prflow.repo_models import RepoSpec
+from prflow.pr_identifier import PullRequestRef, parse_pr_identifier
 
 EXIT_THRESHOLD = 1
 EXIT_FAILED = 3
@@ -146,30 +147,37 @@ def impact(
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
     settings = load_settings()
-    if pr and repo and not _looks_like_url(repo) and not Path(repo).exists():
-        raise UserError(f"--repo {repo} does not exist; pass a local clone of the PR's repository")
+    check_output_path(output)
     if post and not pr:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    plan = llm_plan(
-        settings,
-        enabled=not no_llm,
-        model=model,
-        budget_usd=budget_usd,
-        max_iterations=max_iterations,
-        time_limit=time_limit,
-        budget_wait=budget_wait,
-    )
-    draft = ImpactRequest(
-        repo=repo,
-        base=base,
-        head=head,
-        post_comment=post,
-        llm=plan,
-        github_task_queue=settings.temporal.github_task_queue,
-    )
-    request, workflow_id = _pin_request(draft, pr)
-    result = asyncio.run(_execute(settings, request, workflow_id, quiet))
-    _emit(result, output_format, output)
+    pull = parse_pr_identifier(pr) if pr else None
+    location = _location(repo, pull)
+    if location and pull is None and not _looks_like_url(location):
+        _preflight(location, base, head)
+
+    def build(run_settings: Settings) -> ImpactRequest:
+        plan = llm_plan(
+            run_settings,
+            enabled=not no_llm,
+            model=model,
+            budget_usd=budget_usd,
+            max_iterations=max_iterations,
+            time_limit=time_limit,
+            budget_wait=budget_wait,
+        )
+        return ImpactRequest(
+            repo=location,
+            pull_request=pull,
+            base=base,
+            head=head,
+            post_comment=post,
+            llm=plan,
+            github_task_queue=run_settings.temporal.github_task_queue,
+        )
+
+    draft = build(settings)  # every mistake in the options surfaces here, before any start
+    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    _emit(result, texts, output_format, output)
     if threshold is not None and result.score >= threshold:
         typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
@@ -179,83 +187,71 @@ def _looks_like_url(location: str) -> bool:
     return bool(re.match(r"^[a-z][a-z0-9+.-]*://|^[\w.-]+@[\w.-]+:", location))
 
 
-def _pin_request(request: ImpactRequest, pr: str | None) -> tuple[ImpactRequest, str]:
-    """Validate the target up front (one-line errors) and name the workflow after it.
+def _location(repo: str | None, pull: PullRequestRef | None) -> str | None:
+    """What the run reads: a clone URL as given, a local path made absolute, or (for a PR
+    without --repo) None, meaning the PR's own repository."""
+    if repo and _looks_like_url(repo):
+        return repo
+    if repo is None and pull is not None:
+        return None
+    path = Path(repo or ".").resolve()
+    if not path.is_dir():
+        raise UserError(f"--repo {repo} is not a directory; pass a local clone or a clone URL")
+    return str(path)
 
-    Workflow ids name the repository or PR and the head commit, so re-running the
-    same command attaches to a run in flight instead of paying for a second one.
+
+def _preflight(location: str, base: str | None, head: str) -> None:
+    """Fail in one line, before anything starts, when a local checkout lacks the refs.
+
+    Only a check: the workflow resolves the refs itself and reports the SHAs it read.
     """
     from activities.gitrepo import resolve_range
-    from prflow.pr_identifier import parse_pr_identifier
+    from prflow.repo_models import RepoSpec
 
-    location = request.repo
-    if location and not _looks_like_url(location):
-        location = str(Path(location).resolve())
-    if pr:
-        pull = parse_pr_identifier(pr)
-        pinned = request.model_copy(update={"repo": location, "pull_request": pull})
-        return pinned, f"impact:{pull.slug}@{_pull_request_head(pull)[:12]}"
-    location = location or str(Path.cwd())
-    spec = RepoSpec(location=location)
-    base_ref = request.base or _default_base(spec)
-    rng = resolve_range(spec, base_ref, request.head or "HEAD")
-    pinned = request.model_copy(update={"repo": location, "base": base_ref})
-    name = Path(location.rstrip("/")).name.removesuffix(".git") or "repo"
-    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
-    return pinned, f"impact:{name}-{digest}:{base_ref}..{rng.head_ref}@{rng.head_sha[:12]}"
+    resolve_range(RepoSpec(location=location), base, head)
 
 
-def _default_base(spec: RepoSpec) -> str:
-    """``main``, else ``master`` (locally or on origin), as most PRs target them."""
-    from activities.gitrepo import commit_of, open_repo
-
-    repo = open_repo(spec.location)
-    for candidate in ("main", "master", "origin/main", "origin/master"):
-        if commit_of(repo, candidate) is not None:
-            return candidate
-    raise UserError(f"{spec.location} has no main or master branch; name the base with --base REF")
-
-
-def _pull_request_head(pull: PullRequestRef) -> str:
-    from temporalio.exceptions import ApplicationError
-
-    from activities.github import fetch_pull_request
-    from prflow.cli.workflow_runner import WorkflowFailed
-
-    try:
-        return fetch_pull_request(pull).head_sha
-    except ApplicationError as err:
-        raise WorkflowFailed(
-            f"could not read {pull.slug} from GitHub ({err.message}); try again later"
-        ) from err
-
-
-async def _execute(
-    settings: Settings, request: ImpactRequest, workflow_id: str, quiet: bool
-) -> ImpactResult:
-    from prflow.cli.progress import PhaseDisplay
-    from prflow.cli.workflow_runner import run_impact_workflow
-
-    with PhaseDisplay(f"prflow impact  {workflow_id}", quiet=quiet) as display:
-        return await run_impact_workflow(settings, request, workflow_id, display)
-
-
-def _emit(result: ImpactResult, output_format: OutputFormat, output: Path | None) -> None:
-    from activities.impact_analysis import load_text
-
-    key = {
+def _output_key(result: ImpactResult, output_format: OutputFormat) -> str:
+    return {
         OutputFormat.md: result.markdown_key,
         OutputFormat.json: result.report_key,
         OutputFormat.sarif: result.sarif_key,
     }[output_format]
-    text = load_text(key)
+
+
+async def _execute(
+    settings: Settings,
+    draft: ImpactRequest,
+    build: Callable[[Settings], ImpactRequest],
+    output_format: OutputFormat,
+    quiet: bool,
+) -> tuple[ImpactResult, dict[str, str]]:
+    from prflow.cli.progress import PhaseDisplay
+    from prflow.cli.run_client import run_on
+    from worker.embedded import temporal_runtime
+
+    def wanted(result: ImpactResult) -> list[str]:
+        inline = result.inline.get(output_format.value)
+        return [] if inline is not None else [_output_key(result, output_format)]
+
+    title = f"prflow impact  {IMPACT.workflow_id(draft)}"
+    with PhaseDisplay(title, quiet=quiet) as display:
+        async with temporal_runtime(settings) as runtime:
+            request = build(runtime.settings)
+            result, texts = await run_on(runtime, IMPACT, request, display, wanted_blobs=wanted)
+    return result, texts
+
+
+def _emit(
+    result: ImpactResult, texts: dict[str, str], output_format: OutputFormat, output: Path | None
+) -> None:
+    text = result.inline.get(output_format.value)
+    if text is None:
+        text = texts[_output_key(result, output_format)]
     if output is None:
         typer.echo(text)
         return
-    try:
-        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"cannot write {output}: {err.strerror}; choose another --output") from err
+    write_output(output, text)
     typer.echo(f"prflow: wrote {output_format.value} report to {output}", err=True)
 
 

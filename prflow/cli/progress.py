@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from prflow.impact.run_models import ImpactProgress, PhaseState
+from prflow.run_progress import PhaseState, RunProgress
 
 _ICONS = {
     PhaseState.pending: "·",
@@ -31,7 +31,7 @@ class PhaseDisplay:
         self._title = title
         self._quiet = quiet
         self._seen: dict[str, tuple[PhaseState, str]] = {}
-        self._last: ImpactProgress | None = None
+        self._last: RunProgress | None = None
 
     @property
     def interactive(self) -> bool:
@@ -63,7 +63,7 @@ class PhaseDisplay:
         else:
             print(text, file=self._stream, flush=True)
 
-    def update(self, progress: ImpactProgress) -> None:
+    def update(self, progress: RunProgress) -> None:
         self._last = progress
         if self._live is not None:
             self._live.update(self._table(progress))
@@ -86,7 +86,7 @@ class PhaseDisplay:
                     flush=True,
                 )
 
-    def _table(self, progress: ImpactProgress | None) -> Table:
+    def _table(self, progress: RunProgress | None) -> Table:
         table = Table(title=self._title, show_header=False, box=None, pad_edge=False)
         table.add_column(width=2)
         table.add_column(style="bold")
@@ -96,6 +96,9 @@ class PhaseDisplay:
             return table
         for phase in progress.phases:
             table.add_row(_ICONS[phase.state], phase.name, phase.detail)
+        for agent in progress.agents:
+            turns = f"{agent.turns} turns, ${agent.spent.usd:.4f}"
+            table.add_row(_ICONS[agent.state], f"  {agent.name}", agent.detail or turns)
         spend = progress.spend
         if spend.total_tokens:
             table.add_row("$", "spend", f"${spend.total_usd:.4f} ({spend.total_tokens} tokens)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -47,10 +48,51 @@ WORKER_HELP = "\n\n".join(
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+server_app = typer.Typer(help=SERVER_HELP, invoke_without_command=True, no_args_is_help=False)
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``server`` and ``worker`` commands to the CLI."""
-    app.command("server", help=SERVER_HELP)(server)
+    """Add the ``server`` (with ``status`` and ``stop``) and ``worker`` commands to the CLI."""
+    server_app.callback(invoke_without_command=True)(server)
+    server_app.command("status")(server_status)
+    server_app.command("stop")(server_stop)
+    app.add_typer(server_app, name="server")
     app.command("worker", help=WORKER_HELP)(worker)
+
+
+def server_status() -> None:
+    """Show the warm worker kept for repeat runs (started by the first embedded run).
+
+    Example: prflow server status
+    """
+    from worker import warm
+
+    state = warm.read_state()
+    if state is None:
+        typer.echo("no warm worker is running (the next embedded run starts one)")
+        return
+    age = time.time() - state.started_at
+    typer.echo(f"warm worker pid {state.pid}, up {age:.0f}s, serving {state.queues['main']}")
+    typer.echo(f"  frontend: {state.address}  Web UI: {state.ui_url or 'none'}")
+    server = "its own dev server" if state.owns_server else "a dev server it did not start"
+    typer.echo(f"  runs on {server}; exits after {state.idle_exit_seconds:.0f}s idle")
+
+
+def server_stop() -> None:
+    """Stop the warm worker (and the dev server it started) now. Example: prflow server stop"""
+    from worker import warm
+
+    with warm.start_lock():
+        state = warm.read_state()
+        if state is None:
+            typer.echo("no warm worker is running")
+            return
+        if not warm.stop(state):
+            raise UserError(
+                f"the warm worker (pid {state.pid}) did not stop within 30s; runs in flight "
+                "get time to finish, try again or kill it"
+            )
+    typer.echo(f"stopped the warm worker (pid {state.pid})")
 
 
 def _stop_on_signals(notice: str) -> asyncio.Event:
@@ -69,6 +111,7 @@ def _stop_on_signals(notice: str) -> asyncio.Event:
 
 
 def server(
+    ctx: typer.Context,
     port: Annotated[
         int | None,
         typer.Option("--port", help="Frontend (gRPC) port; default from settings (7233)."),
@@ -85,6 +128,8 @@ def server(
     ] = None,
     headless: Annotated[bool, typer.Option("--headless", help="Do not serve the Web UI.")] = False,
 ) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
     from worker import devserver
 
     settings = load_settings()

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from prflow.agent_outcome import AgentOutcome, StopReason
-from prflow.budget import Spend
+from prflow.agent.budget import Spend
+from prflow.agent.outcome import AgentOutcome, StopReason
 from prflow.changes import ChangedFile
 from prflow.impact.models import FindingCategory, LargePrStrategy, LlmFinding, LlmOutcome, LlmStatus
 from prflow.llm.messages import ToolSpec

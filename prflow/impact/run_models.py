@@ -6,33 +6,15 @@ blob keys; these models stay a few KiB.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import BaseModel, Field
 
-from prflow.budget import BudgetCaps, BudgetStatus
+from prflow.agent.plan import PhasePlan
 from prflow.changes import Totals
-from prflow.config import PriceRow
 from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
 from prflow.pr_identifier import PullRequestRef
 
 WORKFLOW_KIND = "impact"
 LLM_PHASE = "impact_agent"
-
-
-class LlmPlan(BaseModel):
-    """How the LLM phase may run, decided by the client from settings at start."""
-
-    enabled: bool = True
-    model: str
-    price: PriceRow
-    max_tokens: int = 8192
-    caps: BudgetCaps
-    task_queue: str
-    request_timeout_seconds: float = 120.0
-    heartbeat_timeout_seconds: float = 30.0
-    max_attempts: int = 5
-    raise_wait_seconds: float = 0.0
 
 
 class ImpactRequest(BaseModel):
@@ -43,7 +25,7 @@ class ImpactRequest(BaseModel):
     base: str | None = None
     head: str | None = None
     post_comment: bool = False
-    llm: LlmPlan
+    llm: PhasePlan
     github_task_queue: str = "prflow-github"
 
 
@@ -69,15 +51,20 @@ class LlmContext(BaseModel):
     system_chars: int
     message_key: str
     message_chars: int
+    tools_key: str | None = None
+    tools_chars: int = 0
 
 
 class ReportRefs(BaseModel):
+    """The rendered report by blob key; small renderings also inline, by format."""
+
     score: int
     level: RiskLevel
     report_key: str
     markdown_key: str
     sarif_key: str
     comment_key: str
+    inline: dict[str, str] = Field(default_factory=dict)
 
 
 class ImpactResult(BaseModel):
@@ -94,25 +81,7 @@ class ImpactResult(BaseModel):
     comment_url: str | None = None
     comment_created: bool | None = None
     cost_usd: float = 0.0
-
-
-class PhaseState(StrEnum):
-    pending = "pending"
-    running = "running"
-    done = "done"
-    skipped = "skipped"
-    failed = "failed"
-
-
-class PhaseProgress(BaseModel):
-    name: str
-    state: PhaseState = PhaseState.pending
-    detail: str = ""
-
-
-class ImpactProgress(BaseModel):
-    """What the ``progress`` query returns; the CLI draws its live display from it."""
-
-    phases: list[PhaseProgress]
-    spend: BudgetStatus
-    waiting_for_budget: str | None = None
+    inline: dict[str, str] = Field(
+        default_factory=dict,
+        description="Small renderings by format (md, json, sarif), so clients need no store",
+    )

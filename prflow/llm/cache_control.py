@@ -1,12 +1,14 @@
 """Where the prompt-cache breakpoints go in a Messages API request.
 
-The API caches a prompt prefix up to each block marked ``cache_control`` and
-allows at most four marks. Three are used, all on content that the next
-request repeats byte for byte: the system prompt, the last tool (tools come
-first in the prefix, so it covers all of them) and the last block of the newest
-message the previous request already carried, the conversation so far. Marks
-already present in stored content are removed first so that the prefix
-differs from the previous request only where the conversation grew.
+The API caches a prompt prefix up to each block marked ``cache_control``,
+allows at most four marks, and looks back at most 20 blocks from a mark for an
+earlier cached prefix. Four marks are used: the last tool (tools come first in
+the prefix, so it covers all of them), the system prompt, the end of the
+previous request's conversation (which that request marked, so this one reads
+it exactly, however many tool results arrived since), and the end of this
+request (which the next request will read). Marks already present in stored
+content are removed first so that the prefix differs from the previous request
+only where the conversation grew.
 """
 
 from __future__ import annotations
@@ -39,17 +41,19 @@ def mark_last_tool(tools: list[Block]) -> list[Block]:
     return marked
 
 
-def mark_previous_prefix(messages: list[Message]) -> list[Message]:
-    """A copy of ``messages`` with the conversation the previous call sent marked.
+def mark_conversation(messages: list[Message]) -> list[Message]:
+    """A copy of ``messages`` with the previous request's end and this request's end marked.
 
-    The previous call sent everything before the newest assistant message, so
-    the mark goes on the message just before it. A first call (no assistant
-    message yet) gets no message mark: nothing of it was sent before.
+    The previous request ended just before the newest assistant message; a
+    first request (no assistant message yet) has only its own end marked.
     """
     marked = [_message_without_marks(message) for message in messages]
-    index = _newest_previously_sent(marked)
-    if index is not None:
-        _mark_last_block(marked[index])
+    if not marked:
+        return marked
+    _mark_last_block(marked[-1])
+    previous_end = _newest_previously_sent(marked)
+    if previous_end is not None and previous_end != len(marked) - 1:
+        _mark_last_block(marked[previous_end])
     return marked
 
 

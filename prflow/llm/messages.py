@@ -11,6 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from prflow.config import PriceRow
+from prflow.llm.usage import Usage
+
 
 class ToolSpec(BaseModel):
     """One client tool offered to the model, in the API's own shape."""
@@ -34,9 +37,21 @@ class LlmCallInput(BaseModel):
     phase: str
     model: str
     max_tokens: int
+    price: PriceRow | None = Field(
+        default=None, description="The run's pinned price; None: the worker's price table"
+    )
     system_key: str = Field(description="Blob key of the system prompt text")
-    tools: list[ToolSpec] = Field(default_factory=list)
-    messages: list[MessageRef]
+    tools: list[ToolSpec] = Field(default_factory=list, description="Tools given inline")
+    tools_key: str | None = Field(default=None, description="Blob key of the tool schemas")
+    messages: list[MessageRef] = Field(
+        default_factory=list, description="The conversation when no transcript blob exists"
+    )
+    transcript_key: str | None = Field(
+        default=None, description="Blob key of the conversation's message list"
+    )
+    elide_before: int = Field(
+        default=0, description="Tool results of messages before this index are sent as stubs"
+    )
     repo: str | None = None
     pr_number: int | None = None
 
@@ -48,20 +63,6 @@ class ToolCall(BaseModel):
     name: str
     input: dict[str, Any] | None
     input_error: str | None = None
-
-
-class Usage(BaseModel):
-    """Token counts of one request, split the way the price table bills them."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_write_tokens: int = 0
-    cache_read_tokens: int = 0
-
-    @property
-    def prompt_tokens(self) -> int:
-        """Every token the request sent, cached or not."""
-        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
 
 
 class LlmCallResult(BaseModel):
@@ -77,3 +78,7 @@ class LlmCallResult(BaseModel):
     usd: float
     model: str
     latency_ms: int
+    transcript_key: str | None = Field(
+        default=None, description="The conversation including this answer"
+    )
+    transcript_len: int = 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prflow.config import PriceRow
 from prflow.errors import UserError
-from prflow.llm.messages import Usage
+from prflow.llm.usage import Usage
 
 TOKENS_PER_PRICE_UNIT = 1_000_000
 

@@ -23,14 +23,29 @@ def tokens_for_chars(chars: int) -> int:
     return math.ceil(max(chars, 0) / CHARS_PER_TOKEN)
 
 
-def estimate_input_tokens(system_chars: int, tools: list[ToolSpec], messages_chars: int) -> int:
+def tool_schema_chars(tools: list[ToolSpec]) -> int:
+    """Size of tool definitions as the estimate counts them."""
+    return sum(len(json.dumps(tool.model_dump())) for tool in tools)
+
+
+def estimate_prompt_tokens(
+    system_chars: int, tools_chars: int, tool_count: int, messages_chars: int
+) -> int:
     """Prompt tokens of a request with a system prompt, tools and messages of these sizes."""
-    tool_chars = sum(len(json.dumps(tool.model_dump())) for tool in tools)
-    tool_overhead = TOOL_USE_OVERHEAD_TOKENS + PER_TOOL_OVERHEAD_TOKENS * len(tools) if tools else 0
+    tool_overhead = (
+        TOOL_USE_OVERHEAD_TOKENS + PER_TOOL_OVERHEAD_TOKENS * tool_count if tool_count else 0
+    )
     return (
         REQUEST_OVERHEAD_TOKENS
         + tokens_for_chars(system_chars)
-        + tokens_for_chars(tool_chars)
+        + tokens_for_chars(tools_chars)
         + tool_overhead
         + tokens_for_chars(messages_chars)
+    )
+
+
+def estimate_input_tokens(system_chars: int, tools: list[ToolSpec], messages_chars: int) -> int:
+    """Prompt tokens of a request with a system prompt, these tools and messages of this size."""
+    return estimate_prompt_tokens(
+        system_chars, tool_schema_chars(tools), len(tools), messages_chars
     )

@@ -15,29 +15,31 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from prflow.errors import UserError
+from prflow.llm.usage import Usage
 
 USD_DECIMALS = 8
 
 
-class Spend(BaseModel):
-    """Attempts, tokens by kind and dollars of some set of LLM attempts."""
+class Spend(Usage):
+    """Attempts, tokens and dollars of some set of LLM attempts.
+
+    ``unknown_attempts`` were sent but their worker died before the answer was
+    recorded; the API may have billed them, up to ``unknown_worst_usd``.
+    """
 
     attempts: int = 0
     failed_attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_write_tokens: int = 0
-    cache_read_tokens: int = 0
+    unknown_attempts: int = 0
+    unknown_worst_usd: float = 0.0
     usd: float = 0.0
 
     def absorb(self, other: Spend) -> None:
         """Add ``other``'s figures to this one."""
+        self.add_usage(other)
         self.attempts += other.attempts
         self.failed_attempts += other.failed_attempts
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_write_tokens += other.cache_write_tokens
-        self.cache_read_tokens += other.cache_read_tokens
+        self.unknown_attempts += other.unknown_attempts
+        self.unknown_worst_usd = round(self.unknown_worst_usd + other.unknown_worst_usd, 8)
         self.usd = round(self.usd + other.usd, USD_DECIMALS)
 
 

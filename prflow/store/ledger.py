@@ -1,18 +1,23 @@
 """The LLM cost ledger: one row per attempt, written by the LLM activity.
 
-Temporal may run an activity attempt's ledger write more than once (a worker
-crash after the insert, before completion), so rows are keyed by
-(workflow id, run id, activity id, attempt) and a repeated write is a no-op.
-Failed attempts are rows too: they cost latency and sometimes tokens.
+A row is written *before* the request leaves (outcome ``sent``, with the most
+the call can cost) and completed when the answer or the error is known. A
+worker killed in between leaves the row at ``sent``: the API may have billed
+it, so ``prflow costs`` reports it as unknown at its worst case instead of
+forgetting it.
+
+Temporal may run an attempt's writes more than once (a worker crash after the
+insert, before completion), so rows are keyed by (workflow id, run id,
+activity id, attempt) and repeating a write is harmless.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, select, update
 
+from prflow.llm.usage import Usage
 from prflow.store.costs import SpendSlice
 from prflow.store.database import engine_for
 from prflow.store.schema import LlmAttemptRow, utc_now
@@ -20,11 +25,12 @@ from prflow.store.upsert import insert_ignoring_duplicates
 
 ERROR_MAX_CHARS = 500
 SUCCESS = "success"
+SENT = "sent"
 ATTEMPT_KEY = ("workflow_id", "run_id", "activity_id", "attempt")
 
 
-class LlmAttempt(BaseModel):
-    """What the LLM activity reports about one attempt."""
+class LlmAttempt(Usage):
+    """What the LLM activity reports about one attempt (its token counts are a Usage)."""
 
     workflow_id: str
     run_id: str
@@ -33,11 +39,8 @@ class LlmAttempt(BaseModel):
     workflow_kind: str
     phase: str
     model: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_write_tokens: int = 0
-    cache_read_tokens: int = 0
     usd: float = 0.0
+    worst_case_usd: float = 0.0
     latency_ms: int = 0
     outcome: str = SUCCESS
     error: str | None = None
@@ -45,14 +48,44 @@ class LlmAttempt(BaseModel):
     pr_number: int | None = None
 
 
-def record_attempt(db_url: str, row: LlmAttempt) -> bool:
-    """Write ``row``; True if it is new, False if its key was already recorded."""
+def _values(row: LlmAttempt) -> dict[str, object]:
     values = row.model_dump()
     if row.error is not None and len(row.error) > ERROR_MAX_CHARS:
         values["error"] = row.error[: ERROR_MAX_CHARS - 1] + "…"
+    return values
+
+
+def record_attempt(db_url: str, row: LlmAttempt) -> bool:
+    """Write ``row``; True if it is new, False if its key was already recorded."""
+    values = _values(row)
     values["created_at"] = utc_now()
     with engine_for(db_url).begin() as connection:
         return insert_ignoring_duplicates(connection, LlmAttemptRow, values, ATTEMPT_KEY)
+
+
+def record_sent(db_url: str, row: LlmAttempt) -> None:
+    """Note an attempt about to be sent, at its worst-case cost, before anything is paid."""
+    record_attempt(db_url, row.model_copy(update={"outcome": SENT, "usd": 0.0}))
+
+
+def complete_attempt(db_url: str, row: LlmAttempt) -> None:
+    """Record how an attempt ended, whether or not its ``sent`` row made it to the database."""
+    if record_attempt(db_url, row):
+        return
+    values = _values(row)
+    for name in ATTEMPT_KEY:
+        values.pop(name)
+    key = LlmAttemptRow
+    statement = (
+        update(LlmAttemptRow)
+        .where(key.workflow_id == row.workflow_id)
+        .where(key.run_id == row.run_id)
+        .where(key.activity_id == row.activity_id)
+        .where(key.attempt == row.attempt)
+        .values(**values)
+    )
+    with engine_for(db_url).begin() as connection:
+        connection.execute(statement)
 
 
 def attempts_for_workflow(db_url: str, workflow_id: str) -> list[LlmAttempt]:
@@ -82,11 +115,15 @@ def spend_slices(
     """Ledger spend grouped per workflow, kind, phase and model, for ``prflow costs``."""
     row = LlmAttemptRow
     keys = (row.workflow_id, row.workflow_kind, row.phase, row.model, row.repo, row.pr_number)
-    failed = case((row.outcome == SUCCESS, 0), else_=1)
+    failed = case((row.outcome.in_([SUCCESS, SENT]), 0), else_=1)
+    unknown = case((row.outcome == SENT, 1), else_=0)
+    unknown_usd = case((row.outcome == SENT, row.worst_case_usd), else_=0)
     query = select(
         *keys,
         func.count().label("attempts"),
         func.sum(failed).label("failed_attempts"),
+        func.sum(unknown).label("unknown_attempts"),
+        func.sum(unknown_usd).label("unknown_worst_usd"),
         func.sum(row.input_tokens).label("input_tokens"),
         func.sum(row.output_tokens).label("output_tokens"),
         func.sum(row.cache_write_tokens).label("cache_write_tokens"),

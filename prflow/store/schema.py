@@ -90,6 +90,8 @@ class LlmAttemptRow(Base):
     # Exact decimal storage, read back as float: SQLite has no decimal type anyway.
     usd: Mapped[float] = mapped_column(Numeric(16, 8, asdecimal=False), default=0.0)
     latency_ms: Mapped[int] = mapped_column(BigInteger(), default=0)
+    # Most the attempt could cost; what `prflow costs` shows while its outcome is unknown.
+    worst_case_usd: Mapped[float] = mapped_column(Numeric(16, 8, asdecimal=False), default=0.0)
     outcome: Mapped[str] = mapped_column(String(128), default="success")
     error: Mapped[str | None] = mapped_column(Text(), nullable=True)
     repo: Mapped[str | None] = mapped_column(String(255), nullable=True)

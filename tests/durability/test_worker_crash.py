@@ -7,15 +7,17 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from temporalio.client import Client
 
-from prflow.cli.workflow_runner import start_impact
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import LlmStatus
 from prflow.store.ledger import attempts_for_workflow
 from tests.support.fixtures_temporal import WorkerProcessFactory
-from tests.support.impact_runs import agent_request, agent_script
+from tests.support.impact_runs import agent_request, agent_script, start_impact
 from tests.support.scripted_anthropic import ScriptedAnthropic
+
+pytestmark = pytest.mark.temporal
 
 RESULT_TIMEOUT = 120
 
@@ -47,7 +49,9 @@ async def test_killed_worker_resumes_without_resending_completed_turns(
     assert result.llm.status == LlmStatus.completed
     served = Counter(r.turn for r in scripted_anthropic.requests)
     assert served[0] == 1, "a turn that completed before the crash was sent again"
-    assert served[1] == 2, "the turn in flight at the crash is retried once"
+    # The turn in flight is retried after the heartbeat timeout; on a loaded machine the
+    # worker may also die before the request leaves, so it arrives once or twice.
+    assert 1 <= served[1] <= 2, "the turn in flight is resent at most once per kill"
     assert served[2] == 1
 
     rows = attempts_for_workflow(cached_settings().resolved_database_url(), "impact-crash-1")
@@ -55,3 +59,5 @@ async def test_killed_worker_resumes_without_resending_completed_turns(
     assert len(successes) == 3
     assert set(successes.values()) == {1}
     assert len({(r.activity_id, r.attempt) for r in rows}) == len(rows)
+    assert len(rows) >= len(scripted_anthropic.requests), "every request sent has a ledger row"
+    assert {r.outcome for r in rows} <= {"success", "sent"}, "a killed attempt stays 'sent'"

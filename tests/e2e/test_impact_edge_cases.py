@@ -18,13 +18,13 @@ from temporalio.client import Client
 
 from prflow.analysis.findings import BreakingChange, StaleReason
 from prflow.changes import FileStatus
-from prflow.cli.workflow_runner import start_impact
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import ImpactReport
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker
+from tests.support.impact_runs import start_impact
 from tests.support.sample_repos import commit_all, git, init_repo, write_files
 
 pytestmark = pytest.mark.temporal

@@ -194,15 +194,27 @@ async def test_cache_breakpoints_follow_the_conversation_and_its_prefix_is_reuse
             ]
 
     first, second, third = scripted_anthropic.requests
-    assert cache_breakpoints(first.body) == ["tools[1]", "system[0]"]
-    assert cache_breakpoints(second.body) == ["tools[1]", "system[0]", "messages[0].content[0]"]
-    assert cache_breakpoints(third.body) == ["tools[1]", "system[0]", "messages[2].content[0]"]
+    assert cache_breakpoints(first.body) == ["tools[1]", "system[0]", "messages[0].content[0]"]
+    assert cache_breakpoints(second.body) == [
+        "tools[1]",
+        "system[0]",
+        "messages[0].content[0]",
+        "messages[2].content[0]",
+    ]
+    assert cache_breakpoints(third.body) == [
+        "tools[1]",
+        "system[0]",
+        "messages[2].content[0]",
+        "messages[4].content[0]",
+    ]
     assert_prefix_stable(first, second)
     assert_prefix_stable(second, third)
 
     reads = [r.usage.cache_read_tokens for r in results]
+    writes = [r.usage.cache_write_tokens for r in results]
     assert reads[0] == 0
-    assert 0 < reads[1] < reads[2], "each call reads the prefix the previous one wrote"
+    assert reads[1] == reads[0] + writes[0], "call 2 reads everything call 1 sent"
+    assert reads[2] == reads[1] + writes[1], "call 3 reads everything call 2 sent"
     assert [row.cache_read_tokens for row in _ledger(llm_db_url)] == reads
 
 

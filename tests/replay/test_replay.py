@@ -1,9 +1,11 @@
 """Histories replay with the production data converter, and no payload exceeds 256 KiB.
 
-Two sources: histories committed under ``histories/`` (recorded from earlier
-versions of the workflows, so incompatible workflow changes are caught), and
-every workflow the current test session ran on its dev server (checked last).
-Set ``PRFLOW_RECORD_HISTORIES=1`` to refresh the committed ones from this run.
+Two sources: histories committed under ``histories/<release>/`` (recorded by
+earlier releases of each workflow kind and kept, so a change to workflow code
+that is not behind ``workflow.patched`` fails here), and every workflow the
+current test session ran on its dev server (checked last). Set
+``PRFLOW_RECORD_HISTORIES=1`` to record this session's runs under the current
+release's folder; commit them with the release.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
+from prflow import __version__
+from prflow.registry import KINDS
 from tests.replay.history_payloads import PAYLOAD_LIMIT_BYTES, largest_payload
 from worker.registry import workflows
 
@@ -28,6 +32,9 @@ RECORDED_IDS = {
     "impact-budget-1": "impact-budget-raised",
     "impact-crash-1": "impact-worker-crash",
     "impact-fault-json": "impact-malformed-tool-input",
+    "probe-agent-child": "probe-agent-child",
+    "probe-agent-child/agent:probe": "agent-child-run",
+    "blob-read-replay": "blob-read",
 }
 
 
@@ -36,17 +43,7 @@ def _replayer() -> Replayer:
 
 
 def committed_histories() -> list[Path]:
-    return sorted(HISTORY_DIR.glob("*.json"))
-
-
-def test_every_workflow_kind_has_a_committed_history() -> None:
-    kinds = {
-        json.loads(p.read_text())["events"][0]["workflowExecutionStartedEventAttributes"][
-            "workflowType"
-        ]["name"]
-        for p in committed_histories()
-    }
-    assert {w.__temporal_workflow_definition.name for w in workflows()} <= kinds  # type: ignore[attr-defined]
+    return sorted(HISTORY_DIR.glob("*/*.json"))
 
 
 def _workflow_type(history: dict[str, object]) -> str:
@@ -54,7 +51,17 @@ def _workflow_type(history: dict[str, object]) -> str:
     return str(first["workflowExecutionStartedEventAttributes"]["workflowType"]["name"])
 
 
-@pytest.mark.parametrize("path", committed_histories(), ids=lambda p: p.stem)
+def _name(workflow_class: type) -> str:
+    return str(workflow_class.__temporal_workflow_definition.name)  # type: ignore[attr-defined]
+
+
+def test_every_workflow_kind_and_platform_workflow_has_a_committed_history() -> None:
+    recorded = {_workflow_type(json.loads(p.read_text())) for p in committed_histories()}
+    expected = {kind.name for kind in KINDS} | {_name(w) for w in workflows()}
+    assert expected <= recorded, f"no committed history for {sorted(expected - recorded)}"
+
+
+@pytest.mark.parametrize("path", committed_histories(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 async def test_committed_history_replays(path: Path) -> None:
     history = WorkflowHistory.from_json(path.stem, _read(path))
     await _replayer().replay_workflow(history)
@@ -65,10 +72,11 @@ def _read(path: Path) -> str:
 
 
 @pytest.mark.suite_end
+@pytest.mark.temporal
 async def test_session_histories_replay_and_stay_under_payload_limit(
     temporal_client: Client,
 ) -> None:
-    known = {w.__temporal_workflow_definition.name for w in workflows()}  # type: ignore[attr-defined]
+    known = {_name(w) for w in workflows()}
     checked = 0
     largest = ("", 0)
     async for execution in temporal_client.list_workflows():
@@ -88,5 +96,6 @@ async def test_session_histories_replay_and_stay_under_payload_limit(
 def _maybe_record(workflow_id: str, history: WorkflowHistory) -> None:
     name = RECORDED_IDS.get(workflow_id)
     if name and os.environ.get(RECORD_ENV):
-        HISTORY_DIR.mkdir(exist_ok=True)
-        (HISTORY_DIR / f"{name}.json").write_text(json.dumps(history.to_json_dict(), indent=1))
+        folder = HISTORY_DIR / __version__
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.json").write_text(json.dumps(history.to_json_dict(), indent=1))

@@ -10,8 +10,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from worker.registry import WorkerInfo
-    from worker.search_attributes import (
+    from prflow.search_attributes import (
         COST_USD,
         KIND,
         PHASE,
@@ -20,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
         RISK_LEVEL,
         RISK_SCORE,
     )
+    from worker.registry import WorkerInfo
 
 ACTIVITY_TIMEOUT = timedelta(seconds=60)
 

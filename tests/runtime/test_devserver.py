@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import uuid
 from collections.abc import Iterator
@@ -47,6 +48,7 @@ def local_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     settings.temporal.address = None
     settings.temporal.embedded_port = free_port()
     settings.temporal.embedded_ui_port = free_port()
+    settings.temporal.warm_seconds = 0  # one-shot: the warm worker has tests of its own
     return settings
 
 
@@ -107,21 +109,24 @@ async def test_runtime_reuses_a_server_already_on_the_embedded_port(
 ) -> None:
     _host, port = temporal_client.service_client.config.target_host.rsplit(":", 1)
     local_settings.temporal.embedded_port = int(port)
-    local_settings.temporal.task_queue = f"{temporal_settings.temporal.task_queue}-embedded"
     async with temporal_runtime(local_settings) as runtime:
         assert runtime.address == f"127.0.0.1:{port}"
         assert runtime.embedded
+        queue = runtime.task_queue
         # A probe on another queue asks the runtime's in-process worker who it is.
         async with run_worker(
             temporal_client, temporal_settings, workflows=[DescribeQueuesWorkflow]
         ):
             answers = await temporal_client.execute_workflow(
                 DescribeQueuesWorkflow.run,
-                [local_settings.temporal.task_queue],
+                [queue, runtime.settings.temporal.llm_task_queue],
                 id=f"reuse-{uuid.uuid4().hex[:8]}",
                 task_queue=temporal_settings.temporal.task_queue,
             )
-    assert answers[0].task_queue == local_settings.temporal.task_queue
+    # Queues private to this process: another command's worker can never take its tasks.
+    assert queue.startswith(f"prflow-cli-{os.getpid()}-")
+    assert [a.task_queue for a in answers] == [queue, f"{queue}-llm"]
+    assert {a.pid for a in answers} == {os.getpid()}
 
 
 async def test_configured_cluster_is_used_without_starting_anything(

@@ -9,21 +9,30 @@ from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 
+from prflow.registry import KINDS
+from prflow.search_attributes import COMMON_KEYS
 from worker.search_attributes import ALL_KEYS, dev_server_flags, ensure_registered
 
 
 def test_dev_server_flags_name_every_attribute_with_its_type() -> None:
     flags = dev_server_flags()
     assert flags[0::2] == ["--search-attribute"] * len(ALL_KEYS)
-    assert flags[1::2] == [
-        "Repo=Keyword",
-        "PR=Int",
-        "Kind=Keyword",
-        "Phase=Keyword",
-        "RiskScore=Int",
-        "RiskLevel=Keyword",
+    assert sorted(flags[1::2]) == [
         "CostUSD=Double",
+        "Kind=Keyword",
+        "PR=Int",
+        "Phase=Keyword",
+        "Repo=Keyword",
+        "RiskLevel=Keyword",
+        "RiskScore=Int",
     ]
+
+
+def test_the_registered_attributes_are_the_common_ones_and_every_kinds_own() -> None:
+    names = {key.name for key in ALL_KEYS}
+    assert {key.name for key in COMMON_KEYS} <= names
+    for kind in KINDS:
+        assert {key.name for key in kind.search_attributes} <= names
 
 
 @pytest.mark.temporal

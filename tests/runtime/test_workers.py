@@ -13,11 +13,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from prflow.config import Settings
-from tests.runtime.probe_workflows import DescribeQueuesWorkflow, HoldWorkflow, TagRunWorkflow
-from tests.support.fixtures_temporal import run_worker
-from worker.registry import queue_names
-from worker.runner import build_workers, run_workers
-from worker.search_attributes import (
+from prflow.search_attributes import (
     COST_USD,
     KIND,
     PHASE,
@@ -26,6 +22,10 @@ from worker.search_attributes import (
     RISK_LEVEL,
     RISK_SCORE,
 )
+from tests.runtime.probe_workflows import DescribeQueuesWorkflow, HoldWorkflow, TagRunWorkflow
+from tests.support.fixtures_temporal import run_worker
+from worker.registry import queue_names
+from worker.runner import build_workers, run_workers
 
 pytestmark = pytest.mark.temporal
 

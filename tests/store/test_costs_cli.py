@@ -88,6 +88,8 @@ def test_json_has_stable_keys_and_correct_totals(ledger: str) -> None:
     assert report["totals"] == {
         "attempts": 3,
         "failed_attempts": 1,
+        "unknown_attempts": 0,
+        "unknown_worst_usd": 0.0,
         "input_tokens": 4000,
         "output_tokens": 400,
         "cache_write_tokens": 0,
@@ -132,3 +134,18 @@ def test_an_unreadable_since_is_a_user_error(sqlite_url: str) -> None:
             ["costs", "--database-url", sqlite_url, "--since", "lately"],
             catch_exceptions=False,
         )
+
+
+def test_an_attempt_whose_worker_died_is_reported_as_unknown_at_its_worst_case(
+    ledger: str,
+) -> None:
+    record(ledger, "impact-8", 1, outcome="sent", worst_case_usd=0.42)
+    output = invoke("--database-url", ledger)
+    assert "Total: 2.0000 USD over 4 attempts (1 failed)" in output
+    assert "Unknown: 1 attempts were sent" in output
+    assert "0.4200 USD more" in output
+    report = json.loads(invoke("--database-url", ledger, "--json"))
+    assert (report["totals"]["unknown_attempts"], report["totals"]["unknown_worst_usd"]) == (
+        1,
+        0.42,
+    )

@@ -96,8 +96,14 @@ def client_environment(settings: Settings, home: Path) -> dict[str, str]:
     return _private_state(env, home)
 
 
-def embedded_environment(home: Path, port: int, ui_port: int) -> dict[str, str]:
-    """Env of a user with nothing configured: ``prflow`` must bring its own Temporal."""
+def embedded_environment(
+    home: Path, port: int, ui_port: int, *, warm_seconds: float = 0
+) -> dict[str, str]:
+    """Env of a user with nothing configured: ``prflow`` must bring its own Temporal.
+
+    The warm worker is off unless ``warm_seconds`` asks for it, so tests do not
+    leave servers behind; tests of warm starts stop theirs.
+    """
     env = {
         key: value
         for key, value in os.environ.items()
@@ -105,4 +111,5 @@ def embedded_environment(home: Path, port: int, ui_port: int) -> dict[str, str]:
     }
     env["PRFLOW_TEMPORAL__EMBEDDED_PORT"] = str(port)
     env["PRFLOW_TEMPORAL__EMBEDDED_UI_PORT"] = str(ui_port)
+    env["PRFLOW_TEMPORAL__WARM_SECONDS"] = str(warm_seconds)
     return _private_state(env, home)

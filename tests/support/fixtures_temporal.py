@@ -32,8 +32,8 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from prflow.config import Settings, cache_dir, data_dir, load_settings
+from prflow.kinds import QueueRole
 from worker.devserver import temporal_binary, time_skipping_server_binary
-from worker.registry import QueueRole
 from worker.runner import running_workers
 from worker.search_attributes import ALL_KEYS
 

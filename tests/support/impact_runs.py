@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from temporalio.client import Client, WorkflowHandle
+
 from prflow.config import Settings
 from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.run_models import ImpactRequest, ImpactResult
 from tests.support.scripted_anthropic import ToolUse, Turn
+from workflows.impact import ImpactWorkflow
 
 GOOD_FINDING = {
     "title": "total() now needs tax: checkout passes none",
@@ -82,3 +85,12 @@ def tool_results(body: dict[str, Any]) -> list[str]:
     return [
         str(block["content"]) for block in last["content"] if block.get("type") == "tool_result"
     ]
+
+
+async def start_impact(
+    client: Client, settings: Settings, request: ImpactRequest, workflow_id: str
+) -> WorkflowHandle[ImpactWorkflow, ImpactResult]:
+    """Start an impact run on ``settings``' main queue, as any client (CLI, webhook) would."""
+    return await client.start_workflow(
+        ImpactWorkflow.run, request, id=workflow_id, task_queue=settings.temporal.task_queue
+    )

@@ -13,33 +13,31 @@ from prflow.store.blobs import get_text
 from tests.support.fixtures_git import PullRequestRepo
 
 
-async def test_resolve_range_activity_pins_the_commits(pr_repo: PullRequestRepo) -> None:
+def test_resolve_range_activity_pins_the_commits(pr_repo: PullRequestRepo) -> None:
     inp = ResolveRangeInput(spec=RepoSpec(location=str(pr_repo.path)), base="main", head="feature")
 
-    r = await ActivityEnvironment().run(resolve_range_activity, inp)
+    r = ActivityEnvironment().run(resolve_range_activity, inp)
 
     assert (r.head_sha, r.merge_base_sha) == (pr_repo.head_sha, pr_repo.fork_sha)
 
 
-async def test_unknown_ref_fails_the_activity_without_retry(pr_repo: PullRequestRepo) -> None:
+def test_unknown_ref_fails_the_activity_without_retry(pr_repo: PullRequestRepo) -> None:
     inp = ResolveRangeInput(spec=RepoSpec(location=str(pr_repo.path)), base="main", head="nope")
 
     with pytest.raises(ApplicationError) as caught:
-        await ActivityEnvironment().run(resolve_range_activity, inp)
+        ActivityEnvironment().run(resolve_range_activity, inp)
 
     assert caught.value.type == USER_ERROR_TYPE
     assert caught.value.non_retryable
     assert "nope" in caught.value.message
 
 
-async def test_tool_output_is_stored_with_a_short_preview(
-    pr_range: ResolvedRange, blob_db: str
-) -> None:
+def test_tool_output_is_stored_with_a_short_preview(pr_range: ResolvedRange, blob_db: str) -> None:
     inp = ToolCallInput(
         range=pr_range, tool="git_diff", arguments={"file": "data/big.txt", "limit": 2000}
     )
 
-    out = await ActivityEnvironment().run(run_repo_tool, inp)
+    out = ActivityEnvironment().run(run_repo_tool, inp)
 
     assert out.ok
     assert out.error is None
@@ -50,10 +48,10 @@ async def test_tool_output_is_stored_with_a_short_preview(
     assert stored.startswith(out.preview)
 
 
-async def test_tool_mistakes_come_back_as_results(pr_range: ResolvedRange, blob_db: str) -> None:
+def test_tool_mistakes_come_back_as_results(pr_range: ResolvedRange, blob_db: str) -> None:
     inp = ToolCallInput(range=pr_range, tool="read_file_at_ref", arguments={"path": "/etc/passwd"})
 
-    out = await ActivityEnvironment().run(run_repo_tool, inp)
+    out = ActivityEnvironment().run(run_repo_tool, inp)
 
     assert not out.ok
     assert out.error is not None

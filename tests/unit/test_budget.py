@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prflow.budget import (
+from prflow.agent.budget import (
     BudgetBook,
     BudgetCaps,
     BudgetRaise,

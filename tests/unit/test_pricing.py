@@ -6,8 +6,8 @@ import pytest
 
 from prflow.config import PriceRow
 from prflow.errors import UserError
-from prflow.llm.messages import Usage
 from prflow.llm.pricing import price_for, usd_for
+from prflow.llm.usage import Usage
 
 FLAT = PriceRow(input=3.0, output=15.0, cache_write=3.75, cache_read=0.30)
 BANDED = PriceRow(

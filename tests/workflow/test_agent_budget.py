@@ -6,17 +6,19 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from temporalio.client import Client, WorkflowHandle
 
-from prflow.budget import BudgetRaise, BudgetStatus
-from prflow.cli.workflow_runner import start_impact
+from prflow.agent.budget import BudgetRaise, BudgetStatus
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import LlmStatus
-from prflow.impact.run_models import ImpactProgress
+from prflow.run_progress import RunProgress
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker
-from tests.support.impact_runs import agent_request, agent_script
+from tests.support.impact_runs import agent_request, agent_script, start_impact
 from tests.support.scripted_anthropic import ScriptedAnthropic
+
+pytestmark = pytest.mark.temporal
 
 # A call may answer with 4000 output tokens at $10/M: its worst case is over $0.04,
 # so a $0.03 cap refuses even the first call before anything is sent.
@@ -24,10 +26,10 @@ TIGHT_USD = 0.03
 MAX_TOKENS = 4000
 
 
-async def _wait_until_parked(handle: WorkflowHandle[Any, Any]) -> ImpactProgress:
+async def _wait_until_parked(handle: WorkflowHandle[Any, Any]) -> RunProgress:
     async with asyncio.timeout(30):
         while True:
-            progress: ImpactProgress = await handle.query("progress", result_type=ImpactProgress)
+            progress: RunProgress = await handle.query("progress", result_type=RunProgress)
             if progress.waiting_for_budget:
                 return progress
             await asyncio.sleep(0.2)

@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from prflow.cli.workflow_runner import start_impact
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import LlmStatus
 from prflow.impact.run_models import ImpactResult
 from prflow.store.ledger import attempts_for_workflow
 from tests.support.fixtures_temporal import run_worker
-from tests.support.impact_runs import agent_request, tool_results
+from tests.support.impact_runs import agent_request, start_impact, tool_results
 from tests.support.scripted_anthropic import (
     CutOff,
     Fault,
@@ -28,6 +27,8 @@ from tests.support.scripted_anthropic import (
     rate_limited,
     server_error,
 )
+
+pytestmark = pytest.mark.temporal
 
 SUBMIT = ToolUse(
     "submit_impact_findings",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from prflow.cli.workflow_runner import start_impact
+from prflow import search_attributes as sa
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import ImpactReport, LlmStatus
 from prflow.store.blobs import get_text
@@ -17,10 +17,12 @@ from tests.support.impact_runs import (
     GOOD_FINDING,
     agent_request,
     agent_script,
+    start_impact,
     tool_results,
 )
 from tests.support.scripted_anthropic import ScriptedAnthropic, assert_prefix_stable
-from worker import search_attributes as sa
+
+pytestmark = pytest.mark.temporal
 
 
 async def test_agent_uses_every_tool_and_only_verified_findings_are_kept(

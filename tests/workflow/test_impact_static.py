@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from temporalio.client import Client
 
-from prflow.cli.workflow_runner import start_impact
+from prflow import search_attributes as sa
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import ImpactReport, LlmStatus
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker
+from tests.support.impact_runs import start_impact
 from tests.support.sample_repos import EXPECTED_BREAKING
-from worker import search_attributes as sa
+
+pytestmark = pytest.mark.temporal
 
 
 def _request(settings: Settings, repo: Path) -> ImpactRequest:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from prflow.agent.budget import Spend
 from prflow.llm.messages import MessageRef
 
 
@@ -18,15 +19,19 @@ class StopReason(StrEnum):
     budget_usd = "budget_usd"
     budget_tokens = "budget_tokens"
     llm_error = "llm_error"
+    cancelled = "cancelled"
 
 
 class AgentOutcome(BaseModel):
+    name: str = ""
     stop: StopReason
     detail: str = ""
     final_text: str = ""
     terminal_input: dict[str, Any] | None = None
     iterations: int = 0
     transcript: list[MessageRef] = Field(default_factory=list)
+    transcript_key: str | None = None
+    spent: Spend = Field(default_factory=Spend)
 
     @property
     def completed(self) -> bool:

@@ -11,6 +11,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from prflow.config import PriceRow
+from prflow.llm.usage import Usage
 
 TOKENS_PER_MILLION = 1_000_000
 
@@ -24,25 +25,19 @@ class BudgetCaps(BaseModel):
     wall_clock_seconds: float = Field(ge=0)
 
 
-class Spend(BaseModel):
-    """What a phase has used so far."""
+class Spend(Usage):
+    """What a phase has used so far: its tokens, dollars, model calls and turns."""
 
     usd: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_write_tokens: int = 0
-    cache_read_tokens: int = 0
     calls: int = 0
     iterations: int = 0
 
-    @property
-    def tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_write_tokens
-            + self.cache_read_tokens
-        )
+    def add_turn(self, usage: Usage, usd: float) -> None:
+        """Account one completed model turn."""
+        self.add_usage(usage)
+        self.usd = round(self.usd + usd, 8)
+        self.calls += 1
+        self.iterations += 1
 
 
 class LimitKind(StrEnum):
@@ -71,9 +66,18 @@ class BudgetRaise(BaseModel):
 
 
 class PhaseBudget(BaseModel):
+    """Caps and spend of one agent (named ``phase``), maybe one of a group sharing a phase."""
+
     phase: str
     caps: BudgetCaps
     spent: Spend = Field(default_factory=Spend)
+    group: str | None = Field(
+        default=None, description="The ledger phase when several agents share it"
+    )
+
+    def answers_to(self, name: str | None) -> bool:
+        """Whether a raise addressed to ``name`` (None: everyone) applies to this budget."""
+        return name is None or name in (self.phase, self.group)
 
 
 class BudgetStatus(BaseModel):
@@ -149,30 +153,21 @@ class BudgetBook(BaseModel):
 
     phases: dict[str, PhaseBudget] = Field(default_factory=dict)
 
-    def open(self, phase: str, caps: BudgetCaps) -> PhaseBudget:
+    def open(self, phase: str, caps: BudgetCaps, group: str | None = None) -> PhaseBudget:
         if phase not in self.phases:
-            self.phases[phase] = PhaseBudget(phase=phase, caps=caps)
+            self.phases[phase] = PhaseBudget(phase=phase, caps=caps, group=group)
         return self.phases[phase]
 
+    def knows(self, name: str | None) -> bool:
+        return name is None or any(b.answers_to(name) for b in self.phases.values())
+
     def apply_raise(self, change: BudgetRaise) -> None:
-        targets = (
-            list(self.phases.values())
-            if change.phase is None
-            else [self.phases[change.phase]]
-            if change.phase in self.phases
-            else []
-        )
-        if change.phase is not None and not targets:
+        if not self.knows(change.phase):
             known = ", ".join(sorted(self.phases)) or "none yet"
             raise ValueError(f"unknown phase {change.phase!r}; known: {known}")
-        for budget in targets:
-            caps = budget.caps
-            budget.caps = BudgetCaps(
-                usd=caps.usd + change.add_usd,
-                tokens=caps.tokens + change.add_tokens,
-                iterations=caps.iterations + change.add_iterations,
-                wall_clock_seconds=caps.wall_clock_seconds + change.add_seconds,
-            )
+        for budget in self.phases.values():
+            if budget.answers_to(change.phase):
+                budget.caps = raised(budget.caps, change)
 
     def status(self) -> BudgetStatus:
         phases = list(self.phases.values())
@@ -181,3 +176,13 @@ class BudgetBook(BaseModel):
             total_usd=round(sum(p.spent.usd for p in phases), 6),
             total_tokens=sum(p.spent.tokens for p in phases),
         )
+
+
+def raised(caps: BudgetCaps, change: BudgetRaise) -> BudgetCaps:
+    """``caps`` lifted by the amounts in ``change``."""
+    return BudgetCaps(
+        usd=caps.usd + change.add_usd,
+        tokens=caps.tokens + change.add_tokens,
+        iterations=caps.iterations + change.add_iterations,
+        wall_clock_seconds=caps.wall_clock_seconds + change.add_seconds,
+    )

@@ -1,0 +1,98 @@
+"""An agent's whole state as data, so a loop can stop anywhere between turns and carry on.
+
+:class:`AgentSpec` is fixed when the agent starts (what it is, which model,
+prompt and tools by blob key). :class:`AgentState` is what changes turn by turn
+(transcript, spend, elision point). Together they are the argument a child
+agent workflow continues-as-new with.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from prflow.agent.budget import PhaseBudget
+from prflow.agent.economy import PromptEconomy
+from prflow.agent.messages import PreparedPrompt
+from prflow.agent.plan import PhasePlan
+from prflow.llm.messages import MessageRef
+from prflow.repo_models import ResolvedRange
+
+
+class RepoToolBackend(BaseModel):
+    """Tool calls go to the read-only repository tools at one commit range."""
+
+    kind: Literal["repo"] = "repo"
+    range: ResolvedRange
+    task_queue: str | None = Field(default=None, description="None: the workflow's own queue")
+
+
+class AgentSpec(BaseModel):
+    """What one agent is; decided before its first turn and never changed."""
+
+    name: str = Field(description="Unique within its run, e.g. 'impact_agent' or 'reviewer:auth'")
+    workflow_kind: str
+    phase: str = Field(description="Budget and ledger phase")
+    plan: PhasePlan
+    system_key: str
+    system_chars: int
+    tools_key: str | None = Field(default=None, description="Blob of the tool schemas (JSON)")
+    tool_names: list[str] = Field(default_factory=list)
+    tools_chars: int = 0
+    terminal_tool: str | None = None
+    initial_message_key: str
+    initial_chars: int
+    tool_backend: RepoToolBackend | None = None
+    economy: PromptEconomy = Field(default_factory=PromptEconomy)
+    turns_per_run: int = Field(
+        default=100, ge=1, description="A child agent continues-as-new after this many turns"
+    )
+    repo: str | None = None
+    pr_number: int | None = None
+    parent_workflow_id: str | None = Field(
+        default=None, description="Where a child agent reports its progress"
+    )
+
+
+def spec_from_prompt(prompt: PreparedPrompt, **fields: Any) -> AgentSpec:
+    """An agent spec whose prompt, tools and first message are those stored in ``prompt``."""
+    return AgentSpec(
+        system_key=prompt.system_key,
+        system_chars=prompt.system_chars,
+        tools_key=prompt.tools_key,
+        tools_chars=prompt.tools_chars,
+        tool_names=prompt.tool_names,
+        initial_message_key=prompt.message_key,
+        initial_chars=prompt.message_chars,
+        **fields,
+    )
+
+
+class AgentState(BaseModel):
+    """Everything that changes as the agent works."""
+
+    spec: AgentSpec
+    budget: PhaseBudget
+    started_at: datetime | None = None
+    transcript_key: str | None = Field(
+        default=None, description="Blob listing every message so far; None until the first turn"
+    )
+    transcript: list[MessageRef] = Field(
+        default_factory=list, description="The messages while no transcript blob exists"
+    )
+    transcript_len: int = 1
+    next_prompt_tokens: int = 0
+    elide_before: int = 0
+    runs: int = 1
+    turns_this_run: int = 0
+
+    @classmethod
+    def start(cls, spec: AgentSpec, budget: PhaseBudget) -> AgentState:
+        """The state before the first turn: the initial user message only."""
+        return cls(
+            spec=spec,
+            budget=budget,
+            transcript=[MessageRef(role="user", blob_key=spec.initial_message_key)],
+        )

@@ -1,0 +1,164 @@
+"""Start or attach to a run of any kind, follow it, and fetch what it produced.
+
+One path for every kind: the run is named by the kind's id function (the
+same request attaches to the run in flight), started by the kind's name,
+followed through the generic ``progress`` query, and its outputs come back
+inline in the result or through the ``blob_read`` workflow, so a laptop on a
+cluster needs no database access.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ActivityError, ApplicationError, FailureError
+from temporalio.service import RPCError
+
+from prflow.cli.progress import PhaseDisplay
+from prflow.errors import USER_ERROR_TYPE, UserError
+from prflow.kinds import KindDeclaration
+from prflow.run_progress import RunProgress
+from worker.embedded import Runtime
+
+POLL_SECONDS = 0.5
+WORKER_WAIT_SECONDS = 10.0
+BLOB_READ_WORKFLOW = "blob_read"
+
+
+class WorkflowFailed(Exception):
+    """The workflow failed for a reason that is not the user's; the message says where to look."""
+
+
+async def start_or_attach(
+    client: Client, kind: KindDeclaration, request: BaseModel, task_queue: str
+) -> WorkflowHandle[Any, Any]:
+    """Start the run, or attach to the one already running under the same id."""
+    workflow_id = kind.workflow_id(request)
+    return await client.start_workflow(
+        kind.name,
+        request,
+        id=workflow_id,
+        task_queue=task_queue,
+        result_type=kind.result_type,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        static_summary=f"{kind.name} {workflow_id}",
+    )
+
+
+async def queue_has_workers(client: Client, task_queue: str) -> bool:
+    """Whether any worker polled ``task_queue`` for workflow tasks recently."""
+    described = await client.workflow_service.describe_task_queue(
+        DescribeTaskQueueRequest(
+            namespace=client.namespace,
+            task_queue=TaskQueue(name=task_queue),
+            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        )
+    )
+    return len(described.pollers) > 0
+
+
+async def require_workers(
+    client: Client, task_queue: str, address: str, within: float = WORKER_WAIT_SECONDS
+) -> None:
+    """Fail with one line when no worker serves ``task_queue`` within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        with contextlib.suppress(RPCError):
+            if await queue_has_workers(client, task_queue):
+                return
+        if time.monotonic() >= deadline:
+            raise UserError(
+                f"no prflow worker is polling task queue {task_queue!r} at {address}: start "
+                "one with `prflow worker` (same TEMPORAL_ADDRESS); the run stays queued, and "
+                "running this command again attaches to it"
+            )
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def follow(handle: WorkflowHandle[Any, Any], display: PhaseDisplay) -> Any:
+    """Wait for the result while refreshing the display from the ``progress`` query."""
+    result_task = asyncio.ensure_future(handle.result())
+    try:
+        while not result_task.done():
+            with contextlib.suppress(RPCError):
+                display.update(await handle.query("progress", result_type=RunProgress))
+            await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+        with contextlib.suppress(RPCError):
+            display.update(await handle.query("progress", result_type=RunProgress))
+        return result_task.result()
+    except WorkflowFailureError as err:
+        raise explain_failure(err, handle.id) from None
+    finally:
+        if not result_task.done():
+            result_task.cancel()
+
+
+def explain_failure(err: WorkflowFailureError, workflow_id: str) -> Exception:
+    """A user error from deep inside the run becomes a :class:`UserError`; the rest fail."""
+    cause: BaseException | None = err.cause
+    while isinstance(cause, ActivityError | FailureError) and cause.cause is not None:
+        if isinstance(cause, ApplicationError) and cause.type == USER_ERROR_TYPE:
+            break
+        cause = cause.cause
+    if isinstance(cause, ApplicationError) and cause.type == USER_ERROR_TYPE:
+        return UserError(cause.message)
+    message = cause.message if isinstance(cause, FailureError) else str(cause or err)
+    return WorkflowFailed(f"workflow {workflow_id} failed: {message}")
+
+
+async def read_blob(client: Client, task_queue: str, key: str) -> str:
+    """A stored text, read chunk by chunk through the ``blob_read`` workflow."""
+    from activities.blobs import BlobChunk, BlobChunkRequest
+
+    parts: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        chunk: BlobChunk = await client.execute_workflow(
+            BLOB_READ_WORKFLOW,
+            BlobChunkRequest(key=key, offset=offset),
+            id=f"blob-read-{key.removeprefix('sha256:')[:24]}-{offset}",
+            task_queue=task_queue,
+            result_type=BlobChunk,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        )
+        parts.append(chunk.text)
+        offset = chunk.next_offset
+    return "".join(parts)
+
+
+async def run_on(
+    runtime: Runtime,
+    kind: KindDeclaration,
+    request: BaseModel,
+    display: PhaseDisplay,
+    *,
+    wanted_blobs: Callable[[Any], Sequence[str]] = lambda _result: (),
+) -> tuple[Any, dict[str, str]]:
+    """Run ``request`` as a ``kind`` workflow; return its result and the wanted blobs' texts."""
+    workflow_id = kind.workflow_id(request)
+    if runtime.ui_url:
+        display.note(
+            f"Temporal Web UI: {runtime.ui_url}/namespaces/{runtime.settings.temporal.namespace}"
+            f"/workflows/{workflow_id}"
+        )
+    handle = await start_or_attach(runtime.client, kind, request, runtime.task_queue)
+    if not runtime.serves_queue:
+        await require_workers(runtime.client, runtime.task_queue, runtime.address)
+    result = await follow(handle, display)
+    texts = {
+        key: await read_blob(runtime.client, runtime.task_queue, key)
+        for key in wanted_blobs(result)
+    }
+    return result, texts

@@ -1,0 +1,38 @@
+"""The ``impact`` kind: what a change breaks, what it leaves untested, how risky it is."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import PurePath
+
+from prflow.impact.run_models import LLM_PHASE, WORKFLOW_KIND, ImpactRequest, ImpactResult
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole
+from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
+
+
+def impact_workflow_id(request: ImpactRequest) -> str:
+    """``impact:acme/api#12`` for a PR, ``impact:api-1a2b3c:main..HEAD`` for a range.
+
+    Named after what was asked, not what it resolved to: the same command run
+    twice attaches to the run in flight; the result says which SHAs it read.
+    """
+    if request.pull_request is not None:
+        return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
+    location = request.repo or "."
+    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
+    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
+    return f"{WORKFLOW_KIND}:{name}-{digest}:{request.base or 'default'}..{request.head or 'HEAD'}"
+
+
+IMPACT = KindDeclaration(
+    name=WORKFLOW_KIND,
+    summary="Impact analysis: breaking changes, test gaps, stale docs, risk score",
+    workflow="workflows.impact:ImpactWorkflow",
+    input_type=ImpactRequest,
+    result_type=ImpactResult,
+    workflow_id=impact_workflow_id,
+    activities={QueueRole.MAIN: ["activities.impact_analysis:IMPACT_ACTIVITIES"]},
+    search_attributes=(RISK_SCORE, RISK_LEVEL),
+    phases={LLM_PHASE: PhaseDefaults(tier=ModelTier.mid)},
+    cli="prflow.cli.impact_cmd:register",
+)

@@ -1,0 +1,96 @@
+"""A job kind, declared once: what the worker, the CLI, the replay tests and costs read.
+
+Every kind (impact, review, PR checks, the org queue, ...) is one
+:class:`KindDeclaration` in its own package, listed once in
+:mod:`prflow.registry`. The worker registers each kind's workflow and
+activities on the queues named here; the CLI starts runs by the kind's name
+and id function; the replay tests expect committed histories of every kind;
+``prflow costs`` knows the kinds and their phases.
+
+Workflow classes and activities live outside the domain package, so a
+declaration names them by import path (``"workflows.impact:ImpactWorkflow"``);
+the worker imports them, the CLI never needs to. A test checks every path
+resolves and that each workflow's registered name is the kind's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel
+from temporalio.common import SearchAttributeKey
+
+from prflow.agent.budget import BudgetCaps
+
+
+class QueueRole(StrEnum):
+    """Task queues are split by the resource their activities consume."""
+
+    MAIN = "main"  # workflows, git snapshots, static analysis, test runs
+    LLM = "llm"  # model calls: rate-limited across the fleet
+    GITHUB = "github"  # GitHub writes: separate so API quotas cannot stall analysis
+
+
+class ModelTier(StrEnum):
+    budget = "budget"
+    mid = "mid"
+    premium = "premium"
+
+
+@dataclass(frozen=True)
+class PhaseDefaults:
+    """Defaults of one model phase; unset caps fall back to the ``[budget]`` settings."""
+
+    tier: ModelTier = ModelTier.mid
+    usd: float | None = None
+    tokens: int | None = None
+    iterations: int | None = None
+    wall_clock_seconds: float | None = None
+    max_tokens: int = 8192
+
+    def caps(self, fallback: BudgetCaps) -> BudgetCaps:
+        return BudgetCaps(
+            usd=fallback.usd if self.usd is None else self.usd,
+            tokens=fallback.tokens if self.tokens is None else self.tokens,
+            iterations=fallback.iterations if self.iterations is None else self.iterations,
+            wall_clock_seconds=(
+                fallback.wall_clock_seconds
+                if self.wall_clock_seconds is None
+                else self.wall_clock_seconds
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class KindDeclaration:
+    """Everything that makes a job kind runnable, in one place."""
+
+    name: str
+    summary: str
+    workflow: str
+    """Import path of the workflow class, ``module:Class``; its defn name is ``name``."""
+    input_type: type[BaseModel]
+    result_type: type[BaseModel]
+    workflow_id: Callable[[Any], str]
+    """A stable id from the input: re-running the same request attaches to the run in flight."""
+    activities: Mapping[QueueRole, Sequence[str]] = field(default_factory=dict)
+    """Import paths (``module:attr``) of activity functions or lists of them, per queue."""
+    search_attributes: Sequence[SearchAttributeKey[Any]] = ()
+    phases: Mapping[str, PhaseDefaults] = field(default_factory=dict)
+    """Model phases and their budget defaults, e.g. ``{"agent": PhaseDefaults(...)}``."""
+    cli: str | None = None
+    """Import path of ``register(app: typer.Typer) -> None`` adding the kind's commands."""
+    extra_workflows: Sequence[str] = ()
+    """Workflows the kind starts as children (they run on its main queue)."""
+
+
+def import_path(path: str) -> Any:
+    """The object named by ``module:attr``."""
+    import importlib
+
+    module_name, _, attr = path.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attr) if attr else module

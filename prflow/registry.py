@@ -1,0 +1,18 @@
+"""Every job kind prflow runs: adding a kind is one line here plus its own package."""
+
+from __future__ import annotations
+
+from prflow.errors import UserError
+from prflow.impact.kind import IMPACT
+from prflow.kinds import KindDeclaration
+
+KINDS: tuple[KindDeclaration, ...] = (IMPACT,)
+
+
+def kind_named(name: str) -> KindDeclaration:
+    """The declaration of kind ``name``."""
+    for kind in KINDS:
+        if kind.name == name:
+            return kind
+    known = ", ".join(k.name for k in KINDS)
+    raise UserError(f"unknown job kind {name!r}; prflow runs: {known}")

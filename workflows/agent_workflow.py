@@ -1,0 +1,53 @@
+"""One agent as its own workflow: for agents that run long or in parallel.
+
+The loop runs until its SDK suggests continue-as-new (or a turn count is
+reached), then continues-as-new from its state, so a refactor agent can run
+hundreds of turns for hours with a small history per run. After every turn
+it reports its progress to the workflow that started it.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from prflow.agent.budget import BudgetRaise
+    from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.state import AgentState
+    from prflow.run_progress import AgentProgress
+    from workflows.agent_loop import AgentLoop
+
+AGENT_WORKFLOW = "agent"
+
+
+@workflow.defn(name=AGENT_WORKFLOW)
+class AgentWorkflow:
+    def __init__(self) -> None:
+        self._loop: AgentLoop | None = None
+
+    @workflow.run
+    async def run(self, state: AgentState) -> AgentOutcome:
+        self._loop = AgentLoop(state, on_turn=self._report, on_wait=self._report, may_pause=True)
+        outcome = await self._loop.run()
+        if outcome is None:
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            workflow.continue_as_new(self._loop.next_run_state())
+        await self._report()
+        return outcome
+
+    @workflow.signal
+    def raise_budget(self, change: BudgetRaise) -> None:
+        if self._loop is not None:
+            self._loop.raise_caps(change)
+
+    @workflow.query
+    def progress(self) -> AgentProgress | None:
+        return self._loop.progress() if self._loop is not None else None
+
+    async def _report(self) -> None:
+        assert self._loop is not None
+        parent = self._loop.state.spec.parent_workflow_id
+        if parent is None:
+            return
+        handle = workflow.get_external_workflow_handle(parent)
+        await handle.signal("agent_progress", self._loop.progress())

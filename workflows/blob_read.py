@@ -1,0 +1,26 @@
+"""Read one chunk of a stored result, for clients without database access."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.blobs import BlobChunk, BlobChunkRequest, read_blob_chunk
+
+BLOB_READ = "blob_read"
+
+
+@workflow.defn(name=BLOB_READ)
+class BlobReadWorkflow:
+    @workflow.run
+    async def run(self, request: BlobChunkRequest) -> BlobChunk:
+        return await workflow.execute_activity(
+            read_blob_chunk,
+            request,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=RetryPolicy(maximum_attempts=3),
+            summary=f"read {request.key[:19]}… from {request.offset}",
+        )

@@ -1,0 +1,247 @@
+"""The run kit: what every kind's workflow needs besides its own phases.
+
+:class:`RunKit` keeps a run's phase progress, its agents (inline or child
+workflows) and their budgets, tags the run for the Web UI and runs activities
+with the platform's timeouts, retries and heartbeats. :class:`KindWorkflow`
+gives a workflow class the handlers every kind answers: the ``progress`` and
+``spend`` queries, the ``raise_budget`` update and the ``agent_progress``
+signal child agents report through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from prflow import search_attributes as sa
+    from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
+    from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.state import AgentSpec, AgentState
+    from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
+    from workflows.agent_loop import AgentLoop, ToolRunner
+    from workflows.agent_workflow import AgentWorkflow
+
+_R = TypeVar("_R")
+
+STEP_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
+NETWORK_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=6,
+    non_retryable_error_types=["UserError"],
+)
+HEARTBEAT_TIMEOUT = timedelta(seconds=30)
+"""A worker killed mid-activity costs the run about this long before another one retries."""
+
+
+class RunKit:
+    """Phases, agents, budgets and Web UI attributes of one run."""
+
+    def __init__(self, kind: str, phases: Sequence[str]) -> None:
+        self.kind = kind
+        self.phases = [PhaseProgress(name=name) for name in phases]
+        self.budget = BudgetBook()
+        self._inline: dict[str, AgentLoop] = {}
+        self._children: dict[str, AgentProgress] = {}
+        self._child_ids: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ Web UI
+
+    def tag(self, *, repo: str | None, pr: int | None) -> None:
+        """Set Kind, Repo and PR, so every run is findable however it was started."""
+        pairs: list[Any] = [sa.KIND.value_set(self.kind)]
+        if repo:
+            pairs.append(sa.REPO.value_set(repo))
+        if pr is not None:
+            pairs.append(sa.PR.value_set(pr))
+        workflow.upsert_search_attributes(pairs)
+
+    def note_cost(self) -> None:
+        workflow.upsert_search_attributes([sa.COST_USD.value_set(self.status().total_usd)])
+
+    # ------------------------------------------------------------------ phases
+
+    def set(self, phase: str, state: PhaseState, detail: str = "") -> None:
+        """Record a phase's state; entering ``running`` also sets the Web UI's Phase."""
+        entering = False
+        for item in self.phases:
+            if item.name == phase:
+                entering = state == PhaseState.running and item.state != PhaseState.running
+                item.state, item.detail = state, detail
+        if entering:
+            workflow.upsert_search_attributes([sa.PHASE.value_set(phase)])
+
+    async def step(
+        self,
+        phase: str,
+        activity: Callable[[Any], Awaitable[_R]] | Callable[[Any], _R],
+        arg: Any,
+        *,
+        timeout: timedelta,  # noqa: ASYNC109 - an activity's start-to-close limit
+        retry: RetryPolicy = STEP_RETRY,
+        task_queue: str | None = None,
+        summary: str | None = None,
+        heartbeat: timedelta | None = HEARTBEAT_TIMEOUT,
+    ) -> _R:
+        """Mark ``phase`` running and run one activity with the platform's policies."""
+        self.set(phase, PhaseState.running)
+        name = getattr(getattr(activity, "__temporal_activity_definition", None), "name", "")
+        result: _R = await workflow.execute_activity(
+            activity,  # type: ignore[arg-type]
+            arg,
+            task_queue=task_queue,
+            start_to_close_timeout=timeout,
+            heartbeat_timeout=heartbeat,
+            retry_policy=retry,
+            summary=summary or f"{phase}: {name}",
+        )
+        return result
+
+    # ------------------------------------------------------------------ agents
+
+    def start_agent(self, spec: AgentSpec, caps_source: PhaseBudget) -> AgentState:
+        """The first state of an agent whose budget the run's book holds."""
+        state = AgentState.start(spec, caps_source)
+        state.budget = caps_source  # the very object the book raises
+        return state
+
+    def open_budget(self, spec: AgentSpec) -> PhaseBudget:
+        group = spec.phase if spec.phase != spec.name else None
+        return self.budget.open(spec.name, spec.plan.caps, group=group)
+
+    async def run_inline_agent(
+        self, spec: AgentSpec, run_tool: ToolRunner | None = None
+    ) -> AgentOutcome:
+        """Run an agent inside this workflow (short agents: no continue-as-new)."""
+        state = self.start_agent(spec, self.open_budget(spec))
+        loop = AgentLoop(state, run_tool, on_turn=self._after_inline_turn)
+        self._inline[spec.name] = loop
+        outcome = await loop.run()
+        assert outcome is not None, "an inline agent never pauses"
+        return outcome
+
+    async def run_child_agent(self, spec: AgentSpec) -> AgentOutcome:
+        """Run an agent as a child workflow, which continues-as-new as it needs to."""
+        budget = self.open_budget(spec)
+        parent = workflow.info().workflow_id
+        spec = spec.model_copy(update={"parent_workflow_id": parent})
+        child_id = f"{parent}/agent:{spec.name}"
+        self._child_ids[spec.name] = child_id
+        self._children[spec.name] = AgentProgress(
+            name=spec.name, phase=spec.phase, caps=budget.caps
+        )
+        outcome = await workflow.execute_child_workflow(
+            AgentWorkflow.run,
+            AgentState.start(spec, budget),
+            id=child_id,
+            parent_close_policy=ParentClosePolicy.TERMINATE,
+            search_attributes=TypedSearchAttributes([SearchAttributePair(sa.KIND, self.kind)]),
+            static_summary=f"{self.kind} agent {spec.name}",
+        )
+        budget.spent = outcome.spent
+        progress = self._children[spec.name]
+        progress.spent, progress.turns = outcome.spent, outcome.iterations
+        progress.state = PhaseState.done if outcome.completed else PhaseState.failed
+        progress.detail = outcome.detail
+        self.note_cost()
+        return outcome
+
+    async def run_child_agents(
+        self,
+        specs: Sequence[AgentSpec],
+        *,
+        max_concurrency: int,
+        on_done: Callable[[AgentOutcome], Awaitable[None]] | None = None,
+    ) -> list[AgentOutcome]:
+        """Run agents as children, at most ``max_concurrency`` at once; ``on_done`` sees each
+        outcome as soon as it arrives, in completion order."""
+        gate = asyncio.Semaphore(max(1, max_concurrency))
+
+        async def one(spec: AgentSpec) -> AgentOutcome:
+            async with gate:
+                outcome = await self.run_child_agent(spec)
+            if on_done is not None:
+                await on_done(outcome)
+            return outcome
+
+        return list(await asyncio.gather(*(one(spec) for spec in specs)))
+
+    def record_child_progress(self, progress: AgentProgress) -> None:
+        """A child agent's report after a turn: mirror its spend in the run's book."""
+        self._children[progress.name] = progress
+        budget = self.budget.phases.get(progress.name)
+        if budget is not None:
+            budget.spent = progress.spent
+            if progress.caps is not None:
+                budget.caps = progress.caps
+
+    async def _after_inline_turn(self) -> None:
+        self.note_cost()
+
+    # ------------------------------------------------------------------ queries/updates
+
+    def status(self) -> BudgetStatus:
+        return self.budget.status()
+
+    def progress(self) -> RunProgress:
+        agents = [loop.progress() for loop in self._inline.values()]
+        agents += list(self._children.values())
+        waiting = next((a.waiting_for_budget for a in agents if a.waiting_for_budget), None)
+        return RunProgress(
+            kind=self.kind,
+            phases=self.phases,
+            agents=agents,
+            spend=self.status(),
+            waiting_for_budget=waiting,
+        )
+
+    def validate_raise(self, change: BudgetRaise) -> None:
+        if not self.budget.knows(change.phase):
+            known = ", ".join(sorted(self.budget.phases)) or "none yet"
+            raise ValueError(f"unknown phase {change.phase!r}; known phases: {known}")
+
+    async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:
+        """Lift caps in the book (inline agents share it) and pass the raise to child agents."""
+        self.budget.apply_raise(change)
+        for name, child_id in self._child_ids.items():
+            progress = self._children.get(name)
+            budget = self.budget.phases.get(name)
+            if progress is None or progress.state != PhaseState.running:
+                continue
+            if budget is not None and budget.answers_to(change.phase):
+                handle = workflow.get_external_workflow_handle(child_id)
+                await handle.signal(AgentWorkflow.raise_budget, change)
+        return self.status()
+
+
+class KindWorkflow:
+    """Base of every kind's workflow class: the handlers operators and the CLI use."""
+
+    kit: RunKit
+
+    @workflow.query
+    def progress(self) -> RunProgress:
+        return self.kit.progress()
+
+    @workflow.query
+    def spend(self) -> BudgetStatus:
+        return self.kit.status()
+
+    @workflow.update
+    async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:
+        return await self.kit.raise_budget(change)
+
+    @raise_budget.validator
+    def _validate_raise(self, change: BudgetRaise) -> None:
+        self.kit.validate_raise(change)
+
+    @workflow.signal
+    def agent_progress(self, progress: AgentProgress) -> None:
+        self.kit.record_child_progress(progress)
