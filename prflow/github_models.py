@@ -75,3 +75,23 @@ def _truncation_note(total: int, limit: int) -> str:
         f"GitHub allows {limit:,} per comment. The complete report is in the run's JSON and "
         "Markdown outputs."
     )
+
+
+class PullSummary(BaseModel):
+    """What the PR tools need to know about one pull request (no bodies, no diffs)."""
+
+    number: int
+    title: str
+    url: str
+    state: str = Field(description="'open' or 'closed'")
+    merged: bool
+    draft: bool
+    base_ref: str
+    head_ref: str
+    head_sha: str
+    head_repo: str | None = Field(description="owner/name of the head branch's repository")
+    mergeable: bool | None = Field(None, description="None while GitHub is still computing it")
+    mergeable_state: str | None = None
+    behind_by: int | None = Field(
+        None, description="Commits on the base branch that the head does not have"
+    )
