@@ -13,6 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from prflow.pr_tools.pagination import Paged, paginate
+
+DEFAULT_PAGE_SIZE = 20
 THREADS_PER_PAGE = 50
 COMMENTS_PER_THREAD = 50
 
@@ -163,3 +166,32 @@ def unresolved(
         comments = [c for c in thread.comments if login_key(c.author) not in excluded]
         kept.append(thread.model_copy(update={"comments": comments}))
     return kept
+
+
+class UnresolvedThreads(BaseModel):
+    """What ``prflow pr comments`` and the MCP tool answer."""
+
+    pr: str
+    total_threads: int = Field(description="All review threads, resolved or not")
+    unresolved_threads: int = Field(description="Unresolved threads after author exclusion")
+    excluded_authors: list[str]
+    threads: Paged[ReviewThread]
+
+
+def unresolved_report(
+    slug: str,
+    threads: list[ReviewThread],
+    *,
+    exclude_authors: Iterable[str] = (),
+    page: int = 1,
+    page_size: int = DEFAULT_PAGE_SIZE,
+) -> UnresolvedThreads:
+    excluded = sorted({name.strip() for name in exclude_authors if name.strip()})
+    open_threads = unresolved(threads, excluded)
+    return UnresolvedThreads(
+        pr=slug,
+        total_threads=len(threads),
+        unresolved_threads=len(open_threads),
+        excluded_authors=excluded,
+        threads=paginate(open_threads, page, page_size),
+    )

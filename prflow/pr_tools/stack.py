@@ -207,3 +207,23 @@ def _steps(entries: Sequence[StackEntry]) -> list[str]:
     if len(open_order) > 1:
         steps.append(f"Merge bottom-up: {', '.join(open_order)}, one at a time.")
     return steps
+
+
+BEHIND_QUERY = """
+query PrflowBranchBehind($owner: String!, $name: String!, $base: String!, $head: String!) {
+  repository(owner: $owner, name: $name) {
+    ref(qualifiedName: $base) {
+      compare(headRef: $head) { behindBy aheadBy status }
+    }
+  }
+}
+"""
+
+
+def behind_by(data: Mapping[str, object]) -> int | None:
+    """Commits on the base branch that the head lacks, from a :data:`BEHIND_QUERY` answer;
+    None when either branch no longer exists."""
+    node: object = data.get("data")
+    for key in ("repository", "ref", "compare", "behindBy"):
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node if isinstance(node, int) else None
