@@ -12,6 +12,9 @@ from prflow.pr_identifier import PullRequestRef
 from prflow.pr_tools.checks import CheckInfo, CiState
 from prflow.pr_tools.checks_report import WaitInfo
 
+MAX_WAIT_SECONDS = 30 * 60
+"""Waiting for CI is capped at 30 minutes: longer than that, come back later."""
+
 COMMENT_MAX_CHARS = 65_536
 """GitHub rejects issue comments longer than this (HTTP 422)."""
 
@@ -127,8 +130,10 @@ class PrChecksRequest(BaseModel):
 
     pr: PullRequestRef
     bail_on_first: bool = False
-    max_wait_seconds: int = Field(1800, description="Give up waiting after this long")
-    poll_seconds: int = Field(30, description="Pause between looks at the checks")
+    max_wait_seconds: int = Field(
+        MAX_WAIT_SECONDS, ge=0, le=MAX_WAIT_SECONDS, description="Give up waiting after this long"
+    )
+    poll_seconds: int = Field(30, ge=1, description="Pause between looks at the checks")
     page: int = 1
     page_size: int = 10
     github_task_queue: str | None = Field(

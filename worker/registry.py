@@ -66,14 +66,16 @@ def role_of(queue: str, settings: Settings) -> QueueRole:
 def workflows() -> list[type]:
     """All workflow classes the main queue runs."""
     from workflows.impact import ImpactWorkflow
+    from workflows.pr_checks import PrChecksWorkflow
 
-    return [ImpactWorkflow, *WORKFLOWS]
+    return [ImpactWorkflow, PrChecksWorkflow, *WORKFLOWS]
 
 
 def activities_for(queue: str, settings: Settings) -> list[Callable[..., Any]]:
     """Activities the worker for ``queue`` registers."""
     from activities.agent_messages import compose_message
     from activities.github import resolve_pull_request, upsert_pr_comment
+    from activities.github.checks import checks_report_activity, checks_snapshot
     from activities.impact_analysis import IMPACT_ACTIVITIES
     from activities.llm import llm_call, llm_configured
     from activities.repo_tools import resolve_range_activity, run_repo_tool
@@ -87,6 +89,11 @@ def activities_for(queue: str, settings: Settings) -> list[Callable[..., Any]]:
             *IMPACT_ACTIVITIES,
         ],
         QueueRole.LLM: [llm_call, llm_configured],
-        QueueRole.GITHUB: [resolve_pull_request, upsert_pr_comment],
+        QueueRole.GITHUB: [
+            resolve_pull_request,
+            upsert_pr_comment,
+            checks_snapshot,
+            checks_report_activity,
+        ],
     }
     return [describe_worker, *by_role[role]]

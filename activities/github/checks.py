@@ -7,6 +7,7 @@ jobs' logs once, parses them and stores the report in the blob store.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 import requests
@@ -93,12 +94,21 @@ def read_job_log(ref: PullRequestRef, job_id: int) -> str | None:
 
 
 def build_report(
-    snapshot: ChecksSnapshot, *, page: int, page_size: int, wait: WaitInfo | None = None
+    snapshot: ChecksSnapshot,
+    *,
+    page: int,
+    page_size: int,
+    wait: WaitInfo | None = None,
+    progress: Callable[[str], None] = lambda _: None,
 ) -> ChecksReport:
-    """Parse the logs of the failing Actions jobs and assemble the report."""
+    """Parse the logs of the failing Actions jobs and assemble the report.
+
+    ``progress`` is told before each download (the activity heartbeats there).
+    """
     parsed: dict[str, list[TestFailure] | None] = {}
     for check in snapshot.checks:
         if check.failing and check.job_id is not None:
+            progress(f"log of {check.name}")
             log = read_job_log(snapshot.pr, check.job_id)
             parsed[check.name] = None if log is None else parse_failures(log)
     return checks_report(
@@ -119,14 +129,20 @@ async def checks_snapshot(ref: PullRequestRef) -> ChecksSnapshot:
 
 
 @activity.defn(name="github_checks_report")
-async def checks_report_activity(inp: ChecksReportInput) -> ChecksReportRef:
-    """Read the failing jobs' logs and store the parsed report; returns its blob key."""
+def checks_report_activity(inp: ChecksReportInput) -> ChecksReportRef:
+    """Read the failing jobs' logs and store the parsed report; returns its blob key.
 
-    def run() -> ChecksReportRef:
-        report = build_report(inp.snapshot, page=inp.page, page_size=inp.page_size, wait=inp.wait)
-        key = put_text(cached_settings().resolved_database_url(), report.model_dump_json())
-        return ChecksReportRef(
-            report_key=key, state=report.state, failures=report.failures.pagination.total_items
-        )
-
-    return await in_thread(run)
+    Synchronous (the worker runs it in its thread pool) so it can heartbeat
+    between log downloads.
+    """
+    report = build_report(
+        inp.snapshot,
+        page=inp.page,
+        page_size=inp.page_size,
+        wait=inp.wait,
+        progress=activity.heartbeat,
+    )
+    key = put_text(cached_settings().resolved_database_url(), report.model_dump_json())
+    return ChecksReportRef(
+        report_key=key, state=report.state, failures=report.failures.pagination.total_items
+    )
