@@ -64,7 +64,7 @@ def test_pages_say_outright_whether_more_exist() -> None:
 
 
 def test_an_empty_list_is_one_empty_page_and_a_page_past_the_end_is_a_clear_error() -> None:
-    empty = paginate([], 1, 20)
+    empty = paginate(list[int](), 1, 20)
     assert (empty.items, empty.pagination.total_pages, empty.pagination.has_next) == ([], 1, False)
     with pytest.raises(UserError, match=r"page 3 is past the last page \(2\)"):
         paginate([1, 2, 3], 3, 2)
