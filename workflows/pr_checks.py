@@ -87,6 +87,7 @@ class PrChecksWorkflow:
             request.pr,
             task_queue=request.github_task_queue,
             start_to_close_timeout=timedelta(minutes=1),
+            heartbeat_timeout=timedelta(seconds=10),
             retry_policy=GITHUB_RETRY,
         )
 

@@ -16,7 +16,7 @@ from github.Repository import Repository
 from temporalio import activity
 
 from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client
-from activities.github.errors import classified_errors, in_thread
+from activities.github.errors import classified_errors, in_thread_heartbeating
 from prflow.config import cached_settings
 from prflow.github_models import ChecksReportInput, ChecksReportRef, ChecksSnapshot
 from prflow.pr_identifier import PullRequestRef
@@ -125,7 +125,7 @@ def build_report(
 @activity.defn(name="github_checks_snapshot")
 async def checks_snapshot(ref: PullRequestRef) -> ChecksSnapshot:
     """One look at the PR's CI: a few requests, safe to repeat."""
-    return await in_thread(lambda: read_checks(ref))
+    return await in_thread_heartbeating(lambda: read_checks(ref))
 
 
 @activity.defn(name="github_checks_report")

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import requests
 from github import GithubException
+from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from prflow.config import cached_settings
@@ -141,6 +142,17 @@ def classified_errors(*, action: str, missing: str, permission: str) -> Iterator
         raise ApplicationError(
             f"Could not reach GitHub at {host} while {action}: {exc}", type=UNAVAILABLE_TYPE
         ) from exc
+
+
+async def in_thread_heartbeating(func: Callable[[], T], every_seconds: float = 2.0) -> T:
+    """:func:`in_thread`, heartbeating while ``func`` runs: with a short heartbeat timeout,
+    a worker killed mid-request costs seconds instead of the whole start-to-close timeout."""
+    task = asyncio.ensure_future(asyncio.to_thread(func))
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=every_seconds)
+        if done:
+            return task.result()
+        activity.heartbeat()
 
 
 async def in_thread(func: Callable[[], T]) -> T:

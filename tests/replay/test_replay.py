@@ -28,6 +28,8 @@ RECORDED_IDS = {
     "impact-budget-1": "impact-budget-raised",
     "impact-crash-1": "impact-worker-crash",
     "impact-fault-json": "impact-malformed-tool-input",
+    "pr-checks-wait-1": "pr-checks-wait",
+    "pr-checks-crash-1": "pr-checks-worker-restart",
 }
 
 

@@ -108,9 +108,7 @@ def _offset(after: str | None) -> int:
 def _connection(items: Sequence[Any], node: Callable[[Any], Json]) -> Callable[..., Json]:
     """A resolver for a forward-paged connection over ``items``."""
 
-    def resolve(
-        _info: Info, first: int | None = None, after: str | None = None, **_: Any
-    ) -> Json:
+    def resolve(_info: Info, first: int | None = None, after: str | None = None, **_: Any) -> Json:
         if first is None:
             raise GraphQLError("You must provide a `first` or `last` value to properly paginate.")
         if first > MAX_RECORDS:
