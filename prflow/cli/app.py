@@ -23,13 +23,14 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    from prflow.cli import budget_cmd, costs_cmd, impact_cmd, pr_cmd, runtime_cmd
+    from prflow.cli import budget_cmd, costs_cmd, impact_cmd, mcp_cmd, pr_cmd, runtime_cmd
 
     runtime_cmd.register(app)
     impact_cmd.register(app)
     costs_cmd.register(app)
     budget_cmd.register(app)
     pr_cmd.register(app)
+    mcp_cmd.register(app)
 
 
 def _fail(message: str, code: int) -> None:

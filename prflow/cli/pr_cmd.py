@@ -140,7 +140,7 @@ def checks(
             page=page,
             page_size=page_size,
         )
-        report = asyncio.run(_wait_for_checks(request))
+        report = asyncio.run(wait_for_checks(request))
     else:
         from activities.github.pr_tools import failing_checks
 
@@ -150,7 +150,7 @@ def checks(
         raise typer.Exit(EXIT_CHECKS_FAILED)
 
 
-async def _wait_for_checks(request: PrChecksRequest) -> ChecksReport:
+async def wait_for_checks(request: PrChecksRequest) -> ChecksReport:
     """Start (or attach to) the ``pr_checks`` workflow and load its stored report."""
     from temporalio.client import WorkflowFailureError
     from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
