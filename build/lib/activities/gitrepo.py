@@ -1,0 +1,651 @@
+"""Git-backed repository access: locate a repo, resolve refs, mirror remotes, snapshot commits.
+
+Everything goes through the git CLI with list arguments (never a shell).
+Local repositories are read in place; remote ones through a bare mirror under
+``cache_dir()/mirrors``. Reads of file contents come from per-commit snapshots
+under ``cache_dir()/snapshots/<repo_key>/<sha>``, built once and shared by every
+worker on the machine. Mistakes the user can fix raise
+:class:`~prflow.errors.UserError`; anything else is a :class:`GitError` that
+Temporal may retry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from prflow.changes import ChangedFile, FileStatus
+from prflow.config import cache_dir
+from prflow.errors import UserError
+from prflow.imports import ImportGraph, build_import_graph
+from prflow.repo_models import RepoSpec, ResolvedRange
+from prflow.source_tree import DirectoryTree, SourceTree
+from prflow.tools.paths import resolve_inside
+from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
+
+LOCAL_TIMEOUT = 300.0
+NETWORK_TIMEOUT = 1_800.0
+
+_SCRUBBED_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
+_SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
+_REMOTE_NOT_FOUND = (
+    "repository not found",
+    "does not appear to be a git repository",
+    "authentication failed",
+    "could not read from remote repository",
+    "could not read username",
+    "permission denied",
+    "not found",
+    "does not exist",
+)
+
+
+class GitError(RuntimeError):
+    """git failed for a reason the user did not cause; retrying may help."""
+
+
+# --------------------------------------------------------------------------- running git
+
+
+def _git_env() -> dict[str, str]:
+    """The caller's environment minus variables that would redirect git, never prompting."""
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["LC_ALL"] = "C"
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+def run_git(
+    args: Sequence[str],
+    *,
+    git_dir: Path | None = None,
+    ok_codes: tuple[int, ...] = (0,),
+    timeout: float = LOCAL_TIMEOUT,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git [--git-dir=...] args`` and return the finished process.
+
+    Exit codes outside ``ok_codes`` raise :class:`GitError` carrying git's stderr.
+    """
+    command = ["git"]
+    if git_dir is not None:
+        command.append(f"--git-dir={git_dir}")
+    command.extend(args)
+    try:
+        done = subprocess.run(
+            command, capture_output=True, env=_git_env(), timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]} took longer than {timeout:.0f}s") from exc
+    if done.returncode not in ok_codes:
+        stderr = done.stderr.decode("utf-8", errors="replace").strip()
+        raise GitError(f"git {' '.join(args[:3])} failed ({done.returncode}): {stderr}")
+    return done
+
+
+def _stdout(done: subprocess.CompletedProcess[bytes]) -> str:
+    return done.stdout.decode("utf-8", errors="replace").strip()
+
+
+# --------------------------------------------------------------------------- locating repos
+
+
+@dataclass(frozen=True)
+class GitRepo:
+    """A repository git can read: its git directory and the key naming it in the cache."""
+
+    git_dir: Path
+    key: str
+    location: str
+    remote: bool
+
+
+def is_remote(location: str) -> bool:
+    """True for clone URLs (``scheme://`` or scp-like ``user@host:path``)."""
+    return "://" in location or bool(_SCP_LIKE.match(location))
+
+
+def _key_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _remote_url(location: str) -> str:
+    """The URL as cached; credentials in it are refused so they never reach workflow history."""
+    url = location.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and (parts.username or parts.password):
+        raise UserError(
+            f"the URL {parts.scheme}://{parts.hostname}{parts.path} carries credentials; "
+            "remove them from the URL and let git find them (credential helper or "
+            "GIT_ASKPASS on the worker)"
+        )
+    return url
+
+
+def open_local(location: str) -> GitRepo:
+    """A local checkout or bare repository, read in place."""
+    path = Path(location).expanduser()
+    if not path.exists():
+        raise UserError(
+            f"repository path {location} does not exist; pass a git checkout directory or a "
+            "clone URL"
+        )
+    try:
+        done = run_git(["-C", str(path), "rev-parse", "--absolute-git-dir"])
+    except GitError:
+        raise UserError(
+            f"{location} is not a git repository; pass the directory of a git checkout "
+            "(where `git status` works) or a clone URL"
+        ) from None
+    git_dir = Path(_stdout(done))
+    top = run_git(["-C", str(path), "rev-parse", "--show-toplevel"], ok_codes=(0, 128))
+    shown = _stdout(top) if top.returncode == 0 and _stdout(top) else str(git_dir)
+    return GitRepo(git_dir=git_dir, key=_key_of(str(git_dir)), location=shown, remote=False)
+
+
+def mirror_dir(url: str) -> Path:
+    """Where the bare mirror of ``url`` lives."""
+    return cache_dir() / "mirrors" / f"{_key_of(url)}.git"
+
+
+@contextlib.contextmanager
+def _mirror_lock(mirror: Path) -> Iterator[None]:
+    """Serialise clone/fetch of one mirror across processes on this machine."""
+    mirror.parent.mkdir(parents=True, exist_ok=True)
+    with open(mirror.with_suffix(".lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _remote_failure(url: str, exc: GitError) -> Exception:
+    """A user error when the remote says 'no such repo / no access', else the git error."""
+    text = str(exc).lower()
+    if any(marker in text for marker in _REMOTE_NOT_FOUND):
+        return UserError(
+            f"cannot read {url}: {exc}. Check the URL, and that this machine's git "
+            "credentials can access it"
+        )
+    return exc
+
+
+def open_remote(location: str, *, refresh: bool, pr_number: int | None = None) -> GitRepo:
+    """The mirror of a remote, cloned when missing and fetched when ``refresh`` is set."""
+    url = _remote_url(location)
+    mirror = mirror_dir(url)
+    with _mirror_lock(mirror):
+        try:
+            cloned = False
+            if not mirror.exists():
+                staging = mirror.with_name(f".tmp-{mirror.name}-{uuid.uuid4().hex}")
+                try:
+                    run_git(
+                        ["clone", "--mirror", "--quiet", url, str(staging)],
+                        timeout=NETWORK_TIMEOUT,
+                    )
+                    staging.rename(mirror)
+                finally:
+                    shutil.rmtree(staging, ignore_errors=True)
+                cloned = True
+            if refresh and not cloned:
+                run_git(
+                    ["fetch", "--prune", "--quiet", "origin"],
+                    git_dir=mirror,
+                    timeout=NETWORK_TIMEOUT,
+                )
+            if pr_number is not None:
+                _fetch_pull_ref(mirror, url, pr_number)
+        except GitError as exc:
+            raise _remote_failure(url, exc) from exc
+    return GitRepo(git_dir=mirror, key=_key_of(url), location=url, remote=True)
+
+
+def _fetch_pull_ref(mirror: Path, url: str, pr_number: int) -> None:
+    ref = f"refs/pull/{pr_number}/head"
+    try:
+        run_git(
+            ["fetch", "--quiet", "origin", f"+{ref}:{ref}"], git_dir=mirror, timeout=NETWORK_TIMEOUT
+        )
+    except GitError as exc:
+        if "couldn't find remote ref" in str(exc).lower():
+            raise UserError(
+                f"pull request #{pr_number} was not found at {url} (no {ref}); check the number"
+            ) from exc
+        raise
+
+
+def open_repo(location: str, *, refresh: bool = False, pr_number: int | None = None) -> GitRepo:
+    """A local repository or the mirror of a remote one."""
+    if is_remote(location):
+        return open_remote(location, refresh=refresh, pr_number=pr_number)
+    return open_local(location)
+
+
+# --------------------------------------------------------------------------- refs and ranges
+
+
+def commit_of(repo: GitRepo, rev: str) -> str | None:
+    """The commit id ``rev`` names in ``repo``, or None."""
+    if not rev or rev.startswith("-"):
+        return None
+    done = run_git(
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+        git_dir=repo.git_dir,
+        ok_codes=(0, 1, 128),
+    )
+    sha = _stdout(done)
+    return sha if done.returncode == 0 and sha else None
+
+
+def _resolve_ref(repo: GitRepo, ref: str, role: str) -> str:
+    sha = commit_of(repo, ref)
+    if sha is None and repo.remote and ref.startswith("origin/"):
+        sha = commit_of(repo, f"refs/heads/{ref.removeprefix('origin/')}")
+    if sha is None:
+        raise UserError(
+            f"unknown {role} ref {ref!r} in {repo.location}: no branch, tag or commit by that "
+            "name. Check the spelling, or fetch it into the repository first "
+            f"(git fetch origin {ref})"
+        )
+    return sha
+
+
+def resolve_range(spec: RepoSpec, base: str, head: str) -> ResolvedRange:
+    """Pin ``base`` and ``head`` to commits and find where head forked from base."""
+    repo = open_repo(spec.location, refresh=True, pr_number=spec.pr_number)
+    base_sha = _resolve_ref(repo, base, "base")
+    head_sha = _resolve_ref(repo, head, "head")
+    done = run_git(["merge-base", base_sha, head_sha], git_dir=repo.git_dir, ok_codes=(0, 1))
+    if done.returncode != 0:
+        raise UserError(
+            f"{base} and {head} share no history in {repo.location}, so there is no pull "
+            "request diff between them; pick a base branch that head was created from"
+        )
+    return ResolvedRange(
+        repo_key=repo.key,
+        location=repo.location,
+        base_ref=base,
+        head_ref=head,
+        base_sha=base_sha,
+        head_sha=head_sha,
+        merge_base_sha=_stdout(done),
+    )
+
+
+def repo_for_range(r: ResolvedRange) -> GitRepo:
+    """Reopen the repository of a resolved range on any worker, making sure its commits exist."""
+    repo = open_repo(r.location)
+    ensure_commits(repo, [r.base_sha, r.head_sha, r.merge_base_sha])
+    return repo
+
+
+def _has_commit(repo: GitRepo, sha: str) -> bool:
+    done = run_git(
+        ["cat-file", "-e", f"{sha}^{{commit}}"], git_dir=repo.git_dir, ok_codes=(0, 1, 128)
+    )
+    return done.returncode == 0
+
+
+def ensure_commits(repo: GitRepo, shas: Sequence[str]) -> None:
+    """Fetch into the mirror when a commit another worker saw is missing here."""
+    missing = [sha for sha in dict.fromkeys(shas) if not _has_commit(repo, sha)]
+    if missing and repo.remote:
+        with _mirror_lock(repo.git_dir):
+            run_git(["fetch", "--quiet", "origin"], git_dir=repo.git_dir, timeout=NETWORK_TIMEOUT)
+            for sha in missing:
+                if not _has_commit(repo, sha):
+                    run_git(
+                        ["fetch", "--quiet", "origin", sha],
+                        git_dir=repo.git_dir,
+                        ok_codes=(0, 1, 128),
+                        timeout=NETWORK_TIMEOUT,
+                    )
+        missing = [sha for sha in missing if not _has_commit(repo, sha)]
+    if missing:
+        raise UserError(
+            f"commit {missing[0][:12]} is no longer in {repo.location} (history rewritten?); "
+            "resolve the refs again and restart the analysis"
+        )
+
+
+# --------------------------------------------------------------------------- changed files, diffs
+
+_DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "-M")
+_STATUS = {
+    "A": FileStatus.added,
+    "M": FileStatus.modified,
+    "T": FileStatus.modified,
+    "D": FileStatus.deleted,
+    "R": FileStatus.renamed,
+    "C": FileStatus.added,
+}
+
+
+def _changed(repo: GitRepo, base_sha: str, head_sha: str) -> list[ChangedFile]:
+    names = run_git(
+        ["diff", *_DIFF_OPTIONS, "--name-status", "-z", base_sha, head_sha], git_dir=repo.git_dir
+    ).stdout
+    stats = run_git(
+        ["diff", *_DIFF_OPTIONS, "--numstat", "-z", base_sha, head_sha], git_dir=repo.git_dir
+    ).stdout
+    counts = _parse_numstat(stats)
+    files = []
+    for status, old_path, path in _parse_name_status(names):
+        added, deleted = counts.get(path, (0, 0))
+        files.append(
+            ChangedFile(
+                path=path,
+                status=status,
+                additions=added or 0,
+                deletions=deleted or 0,
+                old_path=old_path,
+                binary=added is None,
+            )
+        )
+    return files
+
+
+def _parse_name_status(raw: bytes) -> list[tuple[FileStatus, str | None, str]]:
+    """``--name-status -z`` records: (status, old path for renames, path)."""
+    tokens = [os.fsdecode(t) for t in raw.split(b"\0")]
+    out: list[tuple[FileStatus, str | None, str]] = []
+    i = 0
+    while i < len(tokens) and tokens[i]:
+        letter = tokens[i][0]
+        if letter in "RC":
+            status = _STATUS[letter]
+            old_path, path = tokens[i + 1], tokens[i + 2]
+            out.append((status, old_path if letter == "R" else None, path))
+            i += 3
+        else:
+            out.append((_STATUS.get(letter, FileStatus.modified), None, tokens[i + 1]))
+            i += 2
+    return out
+
+
+def _parse_numstat(raw: bytes) -> dict[str, tuple[int | None, int]]:
+    """``--numstat -z`` records by (new) path; None additions mark a binary file."""
+    tokens = [os.fsdecode(t) for t in raw.split(b"\0")]
+    counts: dict[str, tuple[int | None, int]] = {}
+    i = 0
+    while i < len(tokens) and tokens[i]:
+        added, deleted, path = tokens[i].split("\t", 2)
+        i += 1
+        if not path:  # rename: old and new path follow as separate tokens
+            path = tokens[i + 1]
+            i += 2
+        counts[path] = (None, 0) if added == "-" else (int(added), int(deleted))
+    return counts
+
+
+def changed_files(r: ResolvedRange) -> list[ChangedFile]:
+    """Files the pull request changes (merge-base..head), with line counts and renames."""
+    return _changed(repo_for_range(r), r.merge_base_sha, r.head_sha)
+
+
+def _diff_text(repo: GitRepo, base_sha: str, head_sha: str, paths: Sequence[str] | None) -> str:
+    args = [
+        "--literal-pathspecs",
+        "-c",
+        "core.quotePath=false",
+        "diff",
+        *_DIFF_OPTIONS,
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        base_sha,
+        head_sha,
+    ]
+    if paths is not None:
+        args.extend(["--", *paths])
+    return run_git(args, git_dir=repo.git_dir).stdout.decode("utf-8", errors="replace")
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def snapshot_root(repo_key: str) -> Path:
+    return cache_dir() / "snapshots" / repo_key
+
+
+def snapshot(repo: GitRepo, sha: str) -> Path:
+    """A read-only copy of the files of commit ``sha``, built once per machine.
+
+    The tree is written to a private temporary directory and renamed into place,
+    so a directory at the final path is always complete and concurrent builders
+    simply keep whichever rename won. Files are made read-only; symlinks are kept
+    as symlinks (readers must confine them, see ``resolve_inside``).
+    """
+    final = snapshot_root(repo.key) / sha
+    if final.is_dir():
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staging = final.with_name(f".tmp-{sha}-{uuid.uuid4().hex}")
+    staging.mkdir()
+    try:
+        _write_tree(repo, sha, staging)
+        try:
+            staging.rename(final)
+        except OSError:
+            if not final.is_dir():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+def _tree_entries(repo: GitRepo, sha: str) -> list[tuple[str, str, str, str]]:
+    """(mode, type, object id, path) of every entry of the commit, recursively."""
+    raw = run_git(["ls-tree", "-r", "-z", "--full-tree", sha], git_dir=repo.git_dir).stdout
+    entries = []
+    for record in raw.split(b"\0"):
+        if not record:
+            continue
+        meta, path = record.split(b"\t", 1)
+        mode, kind, oid = meta.decode().split(" ")
+        entries.append((mode, kind, oid, os.fsdecode(path)))
+    return entries
+
+
+def _safe_relative(path: str) -> bool:
+    parts = path.split("/")
+    return not path.startswith("/") and all(p not in ("", ".", "..", ".git") for p in parts)
+
+
+def _write_tree(repo: GitRepo, sha: str, dest: Path) -> None:
+    """Stream every blob of the commit out of one ``git cat-file --batch`` process."""
+    entries = _tree_entries(repo, sha)
+    command = ["git", f"--git-dir={repo.git_dir}", "cat-file", "--batch"]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_git_env()
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        for mode, kind, oid, path in entries:
+            if not _safe_relative(path):
+                continue
+            target = dest / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if kind != "blob":  # a submodule: only its directory exists in this commit
+                target.mkdir(exist_ok=True)
+                continue
+            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                raise GitError(f"git cat-file returned {header!r} for {oid} ({path})")
+            data = proc.stdout.read(int(header[2]))
+            proc.stdout.read(1)
+            if mode == "120000":
+                os.symlink(os.fsdecode(data), target)
+            else:
+                target.write_bytes(data)
+                target.chmod(0o555 if mode == "100755" else 0o444)
+        proc.stdin.close()
+    if proc.returncode != 0:
+        raise GitError(f"git cat-file --batch exited with {proc.returncode} for {sha}")
+
+
+# --------------------------------------------------------------------------- import graphs
+
+
+class _GraphCache:
+    """A few recent import graphs in memory, keyed by (repo key, sha)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._graphs: OrderedDict[tuple[str, str], ImportGraph] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> ImportGraph | None:
+        with self._lock:
+            graph = self._graphs.get(key)
+            if graph is not None:
+                self._graphs.move_to_end(key)
+            return graph
+
+    def put(self, key: tuple[str, str], graph: ImportGraph) -> None:
+        with self._lock:
+            self._graphs[key] = graph
+            self._graphs.move_to_end(key)
+            while len(self._graphs) > self._size:
+                self._graphs.popitem(last=False)
+
+
+_GRAPHS = _GraphCache(size=8)
+
+
+def import_graph(repo: GitRepo, sha: str) -> ImportGraph:
+    """The import graph of ``sha``: from memory, else from JSON beside the snapshot, else built."""
+    key = (repo.key, sha)
+    cached = _GRAPHS.get(key)
+    if cached is not None:
+        return cached
+    stored = snapshot_root(repo.key) / f"{sha}.imports.json"
+    if stored.is_file():
+        graph = ImportGraph.model_validate_json(stored.read_bytes())
+    else:
+        graph = build_import_graph(DirectoryTree(snapshot(repo, sha)))
+        staging = stored.with_name(f".tmp-{stored.name}-{uuid.uuid4().hex}")
+        staging.write_text(graph.model_dump_json(), encoding="utf-8")
+        staging.replace(stored)
+    _GRAPHS.put(key, graph)
+    return graph
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+class GitRepoReader:
+    """:class:`prflow.tools.reader.RepoReader` over a git repository and its snapshots."""
+
+    def __init__(self, repo: GitRepo) -> None:
+        self.repo = repo
+        self._file_lists: dict[str, list[str]] = {}
+
+    @classmethod
+    def for_range(cls, r: ResolvedRange) -> GitRepoReader:
+        return cls(repo_for_range(r))
+
+    def resolve_commit(self, rev: str) -> str | None:
+        return commit_of(self.repo, rev)
+
+    def changed_files(self, base_sha: str, head_sha: str) -> list[ChangedFile]:
+        return _changed(self.repo, base_sha, head_sha)
+
+    def diff(self, base_sha: str, head_sha: str, paths: Sequence[str] | None = None) -> str:
+        return _diff_text(self.repo, base_sha, head_sha, paths)
+
+    def read_file(self, sha: str, path: str) -> bytes | None:
+        root = snapshot(self.repo, sha)
+        target = resolve_inside(root, path)
+        if target.is_dir():
+            entries = sorted(p.name + ("/" if p.is_dir() else "") for p in target.iterdir())
+            listing = ", ".join(entries[:30]) + (" ..." if len(entries) > 30 else "")
+            raise ToolError(f"{path!r} is a directory, not a file; it contains: {listing}")
+        if not target.is_file():
+            return None
+        return target.read_bytes()
+
+    def list_files(self, sha: str) -> list[str]:
+        if sha not in self._file_lists:
+            raw = run_git(
+                ["ls-tree", "-r", "-z", "--name-only", "--full-tree", sha],
+                git_dir=self.repo.git_dir,
+            ).stdout
+            self._file_lists[sha] = sorted(os.fsdecode(p) for p in raw.split(b"\0") if p)
+        return list(self._file_lists[sha])
+
+    def grep(self, sha: str, pattern: str, glob: str | None = None) -> list[GrepHit]:
+        return _grep(self.repo, sha, pattern, glob)
+
+    def tree(self, sha: str) -> SourceTree:
+        return DirectoryTree(snapshot(self.repo, sha))
+
+    def import_graph(self, sha: str) -> ImportGraph:
+        return import_graph(self.repo, sha)
+
+
+def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepHit]:
+    """``git grep -n -I -E`` at one commit; exit 1 (no match) is an empty list."""
+    command = [
+        "git",
+        f"--git-dir={repo.git_dir}",
+        "grep",
+        "-n",
+        "-I",
+        "-E",
+        "-z",
+        "--full-name",
+        "--no-color",
+        "-e",
+        pattern,
+        sha,
+    ]
+    if glob is not None:
+        command.extend(["--", glob])
+    prefix = f"{sha}:"
+    hits: list[GrepHit] = []
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_git_env()
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        for raw in proc.stdout:
+            name, number, text = raw.rstrip(b"\n").split(b"\0", 2)
+            hits.append(
+                GrepHit(
+                    file=os.fsdecode(name).removeprefix(prefix),
+                    line=int(number),
+                    match=text.decode("utf-8", errors="replace").removesuffix("\r"),
+                )
+            )
+            if len(hits) >= MAX_GREP_HITS:
+                proc.kill()
+                break
+        stderr = proc.stderr.read().decode("utf-8", errors="replace").strip()
+    if len(hits) >= MAX_GREP_HITS or proc.returncode in (0, 1):
+        return hits
+    if "regex" in stderr.lower() or "unmatched" in stderr.lower() or "invalid" in stderr.lower():
+        raise ToolError(f"invalid regular expression {pattern!r}: {stderr.removeprefix('fatal: ')}")
+    raise GitError(f"git grep failed ({proc.returncode}): {stderr}")

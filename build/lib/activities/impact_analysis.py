@@ -1,0 +1,213 @@
+"""Activities of the impact workflow: read commit snapshots, run the pure analyzers, store results.
+
+Each activity loads what it needs from the blob store and the per-SHA
+snapshots, calls functions from ``prflow/`` and stores its output as a blob,
+returning only keys and counts to the workflow.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from temporalio import activity
+
+from activities.gitrepo import GitRepoReader, changed_files
+from prflow import __version__
+from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.categories import categorize, config_changes
+from prflow.analysis.impact_graph import build_impact_graph
+from prflow.analysis.stale_docs import find_stale_doc_refs
+from prflow.analysis.test_gaps import find_test_gaps
+from prflow.changes import ChangedFile, FileCategory, Totals
+from prflow.config import cached_settings
+from prflow.impact.evidence import partition_findings
+from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
+from prflow.impact.llm_phase import context_message, parse_findings, system_prompt
+from prflow.impact.models import ImpactReport
+from prflow.impact.run_models import ChangeSet, LlmContext, ReportRefs, StaticSummary
+from prflow.impact.scoring import assess_risk
+from prflow.impact.stage_inputs import (
+    BuildReportInput,
+    LlmContextInput,
+    StaticFindings,
+    StaticInput,
+    VerifyInput,
+    VerifyResult,
+)
+from prflow.render.comment import render_pr_comment
+from prflow.render.markdown import render_markdown
+from prflow.render.sarif import render_sarif
+from prflow.repo_models import ResolvedRange
+from prflow.severity import Severity
+from prflow.store.blobs import get_json, get_text, put_json, put_text
+
+
+def _db() -> str:
+    return cached_settings().resolved_database_url()
+
+
+def _load_changes(changes: ChangeSet) -> list[ChangedFile]:
+    return [ChangedFile.model_validate(item) for item in get_json(_db(), changes.files_key)]
+
+
+@activity.defn(name="impact_changes")
+def collect_changes(rng: ResolvedRange) -> ChangeSet:
+    """List the changed files with their categories and decide the large-PR strategy."""
+    files = [f.model_copy(update={"category": categorize(f.path)}) for f in changed_files(rng)]
+    totals = Totals(
+        files=len(files),
+        additions=sum(f.additions for f in files),
+        deletions=sum(f.deletions for f in files),
+    )
+    key = put_json(_db(), [f.model_dump(mode="json") for f in files])
+    return ChangeSet(
+        files_key=key,
+        totals=totals,
+        source_files=sum(1 for f in files if f.category == FileCategory.source),
+        large_pr=large_pr_strategy(files),
+    )
+
+
+@activity.defn(name="impact_static_analysis")
+def static_analysis(inp: StaticInput) -> StaticSummary:
+    """Breaking changes, test gaps, impact graph, stale docs and config tiers, in code."""
+    rng = inp.range
+    changed = _load_changes(inp.changes)
+    analysed = files_for_analysis(changed, inp.changes.large_pr)
+    reader = GitRepoReader.for_range(rng)
+    base_tree = reader.tree(rng.merge_base_sha)
+    head_tree = reader.tree(rng.head_sha)
+    activity.heartbeat("import graphs")
+    head_graph = reader.import_graph(rng.head_sha)
+    base_graph = reader.import_graph(rng.merge_base_sha)
+    activity.heartbeat("breaking changes")
+    breaking = find_breaking_changes(analysed, base_tree, head_tree, head_graph, base_graph)
+    activity.heartbeat("tests and impact graph")
+    gaps, coverage = find_test_gaps(changed, head_tree, head_graph)
+    graph = build_impact_graph(changed, head_graph, base_graph)
+    stale = []
+    if not inp.changes.large_pr.doc_staleness_skipped:
+        activity.heartbeat("documentation")
+        stale = find_stale_doc_refs(changed, breaking, head_tree)
+    findings = StaticFindings(
+        breaking_changes=breaking,
+        test_gaps=gaps,
+        coverage=coverage,
+        stale_docs=stale,
+        impact_graph=graph,
+        config_changes=config_changes(changed),
+    )
+    key = put_json(_db(), findings.model_dump(mode="json"))
+    return StaticSummary(
+        key=key,
+        breaking=len(breaking),
+        test_gaps=sum(1 for g in gaps if not g.tests_updated),
+        stale_docs=len(stale),
+        indirectly_affected=len(graph.indirectly_affected),
+    )
+
+
+@activity.defn(name="impact_llm_context")
+def llm_context(inp: LlmContextInput) -> LlmContext:
+    """Store the system prompt and the first user message for the agent."""
+    db = _db()
+    system = system_prompt(inp.changes.large_pr)
+    static_json = json.dumps(get_json(db, inp.static_key), indent=1)
+    message = context_message(
+        repo=inp.range.location,
+        base=f"{inp.range.base_ref} ({inp.range.merge_base_sha[:12]})",
+        head=f"{inp.range.head_ref} ({inp.range.head_sha[:12]})",
+        changed=_load_changes(inp.changes),
+        static_findings_json=static_json,
+    )
+    blocks = [{"type": "text", "text": message}]
+    return LlmContext(
+        system_key=put_text(db, system),
+        system_chars=len(system),
+        message_key=put_json(db, blocks),
+        message_chars=len(message),
+    )
+
+
+@activity.defn(name="impact_verify_findings")
+def verify_findings(inp: VerifyInput) -> VerifyResult:
+    """Keep only model findings whose cited evidence exists at the cited place."""
+    findings, malformed = parse_findings(inp.submitted)
+    reader = GitRepoReader.for_range(inp.range)
+    sha_of = {"head": inp.range.head_sha, "base": inp.range.merge_base_sha}
+    kept, rejected = partition_findings(
+        findings, lambda ref, path: _text_at(reader, sha_of[ref], path)
+    )
+    return VerifyResult(kept=kept, rejected=[*malformed, *rejected])
+
+
+@activity.defn(name="impact_build_report")
+def build_report(inp: BuildReportInput) -> ReportRefs:
+    """Score the final findings in code and render every output format."""
+    db = _db()
+    changed = _load_changes(inp.changes)
+    static = StaticFindings.model_validate(get_json(db, inp.static_key))
+    llm_breaking = [f.severity for f in inp.llm.findings if f.category == "breaking"]
+    llm_stale = sum(1 for f in inp.llm.findings if f.category == "stale_doc")
+    risk = assess_risk(
+        breaking=static.breaking_changes,
+        coverage=static.coverage,
+        total_changed_lines=inp.changes.totals.additions + inp.changes.totals.deletions,
+        stale_docs=len(static.stale_docs) + llm_stale,
+        config=static.config_changes,
+        indirectly_affected=len(static.impact_graph.indirectly_affected),
+        extra_breaking_severities=[Severity(s) for s in llm_breaking],
+    )
+    rng = inp.range
+    report = ImpactReport(
+        repo=rng.location,
+        base_ref=rng.base_ref,
+        head_ref=rng.head_ref,
+        base_sha=rng.merge_base_sha,
+        head_sha=rng.head_sha,
+        pull_request=inp.pull_request,
+        totals=inp.changes.totals,
+        changed_files=changed,
+        breaking_changes=static.breaking_changes,
+        test_gaps=static.test_gaps,
+        coverage=static.coverage,
+        stale_docs=static.stale_docs,
+        impact_graph=static.impact_graph,
+        config_changes=static.config_changes,
+        large_pr=inp.changes.large_pr,
+        risk=risk,
+        llm=inp.llm,
+        workflow_id=inp.workflow_id,
+    )
+    return ReportRefs(
+        score=risk.score,
+        level=risk.level,
+        report_key=put_text(db, report.model_dump_json(indent=2)),
+        markdown_key=put_text(db, render_markdown(report)),
+        sarif_key=put_text(db, json.dumps(render_sarif(report, __version__), indent=2)),
+        comment_key=put_text(db, render_pr_comment(report)),
+    )
+
+
+def _text_at(reader: GitRepoReader, sha: str, path: str) -> str | None:
+    try:
+        data = reader.read_file(sha, path)
+    except ValueError:
+        return None
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def load_text(key: str) -> str:
+    """Read a stored report (used by the CLI after the workflow returns)."""
+    return get_text(_db(), key)
+
+
+IMPACT_ACTIVITIES: list[Callable[..., Any]] = [
+    collect_changes,
+    static_analysis,
+    llm_context,
+    verify_findings,
+    build_report,
+]

@@ -1,0 +1,51 @@
+"""Breaking changes of a PR in every language we read, each with the files that use it."""
+
+from __future__ import annotations
+
+from prflow.analysis.breaking_js import find_js_breaking_changes
+from prflow.analysis.breaking_python import find_python_breaking_changes
+from prflow.analysis.findings import BreakingChange
+from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.imports.graph import ImportGraph
+from prflow.source_tree import SourceTree
+
+_NOT_AN_API = {FileCategory.test, FileCategory.doc, FileCategory.config}
+
+
+def find_breaking_changes(
+    changed: list[ChangedFile],
+    base: SourceTree,
+    head: SourceTree,
+    head_graph: ImportGraph | None,
+    base_graph: ImportGraph | None,
+) -> list[BreakingChange]:
+    """Every breaking change, sorted by file and line, with consumers from the import graphs.
+
+    Files categorized as tests, docs or configuration have no importers to
+    break, so their symbols are not an API. Consumers are looked up at head,
+    where the breakage will bite; a file gone at head has no importers there
+    any more, so its base importers are used.
+    """
+    code = [item for item in changed if item.category not in _NOT_AN_API]
+    changes = find_python_breaking_changes(code, base, head)
+    changes += find_js_breaking_changes(code, base, head)
+    gone_at_head = {
+        item.old_path or item.path
+        for item in changed
+        if item.status in (FileStatus.deleted, FileStatus.renamed)
+    }
+
+    def consumers(change: BreakingChange) -> list[str]:
+        # Importers name the top-level symbol: ``Client`` for ``Client.fetch``.
+        imported_name = change.symbol.split(".", 1)[0]
+        found: set[str] = set()
+        if head_graph is not None:
+            found.update(head_graph.symbol_consumers(change.file, imported_name, head))
+        if change.file in gone_at_head and base_graph is not None:
+            found.update(base_graph.symbol_consumers(change.file, imported_name, base))
+        found.discard(change.file)
+        return sorted(found)
+
+    unique = {(c.file, c.symbol, c.kind): c for c in changes}
+    attached = [c.model_copy(update={"consumers": consumers(c)}) for c in unique.values()]
+    return sorted(attached, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind))

@@ -1,0 +1,551 @@
+"""The export surface of one JavaScript/TypeScript file, read with tree-sitter.
+
+Covers ES modules (``export`` declarations, ``export default``, export
+clauses, re-exports, ``export *``), TypeScript's ``export =`` and ambient
+``declare`` forms (so ``.d.ts`` files count), and CommonJS
+(``module.exports = ...``, ``exports.name = ...``). Classes contribute their
+public members as ``Class.member``. ``module.exports = value`` and
+``export = value`` are recorded under the name ``default``, which is how ES
+importers see them.
+
+Each export carries what a comparison needs: parameters, return type, the
+type text of variables/aliases, the members of interfaces and enums, and a
+normalized body for rename pairing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser
+
+JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
+TS_SUFFIXES = (".ts", ".mts", ".cts")
+TSX_SUFFIXES = (".tsx",)
+
+_FUNCTION_NODES = {
+    "function_declaration",
+    "generator_function_declaration",
+    "function_signature",
+    "function_expression",
+    "function",
+    "generator_function",
+    "arrow_function",
+}
+_CLASS_NODES = {"class_declaration", "abstract_class_declaration", "class"}
+_METHOD_NODES = {"method_definition", "method_signature", "abstract_method_signature"}
+_TYPE_DECLARATIONS = {"interface_declaration", "type_alias_declaration"}
+
+
+@dataclass(frozen=True)
+class JsParam:
+    name: str
+    type: str | None
+    optional: bool
+    rest: bool
+
+    def render(self) -> str:
+        prefix = "..." if self.rest else ""
+        mark = "?" if self.optional and not self.rest else ""
+        annotation = f": {self.type}" if self.type else ""
+        return f"{prefix}{self.name}{mark}{annotation}"
+
+
+@dataclass(frozen=True)
+class JsExport:
+    """One name a module exports, with the shape importers depend on."""
+
+    name: str
+    kind: str
+    line: int
+    declaration: str
+    params: tuple[JsParam, ...] | None = None
+    returns: str | None = None
+    type_text: str | None = None
+    members: tuple[tuple[str, str], ...] | None = None
+    body: str = ""
+    overloads: int = 1
+    optional: bool = False
+    local_types: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def parent(self) -> str:
+        """The class a member belongs to ('' for module-level exports)."""
+        match = re.fullmatch(r"([\w$]+)\.[\w$]+", self.name)
+        return match.group(1) if match else ""
+
+    @property
+    def is_callable(self) -> bool:
+        return self.params is not None
+
+
+def is_js_path(path: str) -> bool:
+    return path.endswith(JS_SUFFIXES + TS_SUFFIXES + TSX_SUFFIXES)
+
+
+def is_typescript_path(path: str) -> bool:
+    return path.endswith(TS_SUFFIXES + TSX_SUFFIXES)
+
+
+@cache
+def _parser_for(suffix: str) -> Parser:
+    if suffix in TSX_SUFFIXES:
+        language = Language(tree_sitter_typescript.language_tsx())
+    elif suffix in TS_SUFFIXES:
+        language = Language(tree_sitter_typescript.language_typescript())
+    else:
+        language = Language(tree_sitter_javascript.language())
+    return Parser(language)
+
+
+def extract_exports(path: str, text: str) -> dict[str, JsExport] | None:
+    """Exports of ``path`` by name; None when the file does not parse cleanly.
+
+    A file with syntax errors is not compared at all: a half-read file would
+    report its unread exports as removed.
+    """
+    suffix = "." + path.rsplit(".", 1)[-1]
+    tree = _parser_for(suffix).parse(text.encode("utf-8"))
+    if tree.root_node.has_error:
+        return None
+    return _Extractor(tree.root_node).run()
+
+
+def normalize(text: str) -> str:
+    """Whitespace-insensitive type/declaration text, trailing separators dropped."""
+    collapsed = re.sub(r"\s+", " ", text).strip()
+    collapsed = re.sub(r"\s*([;,])\s*(?=[}\)\]>])", " ", collapsed)
+    collapsed = re.sub(r"([{(\[<])\s+", r"\1", collapsed)
+    collapsed = re.sub(r"\s+([}\)\]>])", r"\1", collapsed)
+    return collapsed.rstrip(";,").strip()
+
+
+def _text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", errors="replace")
+
+
+def _line(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def _annotation(node: Node | None) -> str | None:
+    """The type inside a ``: T`` annotation node."""
+    if node is None:
+        return None
+    return normalize(_text(node).lstrip()[1:]) if _text(node).lstrip().startswith(":") else None
+
+
+def _body_key(node: Node, name: str) -> str:
+    """Node text with its own name blanked, for rename pairing."""
+    if not name:
+        return normalize(_text(node))
+    return normalize(re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])", "§", _text(node)))
+
+
+class _Extractor:
+    def __init__(self, root: Node) -> None:
+        self.root = root
+        self.locals: dict[str, list[JsExport]] = {}
+        self.exports: dict[str, JsExport] = {}
+        self.exported_locals: set[str] = set()
+
+    def run(self) -> dict[str, JsExport]:
+        statements = list(self._top_level())
+        for node in statements:
+            declaration = (
+                node.child_by_field_name("declaration") if node.type == "export_statement" else node
+            )
+            if declaration is not None:
+                for item in self._describe_declaration(declaration):
+                    self.locals.setdefault(item.name.split(".", 1)[0], []).append(item)
+        for node in statements:
+            if node.type == "export_statement":
+                self._export_statement(node)
+            elif node.type == "expression_statement":
+                self._commonjs(node)
+        return {name: self._with_local_types(item) for name, item in self.exports.items()}
+
+    def _top_level(self) -> Iterator[Node]:
+        yield from self.root.named_children
+
+    # ES module forms
+
+    def _export_statement(self, node: Node) -> None:
+        declaration = node.child_by_field_name("declaration")
+        is_default = any(child.type == "default" for child in node.children)
+        source = node.child_by_field_name("source")
+        if declaration is not None:
+            for item in self._describe_declaration(declaration):
+                self._add(self._renamed(item, "default") if is_default else item)
+            return
+        value = node.child_by_field_name("value")
+        if is_default and value is not None:
+            self._export_value("default", value)
+            return
+        if any(child.type == "=" for child in node.children):
+            target = next((c for c in node.named_children if c.type != "comment"), None)
+            if target is not None:
+                self._export_value("default", target)
+            return
+        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+        if clause is not None:
+            self._export_clause(clause, source)
+            return
+        namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
+        origin = _text(source)
+        if namespace is not None:
+            alias = _text(namespace.named_children[-1]) if namespace.named_children else "*"
+            self._add(_reexport(alias, f"export * as {alias} from {origin}", _line(node)))
+        elif source is not None:
+            name = f"* from {origin}"
+            self._add(_reexport(name, f"export * from {origin}", _line(node), kind="star"))
+
+    def _export_clause(self, clause: Node, source: Node | None) -> None:
+        for spec in clause.named_children:
+            if spec.type != "export_specifier":
+                continue
+            local = _text(spec.child_by_field_name("name"))
+            exported = _text(spec.child_by_field_name("alias")) or local
+            if source is not None:
+                shown = local if exported == local else f"{local} as {exported}"
+                text = f"export {{ {shown} }} from {_text(source)}"
+                self._add(_reexport(exported, text, _line(spec)))
+            elif local in self.locals:
+                for item in self.locals[local]:
+                    self._add(self._renamed(item, exported))
+            else:
+                self._add(_reexport(exported, f"export {{ {local} }}", _line(spec)))
+
+    def _export_value(self, name: str, value: Node) -> None:
+        """``export default <expr>``, ``export = <expr>``, ``module.exports = <expr>``."""
+        local_name = value.type in ("identifier", "shorthand_property_identifier")
+        if local_name and _text(value) in self.locals:
+            for item in self.locals[_text(value)]:
+                self._add(self._renamed(item, name))
+            return
+        for item in self._describe_value(name, value):
+            self._add(item)
+
+    # CommonJS forms
+
+    def _commonjs(self, statement: Node) -> None:
+        assignment = statement.named_children[0] if statement.named_children else None
+        if assignment is None or assignment.type != "assignment_expression":
+            return
+        target = _text(assignment.child_by_field_name("left"))
+        value = assignment.child_by_field_name("right")
+        if value is None:
+            return
+        if target == "module.exports":
+            if value.type == "object":
+                self._commonjs_object(value)
+            else:
+                self._export_value("default", value)
+            return
+        match = re.fullmatch(r"(?:module\.)?exports\.([\w$]+)", target)
+        if match:
+            self._export_value(match.group(1), value)
+
+    def _commonjs_object(self, value: Node) -> None:
+        for prop in value.named_children:
+            if prop.type == "shorthand_property_identifier":
+                self._export_value(_text(prop), prop)
+            elif prop.type == "pair":
+                key = _text(prop.child_by_field_name("key")).strip("'\"")
+                inner = prop.child_by_field_name("value")
+                if inner is not None:
+                    self._export_value(key, inner)
+            elif prop.type in _METHOD_NODES:
+                name = _text(prop.child_by_field_name("name"))
+                self._add(self._callable(name, prop, "function"))
+
+    def _add(self, item: JsExport) -> None:
+        existing = self.exports.get(item.name)
+        if existing is not None and existing.is_callable and item.is_callable:
+            # Overloads: the surface is every signature together.
+            item = replace(
+                existing,
+                declaration=f"{existing.declaration} | {item.declaration}",
+                overloads=existing.overloads + 1,
+            )
+        self.exports[item.name] = item
+        self.exported_locals.add(item.name.split(".", 1)[0])
+
+    # describing declarations and values
+
+    def _describe_declaration(self, node: Node) -> list[JsExport]:
+        if node.type == "ambient_declaration":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            return [item for child in inner for item in self._describe_declaration(child)]
+        name_node = node.child_by_field_name("name")
+        name = _text(name_node)
+        if node.type in _FUNCTION_NODES and name:
+            return [self._callable(name, node, "function")]
+        if node.type in _CLASS_NODES and name:
+            return self._class(name, node)
+        if node.type in ("lexical_declaration", "variable_declaration"):
+            return self._variables(node)
+        if node.type == "interface_declaration":
+            return [self._interface(name, node)]
+        if node.type == "type_alias_declaration":
+            return [self._type_alias(name, node)]
+        if node.type == "enum_declaration":
+            return [self._enum(name, node)]
+        if node.type in ("internal_module", "module") and name:
+            return [
+                JsExport(
+                    name, "namespace", _line(node), f"namespace {name}", body=_body_key(node, name)
+                )
+            ]
+        return []
+
+    def _describe_value(self, name: str, value: Node) -> list[JsExport]:
+        if value.type in _FUNCTION_NODES:
+            return [self._callable(name, value, "function")]
+        if value.type in _CLASS_NODES:
+            return self._class(name, value)
+        declaration = f"{name} = {normalize(_text(value))[:80]}"
+        return [JsExport(name, "value", _line(value), declaration, body=normalize(_text(value)))]
+
+    def _variables(self, node: Node) -> list[JsExport]:
+        keyword = _text(node.child_by_field_name("kind")) or _text(node.children[0])
+        items: list[JsExport] = []
+        for declarator in node.named_children:
+            if declarator.type != "variable_declarator":
+                continue
+            name_node = declarator.child_by_field_name("name")
+            if name_node is None or name_node.type != "identifier":
+                continue
+            name = _text(name_node)
+            value = declarator.child_by_field_name("value")
+            annotation = _annotation(declarator.child_by_field_name("type"))
+            if value is not None and value.type in _FUNCTION_NODES | _CLASS_NODES:
+                described = self._describe_value(name, value)
+                items.append(replace(described[0], type_text=annotation))
+                items.extend(described[1:])
+                continue
+            shown = f"{keyword} {name}: {annotation}" if annotation else f"{keyword} {name}"
+            items.append(
+                JsExport(
+                    name,
+                    "variable",
+                    _line(declarator),
+                    shown,
+                    type_text=annotation,
+                    body=_body_key(declarator, name),
+                )
+            )
+        return items
+
+    def _callable(self, name: str, node: Node, kind: str) -> JsExport:
+        params = _parameters(node.child_by_field_name("parameters"))
+        single = node.child_by_field_name("parameter")
+        if single is not None:  # `x => x`
+            params = (JsParam(_text(single), None, optional=False, rest=False),)
+        returns = _annotation(node.child_by_field_name("return_type"))
+        shown_params = ", ".join(p.render() for p in params)
+        shown = f"{name}({shown_params})" + (f": {returns}" if returns else "")
+        prefix = "function " if kind == "function" else ""
+        return JsExport(
+            name,
+            kind,
+            _line(node),
+            prefix + shown,
+            params=params,
+            returns=returns,
+            body=_body_key(node, name.rsplit(".", 1)[-1]),
+        )
+
+    def _class(self, name: str, node: Node) -> list[JsExport]:
+        heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
+        extends = f" {normalize(_text(heritage))}" if heritage is not None else ""
+        main = JsExport(
+            name,
+            "class",
+            _line(node),
+            f"class {name}{extends}",
+            type_text=normalize(_text(heritage)) if heritage is not None else None,
+            body=_body_key(node, name),
+        )
+        members = [main]
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            described = self._class_member(name, member)
+            if described is not None:
+                members.append(described)
+        return members
+
+    def _class_member(self, owner: str, member: Node) -> JsExport | None:
+        name_node = member.child_by_field_name("name")
+        name = _text(name_node)
+        if not name or name.startswith("#") or _is_hidden(member):
+            return None
+        qualified = f"{owner}.{name}"
+        if member.type in _METHOD_NODES:
+            accessor = next((c.type for c in member.children if c.type in ("get", "set")), None)
+            if accessor is None:
+                return self._callable(qualified, member, "method")
+            returns = _annotation(member.child_by_field_name("return_type"))
+            return JsExport(
+                qualified,
+                "property",
+                _line(member),
+                f"{accessor} {qualified}: {returns}",
+                type_text=returns,
+                body=_body_key(member, name),
+            )
+        if member.type in ("public_field_definition", "property_signature"):
+            annotation = _annotation(member.child_by_field_name("type"))
+            optional = "?" if any(c.type == "?" for c in member.children) else ""
+            shown = f"{qualified}{optional}" + (f": {annotation}" if annotation else "")
+            return JsExport(
+                qualified,
+                "property",
+                _line(member),
+                shown,
+                type_text=annotation,
+                optional=bool(optional),
+                body=_body_key(member, name),
+            )
+        return None
+
+    def _interface(self, name: str, node: Node) -> JsExport:
+        body = node.child_by_field_name("body")
+        members = _type_members(body)
+        heritage = [
+            normalize(_text(c)) for c in node.named_children if c.type == "extends_type_clause"
+        ]
+        shown = f"interface {name}" + (f" {heritage[0]}" if heritage else "")
+        type_text = " ".join([*heritage, _render_members(members)])
+        return JsExport(
+            name,
+            "interface",
+            _line(node),
+            f"{shown} {_render_members(members)}",
+            type_text=type_text,
+            members=members,
+            body=_body_key(node, name),
+        )
+
+    def _type_alias(self, name: str, node: Node) -> JsExport:
+        value = node.child_by_field_name("value")
+        text = normalize(_text(value))
+        members = (
+            _type_members(value) if value is not None and value.type == "object_type" else None
+        )
+        return JsExport(
+            name,
+            "type",
+            _line(node),
+            f"type {name} = {text}",
+            type_text=text,
+            members=members,
+            body=_body_key(node, name),
+        )
+
+    def _enum(self, name: str, node: Node) -> JsExport:
+        body = node.child_by_field_name("body")
+        members: list[tuple[str, str]] = []
+        for child in body.named_children if body is not None else []:
+            if child.type == "enum_assignment":
+                member_name = _text(child.child_by_field_name("name"))
+                members.append(
+                    (member_name, f"{member_name} = {_text(child.child_by_field_name('value'))}")
+                )
+            elif child.type in ("property_identifier", "identifier", "string"):
+                members.append((_text(child), _text(child)))
+        shown = "{ " + ", ".join(text for _, text in members) + " }"
+        return JsExport(
+            name,
+            "enum",
+            _line(node),
+            f"enum {name} {shown}",
+            type_text=shown,
+            members=tuple(members),
+            body=_body_key(node, name),
+        )
+
+    @staticmethod
+    def _renamed(item: JsExport, name: str) -> JsExport:
+        """An export under another name (``export { a as b }``, default exports)."""
+        _, _, rest = item.name.partition(".")
+        new_name = f"{name}.{rest}" if rest else name
+        return replace(item, name=new_name)
+
+    def _with_local_types(self, item: JsExport) -> JsExport:
+        """Inline unexported local types a callable mentions (React props types, mostly)."""
+        if not item.is_callable and item.type_text is None:
+            return item
+        mentioned = " ".join([p.type or "" for p in item.params or ()] + [item.type_text or ""])
+        found: list[tuple[str, str]] = []
+        for word in sorted(set(re.findall(r"[A-Za-z_$][\w$]*", mentioned))):
+            if word in self.exported_locals:
+                continue
+            for local in self.locals.get(word, []):
+                if local.kind in ("interface", "type") and local.type_text is not None:
+                    found.append((word, local.type_text))
+        return replace(item, local_types=tuple(found)) if found else item
+
+
+def _reexport(name: str, text: str, line: int, kind: str = "reexport") -> JsExport:
+    return JsExport(name, kind, line, text, body=text)
+
+
+def _is_hidden(member: Node) -> bool:
+    for child in member.children:
+        if child.type == "accessibility_modifier" and _text(child) in ("private", "protected"):
+            return True
+    return False
+
+
+def _parameters(node: Node | None) -> tuple[JsParam, ...]:
+    if node is None:
+        return ()
+    params: list[JsParam] = []
+    for child in node.named_children:
+        param = _parameter(child)
+        if param is not None:
+            params.append(param)
+    return tuple(params)
+
+
+def _parameter(node: Node) -> JsParam | None:
+    if node.type in ("required_parameter", "optional_parameter"):
+        pattern = node.child_by_field_name("pattern")
+        if pattern is None or pattern.type == "this":
+            return None
+        rest = pattern.type == "rest_pattern"
+        name = normalize(_text(pattern)).removeprefix("...")
+        optional = (
+            node.type == "optional_parameter" or node.child_by_field_name("value") is not None
+        )
+        return JsParam(name, _annotation(node.child_by_field_name("type")), optional, rest)
+    if node.type == "assignment_pattern":
+        return JsParam(normalize(_text(node.child_by_field_name("left"))), None, True, False)
+    if node.type == "rest_pattern":
+        return JsParam(normalize(_text(node)).removeprefix("..."), None, False, True)
+    if node.type in ("identifier", "object_pattern", "array_pattern"):
+        return JsParam(normalize(_text(node)), None, False, False)
+    return None
+
+
+def _type_members(body: Node | None) -> tuple[tuple[str, str], ...]:
+    """Members of an interface body or object type: (name, normalized declaration)."""
+    members: list[tuple[str, str]] = []
+    for child in body.named_children if body is not None else []:
+        if child.type == "comment":
+            continue
+        name = _text(child.child_by_field_name("name")) or child.type
+        members.append((name, normalize(_text(child))))
+    return tuple(members)
+
+
+def _render_members(members: tuple[tuple[str, str], ...]) -> str:
+    return "{ " + "; ".join(text for _, text in members) + " }" if members else "{}"

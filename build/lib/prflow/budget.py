@@ -1,0 +1,183 @@
+"""Per-phase budgets: caps, spend so far, and the worst-case check before a model call.
+
+Pure and deterministic, so workflow code can hold a :class:`BudgetBook` in its
+state, check it before every LLM call, and raise caps from a Temporal update.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from prflow.config import PriceRow
+
+TOKENS_PER_MILLION = 1_000_000
+
+
+class BudgetCaps(BaseModel):
+    """Hard limits for one phase of one run."""
+
+    usd: float = Field(ge=0)
+    tokens: int = Field(ge=0)
+    iterations: int = Field(ge=0)
+    wall_clock_seconds: float = Field(ge=0)
+
+
+class Spend(BaseModel):
+    """What a phase has used so far."""
+
+    usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    calls: int = 0
+    iterations: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_write_tokens
+            + self.cache_read_tokens
+        )
+
+
+class LimitKind(StrEnum):
+    usd = "usd"
+    tokens = "tokens"
+    iterations = "iterations"
+    wall_clock = "wall_clock"
+
+
+class Verdict(BaseModel):
+    """Whether the next call fits; when not, which cap it would break and why."""
+
+    allowed: bool
+    limit: LimitKind | None = None
+    reason: str = ""
+
+
+class BudgetRaise(BaseModel):
+    """Argument of the ``raise_budget`` update: amounts added to the caps."""
+
+    phase: str | None = Field(default=None, description="Phase to raise; None raises every phase")
+    add_usd: float = Field(default=0.0, ge=0)
+    add_tokens: int = Field(default=0, ge=0)
+    add_iterations: int = Field(default=0, ge=0)
+    add_seconds: float = Field(default=0.0, ge=0)
+
+
+class PhaseBudget(BaseModel):
+    phase: str
+    caps: BudgetCaps
+    spent: Spend = Field(default_factory=Spend)
+
+
+class BudgetStatus(BaseModel):
+    """What the ``spend`` query returns."""
+
+    phases: list[PhaseBudget]
+    total_usd: float
+    total_tokens: int
+
+
+def worst_case_usd(price: PriceRow, input_tokens: int, max_tokens: int) -> float:
+    """Most a call can cost: every input token at the dearest input rate, full output."""
+    long_band = (
+        price.long_prompt_threshold is not None and input_tokens > price.long_prompt_threshold
+    )
+    input_rates = [price.input, price.cache_write]
+    output_rate = price.output
+    if long_band:
+        input_rates += [r for r in (price.long_input, price.long_cache_write) if r is not None]
+        output_rate = price.long_output if price.long_output is not None else price.output
+    return (input_tokens * max(input_rates) + max_tokens * output_rate) / TOKENS_PER_MILLION
+
+
+def check_call(
+    budget: PhaseBudget,
+    *,
+    price: PriceRow,
+    estimated_input_tokens: int,
+    max_tokens: int,
+    elapsed_seconds: float,
+) -> Verdict:
+    """Decide before a model call whether its worst case stays inside every cap."""
+    caps, spent = budget.caps, budget.spent
+    if spent.iterations >= caps.iterations:
+        return Verdict(
+            allowed=False,
+            limit=LimitKind.iterations,
+            reason=f"iteration cap reached ({spent.iterations}/{caps.iterations})",
+        )
+    if elapsed_seconds >= caps.wall_clock_seconds:
+        return Verdict(
+            allowed=False,
+            limit=LimitKind.wall_clock,
+            reason=(
+                f"wall-clock cap reached ({elapsed_seconds:.0f}s of {caps.wall_clock_seconds:.0f}s)"
+            ),
+        )
+    needed_tokens = estimated_input_tokens + max_tokens
+    if spent.tokens + needed_tokens > caps.tokens:
+        return Verdict(
+            allowed=False,
+            limit=LimitKind.tokens,
+            reason=(
+                f"token cap: next call may use {needed_tokens} tokens, "
+                f"{max(caps.tokens - spent.tokens, 0)} of {caps.tokens} left"
+            ),
+        )
+    worst = worst_case_usd(price, estimated_input_tokens, max_tokens)
+    if spent.usd + worst > caps.usd:
+        return Verdict(
+            allowed=False,
+            limit=LimitKind.usd,
+            reason=(
+                f"USD cap: next call may cost ${worst:.4f}, "
+                f"${max(caps.usd - spent.usd, 0):.4f} of ${caps.usd:.2f} left"
+            ),
+        )
+    return Verdict(allowed=True)
+
+
+class BudgetBook(BaseModel):
+    """All phase budgets of one run; lives in workflow state."""
+
+    phases: dict[str, PhaseBudget] = Field(default_factory=dict)
+
+    def open(self, phase: str, caps: BudgetCaps) -> PhaseBudget:
+        if phase not in self.phases:
+            self.phases[phase] = PhaseBudget(phase=phase, caps=caps)
+        return self.phases[phase]
+
+    def apply_raise(self, change: BudgetRaise) -> None:
+        targets = (
+            list(self.phases.values())
+            if change.phase is None
+            else [self.phases[change.phase]]
+            if change.phase in self.phases
+            else []
+        )
+        if change.phase is not None and not targets:
+            known = ", ".join(sorted(self.phases)) or "none yet"
+            raise ValueError(f"unknown phase {change.phase!r}; known: {known}")
+        for budget in targets:
+            caps = budget.caps
+            budget.caps = BudgetCaps(
+                usd=caps.usd + change.add_usd,
+                tokens=caps.tokens + change.add_tokens,
+                iterations=caps.iterations + change.add_iterations,
+                wall_clock_seconds=caps.wall_clock_seconds + change.add_seconds,
+            )
+
+    def status(self) -> BudgetStatus:
+        phases = list(self.phases.values())
+        return BudgetStatus(
+            phases=phases,
+            total_usd=round(sum(p.spent.usd for p in phases), 6),
+            total_tokens=sum(p.spent.tokens for p in phases),
+        )

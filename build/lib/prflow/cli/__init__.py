@@ -1,0 +1,1 @@
+"""The ``prflow`` command line."""

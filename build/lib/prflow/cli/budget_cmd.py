@@ -1,0 +1,115 @@
+"""``prflow budget``: see what a running workflow has spent and raise its caps."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated
+
+import typer
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from prflow.budget import BudgetRaise, BudgetStatus
+from prflow.config import Settings, load_settings
+from prflow.errors import UserError
+
+budget_app = typer.Typer(
+    help="Inspect and raise the budget of a running workflow.", no_args_is_help=True
+)
+
+WorkflowId = Annotated[str, typer.Argument(help="Workflow id, as shown by `prflow impact`.")]
+
+
+async def _client(settings: Settings) -> Client:
+    from worker.client import connect
+    from worker.embedded import connect_local_server
+
+    if settings.temporal.address:
+        return await connect(settings)
+    client = await connect_local_server(settings)
+    if client is None:
+        raise UserError(
+            "no Temporal server is running here; set TEMPORAL_ADDRESS or start `prflow server`"
+        )
+    return client
+
+
+def _print_status(status: BudgetStatus, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(status.model_dump(mode="json"), indent=2))
+        return
+    for phase in status.phases:
+        caps, spent = phase.caps, phase.spent
+        typer.echo(
+            f"{phase.phase}: ${spent.usd:.4f} of ${caps.usd:.2f}, "
+            f"{spent.tokens} of {caps.tokens} tokens, "
+            f"{spent.iterations} of {caps.iterations} turns, {caps.wall_clock_seconds:.0f}s limit"
+        )
+    typer.echo(f"total: ${status.total_usd:.4f}, {status.total_tokens} tokens")
+
+
+async def _query(workflow_id: str) -> BudgetStatus:
+    client = await _client(load_settings())
+    try:
+        status: BudgetStatus = await client.get_workflow_handle(workflow_id).query(
+            "spend", result_type=BudgetStatus
+        )
+        return status
+    except RPCError as err:
+        if err.status == RPCStatusCode.NOT_FOUND:
+            raise UserError(f"no workflow {workflow_id!r}; check the id") from err
+        raise
+
+
+async def _raise(workflow_id: str, change: BudgetRaise) -> BudgetStatus:
+    client = await _client(load_settings())
+    handle = client.get_workflow_handle(workflow_id)
+    try:
+        raised: BudgetStatus = await handle.execute_update(
+            "raise_budget", change, result_type=BudgetStatus
+        )
+        return raised
+    except WorkflowUpdateFailedError as err:
+        raise UserError(f"budget not raised: {err.cause}") from err
+    except RPCError as err:
+        if err.status == RPCStatusCode.NOT_FOUND:
+            raise UserError(f"no running workflow {workflow_id!r}; check the id") from err
+        raise
+
+
+@budget_app.command("show")
+def show(
+    workflow_id: WorkflowId,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Print spend so far per phase. Example: prflow budget show 'impact:acme/api#12@1a2b3c'"""
+    _print_status(asyncio.run(_query(workflow_id)), as_json)
+
+
+@budget_app.command("raise")
+def raise_caps(
+    workflow_id: WorkflowId,
+    usd: Annotated[float, typer.Option(min=0, help="USD to add to the cap.")] = 0.0,
+    tokens: Annotated[int, typer.Option(min=0, help="Tokens to add to the cap.")] = 0,
+    iterations: Annotated[int, typer.Option(min=0, help="Model turns to add.")] = 0,
+    seconds: Annotated[float, typer.Option(min=0, help="Wall-clock seconds to add.")] = 0.0,
+    phase: Annotated[
+        str | None, typer.Option(help="Only this phase (default: every phase).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Raise the caps of a running workflow; a paused agent continues.
+
+    Example: prflow budget raise 'impact:acme/api#12@1a2b3c' --usd 1 --iterations 10
+    """
+    if not any((usd, tokens, iterations, seconds)):
+        raise UserError("nothing to raise: pass --usd, --tokens, --iterations or --seconds")
+    change = BudgetRaise(
+        phase=phase, add_usd=usd, add_tokens=tokens, add_iterations=iterations, add_seconds=seconds
+    )
+    _print_status(asyncio.run(_raise(workflow_id, change)), as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(budget_app, name="budget")

@@ -1,0 +1,139 @@
+"""``prflow costs``: what the LLM phases have cost, read from the ledger."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from prflow.config import load_settings
+from prflow.store.costs import CostReport, Spend, parse_since, summarize
+from prflow.store.ledger import spend_slices
+
+# Without a terminal rich would wrap to 80 columns; pipes and CI logs get full rows.
+PLAIN_OUTPUT_WIDTH = 200
+
+COSTS_HELP = (
+    "Show LLM spend from the cost ledger.\n\n"
+    "One table groups spend by workflow kind, phase and model, another by workflow id "
+    "(with its repository and PR); both show attempts, failed attempts, tokens by kind "
+    "and USD, followed by the totals.\n\n"
+    "Example: prflow costs --since 7d --json"
+)
+
+TOKEN_HEADERS = ("Input tok", "Output tok", "Cache write", "Cache read")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``costs`` command to the CLI."""
+    app.command("costs", help=COSTS_HELP)(costs)
+
+
+def costs(
+    workflow_id: Annotated[
+        str | None,
+        typer.Option("--workflow-id", help="Only count attempts of this workflow id."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Only count attempts from this far back (30m, 24h, 7d, 2w) "
+            "or since an ISO date/time (2026-01-31).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the figures as JSON (stable keys) instead of tables."),
+    ] = False,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help="Ledger database (SQLAlchemy URL); defaults to the configured one.",
+        ),
+    ] = None,
+) -> None:
+    start = parse_since(since, datetime.now(UTC)) if since else None
+    url = database_url or load_settings().resolved_database_url()
+    report = summarize(spend_slices(url, workflow_id=workflow_id, since=start))
+    if as_json:
+        payload = {
+            "filters": {
+                "workflow_id": workflow_id,
+                "since": start.isoformat() if start else None,
+            },
+            **report.model_dump(mode="json"),
+        }
+        typer.echo(json.dumps(payload, indent=2, sort_keys=True))
+        return
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=PLAIN_OUTPUT_WIDTH)
+    print_report(console, report)
+
+
+def print_report(console: Console, report: CostReport) -> None:
+    """Both spend tables, then the totals."""
+    if report.totals.attempts == 0:
+        console.print("No LLM attempts recorded for this selection.")
+        return
+    console.print(_phase_table(report))
+    console.print(_workflow_table(report))
+    totals = report.totals
+    console.print(
+        f"Total: {_usd(totals.usd)} USD over {totals.attempts} attempts "
+        f"({totals.failed_attempts} failed); tokens: "
+        f"{totals.input_tokens:,} input, {totals.output_tokens:,} output, "
+        f"{totals.cache_write_tokens:,} cache write, {totals.cache_read_tokens:,} cache read"
+    )
+
+
+def _phase_table(report: CostReport) -> Table:
+    table = Table(title="Spend by workflow kind, phase and model")
+    for header in ("Kind", "Phase", "Model"):
+        table.add_column(header, no_wrap=True)
+    _add_figure_columns(table)
+    for row in report.by_phase:
+        table.add_row(row.workflow_kind, row.phase, row.model, *_figures(row))
+    table.add_section()
+    table.add_row("Total", "", "", *_figures(report.totals))
+    return table
+
+
+def _workflow_table(report: CostReport) -> Table:
+    table = Table(title="Spend by workflow")
+    for header in ("Workflow id", "Kind", "Repository", "PR"):
+        table.add_column(header, no_wrap=True)
+    _add_figure_columns(table)
+    for row in report.by_workflow:
+        pr = f"#{row.pr_number}" if row.pr_number is not None else ""
+        table.add_row(row.workflow_id, row.workflow_kind, row.repo or "", pr, *_figures(row))
+    table.add_section()
+    table.add_row("Total", "", "", "", *_figures(report.totals))
+    return table
+
+
+def _add_figure_columns(table: Table) -> None:
+    for header in ("Attempts", "Failed", *TOKEN_HEADERS, "USD"):
+        table.add_column(header, justify="right", no_wrap=True)
+
+
+def _figures(spend: Spend) -> tuple[str, ...]:
+    return (
+        str(spend.attempts),
+        str(spend.failed_attempts),
+        f"{spend.input_tokens:,}",
+        f"{spend.output_tokens:,}",
+        f"{spend.cache_write_tokens:,}",
+        f"{spend.cache_read_tokens:,}",
+        _usd(spend.usd),
+    )
+
+
+def _usd(amount: float) -> str:
+    return f"{amount:.4f}"

@@ -1,0 +1,183 @@
+"""The model's part of an impact analysis: its prompt, its context, and what it may submit.
+
+The system prompt is package data (one source for the CLI, the Action and the
+MCP server). The model ends its run by calling ``submit_impact_findings``; this
+module turns that call into typed findings and the loop's outcome into the
+report's LLM section.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from pydantic import ValidationError
+
+from prflow.agent_outcome import AgentOutcome, StopReason
+from prflow.budget import Spend
+from prflow.changes import ChangedFile
+from prflow.impact.models import FindingCategory, LargePrStrategy, LlmFinding, LlmOutcome, LlmStatus
+from prflow.llm.messages import ToolSpec
+from prflow.severity import Severity
+
+MAX_CONTEXT_FILES = 200
+MAX_RECOMMENDATIONS = 6
+
+SUBMIT_TOOL = ToolSpec(
+    name="submit_impact_findings",
+    description=(
+        "Finish the analysis. Call exactly once with a short summary, the findings you "
+        "verified with the tools (each citing file, line, ref and exact evidence text), "
+        "and recommendations for the author."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "summary": {"type": "string", "description": "Two to four sentences."},
+            "findings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "title": {"type": "string"},
+                        "category": {"type": "string", "enum": [c.value for c in FindingCategory]},
+                        "severity": {"type": "string", "enum": [s.value for s in Severity]},
+                        "file": {"type": "string"},
+                        "line": {"type": "integer", "minimum": 1},
+                        "ref": {"type": "string", "enum": ["head", "base"]},
+                        "evidence": {"type": "string"},
+                        "explanation": {"type": "string"},
+                    },
+                    "required": [
+                        "title",
+                        "category",
+                        "severity",
+                        "file",
+                        "line",
+                        "evidence",
+                        "explanation",
+                    ],
+                },
+            },
+            "recommendations": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["summary", "findings", "recommendations"],
+    },
+)
+
+
+def large_pr_guidance(strategy: LargePrStrategy) -> str:
+    """The prompt paragraph for this PR's size."""
+    lines: list[str] = []
+    if strategy.read_full_files_only_above_lines is not None:
+        lines.append(
+            f"This PR changes {strategy.changed_files} files. Read whole files only when more "
+            f"than {strategy.read_full_files_only_above_lines} lines of them changed; otherwise "
+            "the per-file diff is enough."
+        )
+    if strategy.source_files_only:
+        lines.append("Look at source files only; skip the documentation review.")
+    return " ".join(lines) or "This PR is small enough to inspect fully."
+
+
+AGENT_FINISH = f"When you are done, call `{SUBMIT_TOOL.name}` once."
+"""How the agent ends the method; the editor skill ends it with the report instead."""
+AGENT_STATIC_RESULTS = "its results are in the first message"
+
+
+def system_prompt(strategy: LargePrStrategy) -> str:
+    template = resources.files("prflow").joinpath("prompts/impact_system.md").read_text("utf-8")
+    return (
+        template.replace("{large_pr_guidance}", large_pr_guidance(strategy))
+        .replace("{static_results}", AGENT_STATIC_RESULTS)
+        .replace("{finish}", AGENT_FINISH)
+    )
+
+
+def context_message(
+    *,
+    repo: str,
+    base: str,
+    head: str,
+    changed: list[ChangedFile],
+    static_findings_json: str,
+) -> str:
+    """The first user message: the range, the change list (capped) and the static findings."""
+    shown = changed[:MAX_CONTEXT_FILES]
+    files = [
+        {
+            "path": f.path,
+            "status": f.status.value,
+            "category": f.category.value,
+            "additions": f.additions,
+            "deletions": f.deletions,
+        }
+        for f in shown
+    ]
+    more = len(changed) - len(shown)
+    parts = [
+        f"Repository: {repo}\nBase: {base}\nHead: {head}",
+        "Changed files (JSON):\n" + json.dumps(files, indent=1),
+    ]
+    if more > 0:
+        parts.append(f"... and {more} more changed files (use list_changed_files with offset).")
+    parts.append("Static analysis findings (JSON):\n" + static_findings_json)
+    parts.append(
+        "Verify, extend and explain these findings with the tools, then call "
+        "submit_impact_findings."
+    )
+    return "\n\n".join(parts)
+
+
+def parse_findings(submitted: dict[str, Any]) -> tuple[list[LlmFinding], list[str]]:
+    """Typed findings from the submit call, plus why malformed ones were dropped."""
+    findings: list[LlmFinding] = []
+    problems: list[str] = []
+    raw = submitted.get("findings")
+    if not isinstance(raw, list):
+        return findings, ["findings was not a list"] if raw is not None else []
+    for index, item in enumerate(raw):
+        try:
+            findings.append(LlmFinding.model_validate(item))
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            problems.append(f"finding {index + 1}: {where}: {first['msg']}")
+    return findings, problems
+
+
+def outcome_from_agent(
+    outcome: AgentOutcome,
+    model: str,
+    spent: Spend,
+    *,
+    findings: list[LlmFinding],
+    rejected: list[str],
+) -> LlmOutcome:
+    """The report's LLM section from the agent loop's outcome."""
+    submitted: dict[str, Any] = outcome.terminal_input or {}
+    recommendations = [str(r) for r in submitted.get("recommendations") or []][:MAX_RECOMMENDATIONS]
+    summary = submitted.get("summary") or outcome.final_text or None
+    if outcome.completed:
+        status, reason = LlmStatus.completed, ""
+        if outcome.terminal_input is None:
+            reason = "the model answered without submitting structured findings"
+    elif outcome.stop == StopReason.llm_error:
+        status, reason = LlmStatus.failed, f"model call failed: {outcome.detail}"
+    else:
+        status = LlmStatus.stopped
+        reason = f"analysis terminated early ({outcome.detail}); results may be incomplete"
+    return LlmOutcome(
+        status=status,
+        reason=reason,
+        model=model,
+        summary=str(summary) if summary else None,
+        recommendations=recommendations,
+        findings=findings,
+        rejected_findings=rejected,
+        iterations=outcome.iterations,
+        cost_usd=round(spent.usd, 6),
+        input_tokens=spent.input_tokens + spent.cache_read_tokens + spent.cache_write_tokens,
+        output_tokens=spent.output_tokens,
+    )

@@ -1,0 +1,118 @@
+"""Inputs, outputs and progress of the ``impact`` workflow (what crosses Temporal).
+
+Large values (the change list, analyzer output, rendered reports) travel as
+blob keys; these models stay a few KiB.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from prflow.budget import BudgetCaps, BudgetStatus
+from prflow.changes import Totals
+from prflow.config import PriceRow
+from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
+from prflow.pr_identifier import PullRequestRef
+
+WORKFLOW_KIND = "impact"
+LLM_PHASE = "impact_agent"
+
+
+class LlmPlan(BaseModel):
+    """How the LLM phase may run, decided by the client from settings at start."""
+
+    enabled: bool = True
+    model: str
+    price: PriceRow
+    max_tokens: int = 8192
+    caps: BudgetCaps
+    task_queue: str
+    request_timeout_seconds: float = 120.0
+    heartbeat_timeout_seconds: float = 30.0
+    max_attempts: int = 5
+    raise_wait_seconds: float = 0.0
+
+
+class ImpactRequest(BaseModel):
+    """One impact analysis: a repository and two refs, or a pull request."""
+
+    repo: str | None = Field(default=None, description="Local path or clone URL")
+    pull_request: PullRequestRef | None = None
+    base: str | None = None
+    head: str | None = None
+    post_comment: bool = False
+    llm: LlmPlan
+    github_task_queue: str = "prflow-github"
+
+
+class ChangeSet(BaseModel):
+    """The changed files of the range, stored as a blob, with what the workflow needs inline."""
+
+    files_key: str
+    totals: Totals
+    source_files: int
+    large_pr: LargePrStrategy
+
+
+class StaticSummary(BaseModel):
+    key: str
+    breaking: int
+    test_gaps: int
+    stale_docs: int
+    indirectly_affected: int
+
+
+class LlmContext(BaseModel):
+    system_key: str
+    system_chars: int
+    message_key: str
+    message_chars: int
+
+
+class ReportRefs(BaseModel):
+    score: int
+    level: RiskLevel
+    report_key: str
+    markdown_key: str
+    sarif_key: str
+    comment_key: str
+
+
+class ImpactResult(BaseModel):
+    workflow_id: str
+    repo: str
+    base_sha: str
+    head_sha: str
+    score: int
+    level: RiskLevel
+    report_key: str
+    markdown_key: str
+    sarif_key: str
+    llm: LlmOutcome
+    comment_url: str | None = None
+    comment_created: bool | None = None
+    cost_usd: float = 0.0
+
+
+class PhaseState(StrEnum):
+    pending = "pending"
+    running = "running"
+    done = "done"
+    skipped = "skipped"
+    failed = "failed"
+
+
+class PhaseProgress(BaseModel):
+    name: str
+    state: PhaseState = PhaseState.pending
+    detail: str = ""
+
+
+class ImpactProgress(BaseModel):
+    """What the ``progress`` query returns; the CLI draws its live display from it."""
+
+    phases: list[PhaseProgress]
+    spend: BudgetStatus
+    waiting_for_budget: str | None = None

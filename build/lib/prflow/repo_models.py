@@ -1,0 +1,57 @@
+"""Repository identities and tool-call envelopes that cross Temporal boundaries.
+
+Workflows only ever hold these small values: a resolved commit range (SHAs,
+never file contents) and a tool call whose result sits in the blob store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class RepoSpec(BaseModel):
+    """Where the repository is, as the user named it."""
+
+    location: str = Field(description="Local path, or a clone URL (file://, https://, ssh)")
+    pr_number: int | None = Field(
+        default=None, description="When set, refs/pull/N/head is fetched into the mirror"
+    )
+
+
+class ResolvedRange(BaseModel):
+    """A base..head comparison pinned to commits, so every worker reads the same thing."""
+
+    repo_key: str = Field(description="Stable short hash naming the repo in the cache")
+    location: str = Field(description="Absolute local path or the clone URL")
+    base_ref: str
+    head_ref: str
+    base_sha: str
+    head_sha: str
+    merge_base_sha: str = Field(description="The diff runs merge_base_sha..head_sha, like a PR")
+
+
+class ResolveRangeInput(BaseModel):
+    """Input of the ``repo_resolve_range`` activity."""
+
+    spec: RepoSpec
+    base: str
+    head: str
+
+
+class ToolCallInput(BaseModel):
+    """One read-only repository tool call requested by an agent or by code."""
+
+    range: ResolvedRange
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolCallOutput(BaseModel):
+    """Outcome of a tool call; the full text lives in the blob store under ``content_key``."""
+
+    ok: bool
+    content_key: str
+    preview: str = Field(description="The first 2 KB of the content")
+    error: str | None = None

@@ -1,0 +1,92 @@
+"""A read-only view of the files of one commit, as pure analyzers see it.
+
+Analyzers take a :class:`SourceTree` rather than a path so they can be unit
+tested on in-memory trees; activities hand them a directory-backed tree built
+over a commit snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+
+class SourceTree(Protocol):
+    """Files of one commit, addressed by POSIX paths relative to the repo root."""
+
+    @property
+    def root(self) -> Path | None:
+        """A directory holding the tree when there is one (some libraries need a path)."""
+        ...
+
+    def paths(self) -> list[str]:
+        """Every regular file, sorted."""
+        ...
+
+    def read_text(self, path: str) -> str | None:
+        """The file decoded as UTF-8 (invalid bytes replaced); None if missing or binary."""
+        ...
+
+
+def looks_binary(data: bytes) -> bool:
+    """Git's heuristic: a NUL byte in the first 8000 bytes means binary."""
+    return b"\0" in data[:8000]
+
+
+class MemoryTree:
+    """A tree held in a dict; for tests and for small synthesized inputs."""
+
+    def __init__(self, files: Mapping[str, str | bytes]) -> None:
+        self._files = dict(files)
+
+    @property
+    def root(self) -> Path | None:
+        return None
+
+    def paths(self) -> list[str]:
+        return sorted(self._files)
+
+    def read_text(self, path: str) -> str | None:
+        value = self._files.get(path)
+        if value is None:
+            return None
+        if isinstance(value, bytes):
+            if looks_binary(value):
+                return None
+            return value.decode("utf-8", errors="replace")
+        return value
+
+
+class DirectoryTree:
+    """A tree on disk, e.g. a commit snapshot. Symlinks are not followed."""
+
+    def __init__(self, root: Path, paths: Iterable[str] | None = None) -> None:
+        self._root = root
+        self._paths = sorted(paths) if paths is not None else None
+
+    @property
+    def root(self) -> Path | None:
+        return self._root
+
+    def paths(self) -> list[str]:
+        if self._paths is None:
+            found = []
+            for item in self._root.rglob("*"):
+                if item.is_symlink() or not item.is_file():
+                    continue
+                rel = item.relative_to(self._root).as_posix()
+                if rel.startswith(".git/"):
+                    continue
+                found.append(rel)
+            self._paths = sorted(found)
+        return list(self._paths)
+
+    def read_text(self, path: str) -> str | None:
+        target = self._root / path
+        if target.is_symlink() or not target.is_file():
+            return None
+        data = target.read_bytes()
+        if looks_binary(data):
+            return None
+        return data.decode("utf-8", errors="replace")

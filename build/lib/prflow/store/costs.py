@@ -1,0 +1,149 @@
+"""Roll ledger spend up into the figures ``prflow costs`` shows.
+
+The database groups attempts into :class:`SpendSlice` rows (one per workflow,
+kind, phase and model); this module, which does no I/O, adds those slices up
+per workflow kind / phase / model, per workflow id, and overall.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from prflow.errors import UserError
+
+USD_DECIMALS = 8
+
+
+class Spend(BaseModel):
+    """Attempts, tokens by kind and dollars of some set of LLM attempts."""
+
+    attempts: int = 0
+    failed_attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    usd: float = 0.0
+
+    def absorb(self, other: Spend) -> None:
+        """Add ``other``'s figures to this one."""
+        self.attempts += other.attempts
+        self.failed_attempts += other.failed_attempts
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.usd = round(self.usd + other.usd, USD_DECIMALS)
+
+
+class SpendSlice(Spend):
+    """Spend of one workflow in one phase with one model, as the ledger query returns it."""
+
+    workflow_id: str
+    workflow_kind: str
+    phase: str
+    model: str
+    repo: str | None = None
+    pr_number: int | None = None
+
+
+class PhaseSpend(Spend):
+    """Spend of one (workflow kind, phase, model) across all workflows."""
+
+    workflow_kind: str
+    phase: str
+    model: str
+
+
+class WorkflowSpend(Spend):
+    """Spend of one workflow id across its phases, models and runs."""
+
+    workflow_id: str
+    workflow_kind: str
+    repo: str | None = None
+    pr_number: int | None = None
+
+
+class CostReport(BaseModel):
+    """Everything ``prflow costs`` prints; its JSON form is the ``--json`` output."""
+
+    by_phase: list[PhaseSpend]
+    by_workflow: list[WorkflowSpend]
+    totals: Spend
+
+
+Row = TypeVar("Row", bound=Spend)
+
+
+def summarize(slices: Iterable[SpendSlice]) -> CostReport:
+    """Group slices per kind/phase/model and per workflow id, most expensive first."""
+    slice_list = list(slices)
+    by_phase = _group(
+        slice_list,
+        key=lambda s: (s.workflow_kind, s.phase, s.model),
+        start=lambda s: PhaseSpend(workflow_kind=s.workflow_kind, phase=s.phase, model=s.model),
+    )
+    by_workflow = _group(
+        slice_list,
+        key=lambda s: s.workflow_id,
+        start=lambda s: WorkflowSpend(
+            workflow_id=s.workflow_id,
+            workflow_kind=s.workflow_kind,
+            repo=s.repo,
+            pr_number=s.pr_number,
+        ),
+    )
+    totals = Spend()
+    for piece in slice_list:
+        totals.absorb(piece)
+    return CostReport(
+        by_phase=sorted(by_phase, key=lambda r: (-r.usd, r.workflow_kind, r.phase, r.model)),
+        by_workflow=sorted(by_workflow, key=lambda r: (-r.usd, r.workflow_id)),
+        totals=totals,
+    )
+
+
+def _group(
+    slices: list[SpendSlice],
+    key: Callable[[SpendSlice], Hashable],
+    start: Callable[[SpendSlice], Row],
+) -> list[Row]:
+    groups: dict[Hashable, Row] = {}
+    for piece in slices:
+        group_key = key(piece)
+        if group_key not in groups:
+            groups[group_key] = start(piece)
+        groups[group_key].absorb(piece)
+    return list(groups.values())
+
+
+_DURATION = re.compile(r"(\d+)\s*([mhdw])")
+_UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """Start of the reporting window: ``30m``/``24h``/``7d``/``2w`` before ``now``, or an ISO date.
+
+    A date without a time means midnight UTC; a time without an offset is UTC.
+    """
+    cleaned = text.strip().lower()
+    duration = _DURATION.fullmatch(cleaned)
+    if duration:
+        amount, unit = int(duration.group(1)), duration.group(2)
+        return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
+    try:
+        if len(cleaned) == 10:
+            day = date.fromisoformat(cleaned)
+            return datetime(day.year, day.month, day.day, tzinfo=UTC)
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UserError(
+            f"--since {text!r} is not understood: use a duration such as 24h, 7d or 2w, "
+            "or an ISO date such as 2026-01-31"
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

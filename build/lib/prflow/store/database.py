@@ -1,0 +1,134 @@
+"""One SQLAlchemy engine per database URL, migrated to the latest schema on first use.
+
+Workers, the CLI and tests all pass a URL around instead of an engine; the
+first call of :func:`engine_for` in a process builds the engine and runs
+``alembic upgrade head`` once. Several processes may start against the same
+database at the same moment, so the upgrade is serialised: a transaction-level
+advisory lock on Postgres, an exclusive file lock next to a SQLite file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import StaticPool
+
+try:  # POSIX only; elsewhere concurrent first use of one SQLite file is not guarded.
+    import fcntl
+except ImportError:  # pragma: no cover - exercised on Windows only
+    fcntl = None  # type: ignore[assignment]
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+# Arbitrary but fixed: every prflow process upgrading one Postgres database
+# takes this advisory lock, so exactly one of them runs the DDL.
+MIGRATION_LOCK_ID = 0x7072666C6F77  # "prflow" in ASCII
+
+SQLITE_BUSY_TIMEOUT_SECONDS = 30
+
+_engines: dict[str, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def normalize_url(url: str) -> URL:
+    """Parse a URL; plain ``postgresql://`` / ``postgres://`` use the psycopg 3 driver."""
+    parsed = make_url(url.replace("postgres://", "postgresql://", 1))
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def engine_for(url: str) -> Engine:
+    """The process-wide engine for ``url``, with the schema upgraded to head."""
+    parsed = normalize_url(url)
+    cache_key = parsed.render_as_string(hide_password=False)
+    with _engines_lock:
+        engine = _engines.get(cache_key)
+        if engine is None:
+            engine = _create_engine(parsed)
+            upgrade_to_head(engine)
+            _engines[cache_key] = engine
+        return engine
+
+
+def dispose_engine(url: str) -> None:
+    """Close the pooled connections of ``url`` (tests do this before dropping a database)."""
+    cache_key = normalize_url(url).render_as_string(hide_password=False)
+    with _engines_lock:
+        engine = _engines.pop(cache_key, None)
+    if engine is not None:
+        engine.dispose()
+
+
+def upgrade_to_head(engine: Engine) -> None:
+    """Run every pending Alembic revision, serialised against other processes."""
+    with _migration_file_lock(engine.url), engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Released when this transaction ends; Postgres DDL is transactional,
+            # so a waiting process then finds the schema already at head.
+            connection.execute(
+                text("SELECT pg_advisory_xact_lock(:lock_id)"), {"lock_id": MIGRATION_LOCK_ID}
+            )
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def alembic_config() -> Config:
+    """Alembic settings pointing at the revisions shipped inside the package."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
+    return config
+
+
+def _create_engine(url: URL) -> Engine:
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    database = url.database or ""
+    if _is_memory_sqlite(database):
+        # One shared connection, otherwise every checkout would see an empty database.
+        return create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+    Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+    )
+    event.listen(engine, "connect", _enable_sqlite_wal)
+    return engine
+
+
+def _enable_sqlite_wal(dbapi_connection: Any, _record: Any) -> None:
+    # WAL lets CLI readers work while a worker is writing ledger rows.
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    finally:
+        cursor.close()
+
+
+def _is_memory_sqlite(database: str) -> bool:
+    return database in ("", ":memory:") or "mode=memory" in database
+
+
+@contextlib.contextmanager
+def _migration_file_lock(url: URL) -> Iterator[None]:
+    """Exclusive lock on ``<db file>.migrate.lock``; a no-op for other databases."""
+    database = url.database or ""
+    if url.get_backend_name() != "sqlite" or _is_memory_sqlite(database) or fcntl is None:
+        yield
+        return
+    lock_path = Path(database).expanduser().with_name(Path(database).name + ".migrate.lock")
+    with lock_path.open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,68 @@
+"""``find_importers``: which files import a given file (the reverse dependency map)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from prflow.repo_models import ResolvedRange
+from prflow.tools.output import Page, ToolOutput, paginate
+from prflow.tools.paths import clean_repo_path
+from prflow.tools.reader import RepoReader
+from prflow.tools.refs import SideName, side_sha
+
+NAME = "find_importers"
+DESCRIPTION = (
+    "Find the files that import `path` (Python and JavaScript/TypeScript imports resolved "
+    "to files of the repository). By default only direct importers; with transitive=true "
+    "also files that reach it through other files, each with its distance in hops "
+    "(1 = direct). Uses the head of the pull request unless ref='base' (useful for a file "
+    "the pull request deletes). Results are paged like list_changed_files."
+)
+
+
+class FindImportersArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="Repository-relative path of the imported file")
+    transitive: bool = Field(default=False, description="Include indirect importers")
+    ref: SideName = Field(default="head", description="'head' or 'base'")
+    offset: int = Field(default=0, ge=0, description="Index of the first importer to return")
+    limit: int = Field(default=100, ge=1, le=500, description="Maximum number of importers")
+
+
+class Importer(BaseModel):
+    path: str
+    distance: int = Field(description="Import hops to the target; 1 means a direct import")
+
+
+class FindImportersResult(ToolOutput):
+    path: str
+    ref: SideName
+    transitive: bool
+    note: str | None = None
+    page: Page[Importer]
+
+
+def find_importers(
+    reader: RepoReader, r: ResolvedRange, args: FindImportersArgs
+) -> FindImportersResult:
+    path = clean_repo_path(args.path)
+    sha = side_sha(r, args.ref)
+    graph = reader.import_graph(sha)
+    if args.transitive:
+        distances = graph.transitive_importers([path])
+        importers = [Importer(path=p, distance=d) for p, d in distances.items()]
+        importers.sort(key=lambda imp: (imp.distance, imp.path))
+    else:
+        importers = [Importer(path=p, distance=1) for p in graph.importers_of(path)]
+    note = None
+    if path not in set(reader.list_files(sha)):
+        other = "base" if args.ref == "head" else "head"
+        note = f"{path} does not exist at {args.ref}; try ref='{other}' if it was added or deleted"
+    return FindImportersResult(
+        path=path,
+        ref=args.ref,
+        transitive=args.transitive,
+        note=note,
+        page=paginate(importers, args.offset, args.limit),
+    )

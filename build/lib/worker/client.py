@@ -1,0 +1,64 @@
+"""Connecting to Temporal the one way every prflow process must: pydantic payloads.
+
+Workflows exchange pydantic models, so a client built with the default JSON
+converter would fail on the first report. Going through :func:`connect` keeps
+the converter identical in the CLI, the workers, the tests and the replayer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
+
+from prflow.config import Settings
+from prflow.errors import UserError
+
+
+def embedded_address(settings: Settings) -> str:
+    """Frontend address of the local dev server that ``prflow server`` starts."""
+    return f"127.0.0.1:{settings.temporal.embedded_port}"
+
+
+def configured_address(settings: Settings) -> str:
+    """The cluster named by ``TEMPORAL_ADDRESS``/settings, else the local dev server."""
+    return settings.temporal.address or embedded_address(settings)
+
+
+def metrics_runtime(bind_address: str) -> Runtime:
+    """A Temporal core runtime that serves Prometheus metrics on ``bind_address``.
+
+    Create at most one per process: every client and worker built on it
+    reports into the same ``/metrics`` endpoint.
+    """
+    return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=bind_address)))
+
+
+async def connect(
+    settings: Settings,
+    address: str | None = None,
+    *,
+    runtime: Runtime | None = None,
+    within_seconds: float = 15.0,
+) -> Client:
+    """Connect to ``address`` (default: the configured cluster) in the configured namespace.
+
+    ``within_seconds`` bounds the handshake: a port held by something that
+    accepts TCP but never speaks gRPC would otherwise stall for half a minute.
+    """
+    target = address or configured_address(settings)
+    try:
+        async with asyncio.timeout(within_seconds):
+            return await Client.connect(
+                target,
+                namespace=settings.temporal.namespace,
+                data_converter=pydantic_data_converter,
+                runtime=runtime,
+            )
+    except (RuntimeError, TimeoutError) as err:
+        raise UserError(
+            f"cannot reach Temporal at {target}: start one with `prflow server`, "
+            "or set TEMPORAL_ADDRESS to a running cluster"
+        ) from err
