@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -24,6 +25,17 @@ pytestmark = pytest.mark.temporal
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION_DIR = ROOT / "deploy" / "github-action"
+_NOT_IN_A_CHECKOUT = shutil.ignore_patterns(
+    ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "tests", "bench"
+)
+
+
+def _action_checkout(tmp_path: Path) -> Path:
+    """The runner clones the action's repository apart from the workspace: so do we (pip
+    builds in the source tree, which must not be this one)."""
+    checkout = tmp_path / "_actions" / "OWNER" / "prflow" / "v0"
+    shutil.copytree(ROOT, checkout, ignore=_NOT_IN_A_CHECKOUT)
+    return checkout / "deploy" / "github-action"
 OWNER, REPO, NUMBER = "octo-org", "shop", 7
 
 
@@ -81,7 +93,7 @@ def _run_action(
         "event": {"pull_request": {"number": NUMBER}},
     }
     return run_composite(
-        ACTION_DIR,
+        _action_checkout(tmp_path),
         {"github-token": FAKE_GITHUB_TOKEN} | inputs,
         github,
         env,

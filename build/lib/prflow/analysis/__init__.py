@@ -1,1 +1,0 @@
-"""Pure static analyses of a change: each module answers one question about a PR."""

@@ -1,1 +1,0 @@
-"""The ``prflow`` command line."""
