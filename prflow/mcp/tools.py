@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from prflow.errors import UserError
 from prflow.mcp.tool_args import PrChecksArgs, PrCommentsArgs, PrStackArgs, RepoTarget
 from prflow.pr_identifier import parse_pr_identifier
-from prflow.tools.registry import TOOL_SPECS
+from prflow.tools.registry import TOOL_SPECS, describe_validation_error, input_schema
 
 
 class Answer(BaseModel):
@@ -43,28 +43,11 @@ class McpTool:
     run: Handler
 
 
-def one_line(exc: ValidationError) -> str:
-    """'page: Input should be greater than or equal to 1; pr: Field required'."""
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "arguments"
-        problems.append(f"{where}: {error['msg']}")
-    return "invalid arguments: " + "; ".join(problems)
-
-
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    return schema
-
-
 def _parse(model: type[BaseModel], arguments: dict[str, Any]) -> Any:
     try:
         return model.model_validate(arguments)
     except ValidationError as exc:
-        raise UserError(one_line(exc)) from None
+        raise UserError(f"invalid arguments: {describe_validation_error(exc)}") from None
 
 
 # --- the six repo tools ---------------------------------------------------------------------
@@ -74,7 +57,8 @@ _TARGET_FIELDS = tuple(RepoTarget.model_fields)
 
 def _repo_tool_schema(tool_schema: dict[str, Any]) -> dict[str, Any]:
     merged = copy.deepcopy(tool_schema)
-    merged["properties"] = {**_schema(RepoTarget)["properties"], **merged.get("properties", {})}
+    target = input_schema(RepoTarget)["properties"]
+    merged["properties"] = {**target, **merged.get("properties", {})}
     return merged
 
 
@@ -150,7 +134,7 @@ PR_TOOLS: tuple[McpTool, ...] = (
         "Unresolved review threads of a pull request (GitHub GraphQL), bots included unless "
         "excluded, paged with explicit has_next and total_pages. Raw comments: you judge "
         "what matters.",
-        _schema(PrCommentsArgs),
+        input_schema(PrCommentsArgs),
         _pr_comments,
     ),
     McpTool(
@@ -158,7 +142,7 @@ PR_TOOLS: tuple[McpTool, ...] = (
         "CI of a pull request: state (passed, failed, pending or no_ci), failing checks, the "
         "tests that failed in their job logs (pytest, jest, vitest, go test) with file:line, "
         "message and a command that re-runs each alone. wait=true waits for CI to finish.",
-        _schema(PrChecksArgs),
+        input_schema(PrChecksArgs),
         _pr_checks,
     ),
     McpTool(
@@ -166,7 +150,7 @@ PR_TOOLS: tuple[McpTool, ...] = (
         "Stacked pull requests: the chain around this PR (base branch = another PR's head), "
         "what to rebase onto what and in which order with the git commands, and whether each "
         "PR is ready to merge and why not.",
-        _schema(PrStackArgs),
+        input_schema(PrStackArgs),
         _pr_stack,
     ),
 )

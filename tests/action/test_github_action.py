@@ -36,6 +36,8 @@ def _action_checkout(tmp_path: Path) -> Path:
     checkout = tmp_path / "_actions" / "OWNER" / "prflow" / "v0"
     shutil.copytree(ROOT, checkout, ignore=_NOT_IN_A_CHECKOUT)
     return checkout / "deploy" / "github-action"
+
+
 OWNER, REPO, NUMBER = "octo-org", "shop", 7
 
 

@@ -10,8 +10,8 @@ from prflow.errors import UserError
 from prflow.pr_identifier import PullRequestRef
 from prflow.pr_tools.checks import CiState
 from prflow.pr_tools.checks_report import NO_LOG_NOTE
-from tests.pr_tools.actions_log import as_actions_log, sample
 from tests.support.fake_github import FakeGitHub
+from tests.support.pr_checks_runs import add_failing_job
 
 PR = PullRequestRef(owner="octo-org", repo="service", number=5)
 HEAD = "1" * 40  # the seeded PR's head commit
@@ -29,22 +29,8 @@ def test_failing_jobs_logs_are_followed_through_the_redirect_and_parsed(
 ) -> None:
     fake = fake_github_pr
     fake.add_check_run("octo-org", "service", HEAD, "lint")
-    fake.add_check_run(
-        "octo-org",
-        "service",
-        HEAD,
-        "tests (3.11)",
-        conclusion="failure",
-        log=as_actions_log(sample("pytest_default.log"), "pytest"),
-    )
-    fake.add_check_run(
-        "octo-org",
-        "service",
-        HEAD,
-        "web",
-        conclusion="failure",
-        log=as_actions_log(sample("vitest.log"), "npx vitest run"),
-    )
+    add_failing_job(fake, "tests (3.11)", "pytest_default.log", "pytest")
+    add_failing_job(fake, "web", "vitest.log", "npx vitest run")
     fake.add_check_run("octo-org", "service", "f" * 40, "old commit", conclusion="failure")
     fake.add_commit_status("octo-org", "service", HEAD, "ci/jenkins", "success")
 

@@ -13,19 +13,13 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.pr_tools.actions_log import as_actions_log, sample
+from prflow.tools.registry import TOOL_NAMES
 from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
 from tests.support.fixtures_temporal import prflow_script
+from tests.support.pr_checks_runs import add_failing_job
 
-REPO_TOOLS = {
-    "list_changed_files",
-    "git_diff",
-    "read_file_at_ref",
-    "search_code",
-    "find_importers",
-    "list_test_files",
-}
+REPO_TOOLS = set(TOOL_NAMES)  # the six impact tools, as the agent gets them
 PR_TOOLS = {"pr_comments", "pr_checks", "pr_stack"}
 RANGE = {"base": "base", "head": "feature"}
 
@@ -112,14 +106,7 @@ async def test_each_pr_tool_reads_github(
 ) -> None:
     fake = fake_github_pr
     fake.add_review_thread("octo-org", "service", 5, "app.py", 3, [("alice", "Off by one?")])
-    fake.add_check_run(
-        "octo-org",
-        "service",
-        "1" * 40,
-        "tests",
-        conclusion="failure",
-        log=as_actions_log(sample("gotest.log"), "go test ./..."),
-    )
+    add_failing_job(fake, "tests", "gotest.log", "go test ./...")
     async with _session(sample_repo, fake, tmp_path) as session:
         comments = await _call(session, "pr_comments", {"pr": "octo-org/service#5"})
         checks = await _call(

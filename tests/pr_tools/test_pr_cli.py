@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from prflow.config import Settings
-from tests.pr_tools.actions_log import as_actions_log, sample
 from tests.support.cli_runs import CliRun, client_environment, run_prflow
 from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
 from tests.support.fixtures_temporal import WorkerProcessFactory
+from tests.support.pr_checks_runs import add_failing_job
 
 PR = "octo-org/service#5"
 HEAD = "1" * 40
@@ -74,14 +74,7 @@ async def test_comments_as_json_and_as_a_table(fake_github_pr: FakeGitHub, tmp_p
 async def test_checks_show_failures_with_commands_and_exit_1(
     fake_github_pr: FakeGitHub, tmp_path: Path
 ) -> None:
-    fake_github_pr.add_check_run(
-        "octo-org",
-        "service",
-        HEAD,
-        "unit",
-        conclusion="failure",
-        log=as_actions_log(sample("pytest_default.log"), "pytest"),
-    )
+    add_failing_job(fake_github_pr, "unit", "pytest_default.log", "pytest")
     run = await run_prflow(
         "pr", "checks", PR, "--page-size", "2", env=_env(fake_github_pr, tmp_path)
     )
@@ -145,14 +138,7 @@ async def test_wait_runs_the_durable_workflow_on_the_cluster(
     start_worker_process: WorkerProcessFactory,
     tmp_path: Path,
 ) -> None:
-    fake_github_pr.add_check_run(
-        "octo-org",
-        "service",
-        HEAD,
-        "web",
-        conclusion="failure",
-        log=as_actions_log(sample("vitest.log"), "npx vitest run"),
-    )
+    add_failing_job(fake_github_pr, "web", "vitest.log", "npx vitest run")
     settings = temporal_settings.model_copy(deep=True)
     settings.github_api_url = fake_github_pr.api_url
     env = client_environment(settings, tmp_path / "home") | {"GITHUB_TOKEN": FAKE_GITHUB_TOKEN}

@@ -45,3 +45,19 @@ def stored_report(ref: ChecksReportRef) -> ChecksReport:
     return ChecksReport.model_validate_json(
         get_text(cached_settings().resolved_database_url(), ref.report_key)
     )
+
+
+def add_failing_job(
+    fake: FakeGitHub, name: str, sample_name: str, command: str, head_sha: str = HEAD
+) -> None:
+    """A failed GitHub Actions job on the seeded PR whose log is a real runner's output."""
+    from tests.pr_tools.actions_log import as_actions_log, sample
+
+    fake.add_check_run(
+        "octo-org",
+        "service",
+        head_sha,
+        name,
+        conclusion="failure",
+        log=as_actions_log(sample(sample_name), command),
+    )

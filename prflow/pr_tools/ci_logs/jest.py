@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from prflow.pr_tools.ci_logs.commands import jest_rerun
-from prflow.pr_tools.ci_logs.models import Framework, TestFailure, short_message
+from prflow.pr_tools.ci_logs.models import Framework, TestFailure, failing_frame, short_message
 
 _FILE = re.compile(r"^\s*FAIL\s+(?P<file>\S+)\s*(?:\(.*\))?$")
 _HEADER = re.compile(r"^\s*● (?P<name>.+)$")
@@ -53,12 +53,8 @@ def _failure(name: str, body: list[str], file: str | None) -> TestFailure:
         if _CODE_FRAME.match(line) or _FRAME.match(line):
             break
         message_lines.append(line)
-    frames: list[tuple[str | None, int | None]] = [
-        (m["file"], int(m["line"])) for m in map(_FRAME.match, body) if m
-    ]
-    own = [frame for frame in frames if file and frame[0] == file]
-    outside = [frame for frame in frames if "node_modules" not in (frame[0] or "")]
-    where = (own or outside or [(file, None)])[0]
+    frames = [(m["file"], int(m["line"])) for m in map(_FRAME.match, body) if m]
+    where = failing_frame(frames, file)
     is_suite = name == SUITE_FAILED
     test = f"{file} ({SUITE_FAILED.lower()})" if is_suite and file else name
     return TestFailure(

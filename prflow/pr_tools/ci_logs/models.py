@@ -43,3 +43,14 @@ def short_message(lines: list[str]) -> str:
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[: MAX_MESSAGE_CHARS - 3].rstrip() + "..."
     return text or "(no message in the log)"
+
+
+def failing_frame(
+    frames: list[tuple[str, int]], test_file: str | None
+) -> tuple[str | None, int | None]:
+    """Where a JavaScript test failed: the first stack frame in the test file itself, else
+    the first outside ``node_modules``, else just the test file."""
+    own = [frame for frame in frames if test_file and frame[0] == test_file]
+    outside = [frame for frame in frames if "node_modules" not in frame[0]]
+    chosen = own or outside
+    return chosen[0] if chosen else (test_file, None)

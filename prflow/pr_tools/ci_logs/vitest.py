@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from prflow.pr_tools.ci_logs.commands import vitest_rerun
-from prflow.pr_tools.ci_logs.models import Framework, TestFailure, short_message
+from prflow.pr_tools.ci_logs.models import Framework, TestFailure, failing_frame, short_message
 
 _HEADER = re.compile(r"^\s*FAIL\s+(?P<file>\S+?)(?: > (?P<name>.+?))?(?: \[.*\])?\s*$")
 _FRAME = re.compile(r"^\s*❯ (?:.*\()?(?P<file>[^\s()]+?):(?P<line>\d+):\d+\)?\s*$")
@@ -34,11 +34,8 @@ def _failure(file: str, name: str | None, body: list[str]) -> TestFailure:
         if _FRAME.match(line) or _DIFF_START.match(line):
             break
         message.append(line)
-    frames: list[tuple[str | None, int | None]] = [
-        (m["file"], int(m["line"])) for m in map(_FRAME.match, body) if m
-    ]
-    own = [frame for frame in frames if frame[0] == file]
-    where = (own or frames or [(file, None)])[0]
+    frames = [(m["file"], int(m["line"])) for m in map(_FRAME.match, body) if m]
+    where = failing_frame(frames, file)
     parts = name.split(" > ") if name else []
     return TestFailure(
         framework=Framework.vitest,
