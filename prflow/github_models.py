@@ -9,6 +9,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from prflow.pr_identifier import PullRequestRef
+from prflow.pr_tools.checks import CheckInfo, CiState
+from prflow.pr_tools.checks_report import WaitInfo
+
+MAX_WAIT_SECONDS = 30 * 60
+"""Waiting for CI is capped at 30 minutes: longer than that, come back later."""
 
 COMMENT_MAX_CHARS = 65_536
 """GitHub rejects issue comments longer than this (HTTP 422)."""
@@ -74,4 +79,63 @@ def _truncation_note(total: int, limit: int) -> str:
         f"\n\n---\n**This comment was cut short:** the full text has {total:,} characters and "
         f"GitHub allows {limit:,} per comment. The complete report is in the run's JSON and "
         "Markdown outputs."
+    )
+
+
+class PullSummary(BaseModel):
+    """What the PR tools need to know about one pull request (no bodies, no diffs)."""
+
+    number: int
+    title: str
+    url: str
+    state: str = Field(description="'open' or 'closed'")
+    merged: bool
+    draft: bool
+    base_ref: str
+    head_ref: str
+    head_sha: str
+    head_repo: str | None = Field(description="owner/name of the head branch's repository")
+    mergeable: bool | None = Field(None, description="None while GitHub is still computing it")
+    mergeable_state: str | None = None
+    behind_by: int | None = Field(
+        None, description="Commits on the base branch that the head does not have"
+    )
+
+
+class ChecksSnapshot(BaseModel):
+    """One look at a PR's CI: its head commit and the state of every check on it."""
+
+    pr: PullRequestRef
+    head_sha: str
+    checks: list[CheckInfo]
+
+
+class ChecksReportInput(BaseModel):
+    snapshot: ChecksSnapshot
+    page: int = 1
+    page_size: int = 10
+    wait: WaitInfo | None = None
+
+
+class ChecksReportRef(BaseModel):
+    """Where the full report is stored, and enough to print a one-line outcome."""
+
+    report_key: str
+    state: CiState
+    failures: int
+
+
+class PrChecksRequest(BaseModel):
+    """Start of the ``pr_checks`` workflow: wait for a PR's CI, then report its failures."""
+
+    pr: PullRequestRef
+    bail_on_first: bool = False
+    max_wait_seconds: int = Field(
+        MAX_WAIT_SECONDS, ge=0, le=MAX_WAIT_SECONDS, description="Give up waiting after this long"
+    )
+    poll_seconds: int = Field(30, ge=1, description="Pause between looks at the checks")
+    page: int = 1
+    page_size: int = 10
+    github_task_queue: str | None = Field(
+        None, description="Queue of the GitHub activities; None: the workflow's own queue"
     )

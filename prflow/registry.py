@@ -5,8 +5,9 @@ from __future__ import annotations
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.kinds import KindDeclaration
+from prflow.pr_tools.kind import PR_CHECKS
 
-KINDS: tuple[KindDeclaration, ...] = (IMPACT,)
+KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS)
 
 
 def kind_named(name: str) -> KindDeclaration:

@@ -6,6 +6,7 @@ never file contents) and a tool call whose result sits in the blob store.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -55,3 +56,8 @@ class ToolCallOutput(BaseModel):
     content_key: str
     preview: str = Field(description="The first 2 KB of the content")
     error: str | None = None
+
+
+def looks_like_url(location: str) -> bool:
+    """A clone URL (``scheme://`` or scp-like ``user@host:path``), not a local path."""
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://|^[\w.-]+@[\w.-]+:", location))

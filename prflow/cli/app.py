@@ -23,7 +23,7 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    from prflow.cli import budget_cmd, costs_cmd, runtime_cmd
+    from prflow.cli import budget_cmd, costs_cmd, mcp_cmd, runtime_cmd
     from prflow.kinds import import_path
     from prflow.registry import KINDS
 
@@ -33,6 +33,7 @@ def _register_commands() -> None:
             import_path(kind.cli)(app)
     costs_cmd.register(app)
     budget_cmd.register(app)
+    mcp_cmd.register(app)
 
 
 def _fail(message: str, code: int) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -18,6 +17,7 @@ from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
 from prflow.pr_identifier import PullRequestRef, parse_pr_identifier
+from prflow.repo_models import looks_like_url
 
 EXIT_THRESHOLD = 1
 EXIT_FAILED = 3
@@ -152,7 +152,7 @@ def impact(
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
     pull = parse_pr_identifier(pr) if pr else None
     location = _location(repo, pull)
-    if location and pull is None and not _looks_like_url(location):
+    if location and pull is None and not looks_like_url(location):
         _preflight(location, base, head)
 
     def build(run_settings: Settings) -> ImpactRequest:
@@ -183,14 +183,10 @@ def impact(
         raise typer.Exit(EXIT_THRESHOLD)
 
 
-def _looks_like_url(location: str) -> bool:
-    return bool(re.match(r"^[a-z][a-z0-9+.-]*://|^[\w.-]+@[\w.-]+:", location))
-
-
 def _location(repo: str | None, pull: PullRequestRef | None) -> str | None:
     """What the run reads: a clone URL as given, a local path made absolute, or (for a PR
     without --repo) None, meaning the PR's own repository."""
-    if repo and _looks_like_url(repo):
+    if repo and looks_like_url(repo):
         return repo
     if repo is None and pull is not None:
         return None

@@ -81,9 +81,18 @@ def large_pr_guidance(strategy: LargePrStrategy) -> str:
     return " ".join(lines) or "This PR is small enough to inspect fully."
 
 
+AGENT_FINISH = f"When you are done, call `{SUBMIT_TOOL.name}` once."
+"""How the agent ends the method; the editor skill ends it with the report instead."""
+AGENT_STATIC_RESULTS = "its results are in the first message"
+
+
 def system_prompt(strategy: LargePrStrategy) -> str:
     template = resources.files("prflow").joinpath("prompts/impact_system.md").read_text("utf-8")
-    return template.replace("{large_pr_guidance}", large_pr_guidance(strategy))
+    return (
+        template.replace("{large_pr_guidance}", large_pr_guidance(strategy))
+        .replace("{static_results}", AGENT_STATIC_RESULTS)
+        .replace("{finish}", AGENT_FINISH)
+    )
 
 
 def context_message(

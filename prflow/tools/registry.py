@@ -69,7 +69,7 @@ _BY_NAME = {tool.name: tool for tool in _TOOLS}
 TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in _TOOLS)
 
 
-def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema without pydantic's titles, which only cost tokens."""
     schema = model.model_json_schema()
     schema.pop("title", None)
@@ -79,7 +79,7 @@ def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 TOOL_SPECS: list[ToolSpec] = [
-    ToolSpec(name=t.name, description=t.description, input_schema=_input_schema(t.args_model))
+    ToolSpec(name=t.name, description=t.description, input_schema=input_schema(t.args_model))
     for t in _TOOLS
 ]
 
@@ -94,12 +94,12 @@ def run_tool(
     try:
         args = tool.args_model.model_validate(arguments)
     except ValidationError as exc:
-        raise ToolError(f"invalid arguments for {name}: {_describe(exc)}") from None
+        raise ToolError(f"invalid arguments for {name}: {describe_validation_error(exc)}") from None
     result = tool.run(reader, r, args)
     return ToolResult(tool=name, text=result.to_text(), data=result.model_dump(mode="json"))
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
     """One line per problem, naming the argument: 'pattern: Field required'."""
     problems = []
     for error in exc.errors(include_url=False):

@@ -245,11 +245,18 @@ def test_every_kind_of_response_matches_githubs_published_schema(
         headers={"Authorization": f"token {FAKE_GITHUB_TOKEN}"},
         timeout=10,
     )
+    fake_github.add_check_run("octo-org", "service", "1" * 40, "tests", conclusion="failure")
+    fake_github.add_commit_status("octo-org", "service", "1" * 40, "ci/legacy", "pending")
+    commit = client.withLazy(True).get_repo("octo-org/service").get_commit("1" * 40)
+    list(commit.get_check_runs())
+    commit.get_combined_status()
+    list(repo.get_pulls(state="all"))
     fake_github.exhaust_rate_limit()
     _get(fake_github, "/user")
 
     served = {exchange.schema for exchange in fake_github.exchanges}
-    expected = {f"{n}[]" if n == "issue-comment" else n for n in SCHEMA_MODEL_NAMES}
+    listed = {"issue-comment", "pull-request-simple"}
+    expected = {f"{n}[]" if n in listed else n for n in SCHEMA_MODEL_NAMES}
     expected |= {"issue-comment"}
     assert served >= expected - {"installation-token"}
     assert schema_violations(fake_github.exchanges) == []
@@ -290,3 +297,39 @@ def test_api_prefix_serves_github_enterprise_style_urls() -> None:
         assert all(ex.path.startswith("/api/v3/") for ex in fake.exchanges)
         assert requests.get(fake.web_url + "/user", timeout=10).status_code == 404
         assert schema_violations(fake.exchanges) == []
+
+
+def test_job_logs_redirect_to_a_signed_download_as_github_does(fake_github: FakeGitHub) -> None:
+    fake_github.add_repo("octo-org", "service")
+    run = fake_github.add_check_run(
+        "octo-org", "service", "1" * 40, "tests", conclusion="failure", log="line 1\nline 2\n"
+    )
+    path = f"/repos/octo-org/service/actions/jobs/{run.id}/logs"
+    redirect = requests.get(
+        fake_github.api_url + path,
+        headers={"Authorization": f"token {FAKE_GITHUB_TOKEN}"},
+        allow_redirects=False,
+        timeout=10,
+    )
+    assert redirect.status_code == 302
+    location = redirect.headers["location"]
+    downloaded = requests.get(location, timeout=10)
+    assert (downloaded.status_code, downloaded.text) == (200, "line 1\nline 2\n")
+    assert downloaded.headers["content-type"].startswith("text/plain")
+    forged = requests.get(location.replace("sig=", "sig=x"), timeout=10)
+    assert forged.status_code == 403
+    assert _get(fake_github, path, token=None).status_code == 401
+
+
+def test_pull_lists_filter_by_state_head_and_base(fake_github: FakeGitHub) -> None:
+    fake_github.add_pull_request("octo-org", "service", 1, head_ref="feat-a")
+    fake_github.add_pull_request("octo-org", "service", 2, base_ref="feat-a", head_ref="feat-b")
+    fake_github.add_pull_request("octo-org", "service", 3, head_ref="done", merged=True)
+    repo = _client(fake_github).get_repo("octo-org/service")
+
+    assert [p.number for p in repo.get_pulls()] == [2, 1]
+    assert [p.number for p in repo.get_pulls(state="all")] == [3, 2, 1]
+    assert [p.number for p in repo.get_pulls(state="closed")] == [3]
+    assert [p.number for p in repo.get_pulls(base="feat-a")] == [2]
+    assert [p.number for p in repo.get_pulls(state="all", head="octo-org:done")] == [3]
+    assert repo.get_pull(3).merged

@@ -35,6 +35,8 @@ RECORDED_IDS = {
     "probe-agent-child": "probe-agent-child",
     "probe-agent-child/agent:probe": "agent-child-run",
     "blob-read-replay": "blob-read",
+    "pr-checks-wait-1": "pr-checks-wait",
+    "pr-checks-crash-1": "pr-checks-worker-restart",
 }
 
 

@@ -28,6 +28,21 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
+from github.Requester import Requester
+
+from tests.support.fake_github_checks import (
+    FakeCheckRun,
+    FakeStatus,
+    actions_app_json,
+    check_run_json,
+    combined_state,
+    status_json,
+)
+from tests.support.fake_github_graphql import (
+    FakeReviewThread,
+    FakeThreadComment,
+    answer_graphql,
+)
 
 DOCS = "https://docs.github.com/rest"
 RATE_LIMIT = 5000
@@ -56,6 +71,7 @@ class FakeRepo:
     default_branch: str = "main"
     private: bool = False
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    git_dir: Path | None = None  # the bare repository behind clone_url, when seeded with one
 
     @property
     def full_name(self) -> str:
@@ -84,6 +100,10 @@ class FakePull:
     base_sha: str
     head_sha: str
     state: str = "open"
+    merged: bool = False
+    draft: bool = False
+    mergeable: bool | None = True
+    mergeable_state: str = "clean"
 
 
 @dataclass
@@ -181,6 +201,10 @@ class FakeGitHub:
         self._comments: dict[int, FakeComment] = {}
         self._faults: list[Fault] = []
         self._apps: dict[int, _App] = {}
+        self._threads: dict[tuple[str, str, int], list[FakeReviewThread]] = {}
+        self._check_runs: dict[int, FakeCheckRun] = {}
+        self._statuses: list[FakeStatus] = []
+        self._downloads: dict[str, int] = {}  # signed download token -> job id
         self._remaining = RATE_LIMIT
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -266,6 +290,9 @@ class FakeGitHub:
         title: str = "A pull request",
         author: str = "contributor",
         body: str | None = None,
+        state: str = "open",
+        merged: bool = False,
+        draft: bool = False,
     ) -> FakeIssue:
         """Seed a PR. With ``bare_repo_path`` the repository clones from that local bare
         repository (file:// URL) and, as GitHub does, ``refs/pull/N/head`` is set there."""
@@ -274,6 +301,7 @@ class FakeGitHub:
             target = self._repos.get((owner, repo))
             if target is None or (clone_url and target.clone_url != clone_url):
                 target = self.add_repo(owner, repo, clone_url=clone_url, default_branch=base_ref)
+                target.git_dir = bare_repo_path.resolve() if bare_repo_path else None
             self.add_user(author)
             pull = FakePull(
                 id=next(self._ids),
@@ -281,6 +309,9 @@ class FakeGitHub:
                 head_ref=head_ref,
                 base_sha=base_sha,
                 head_sha=head_sha,
+                state="closed" if merged else state,
+                merged=merged,
+                draft=draft,
             )
             issue = FakeIssue(target, number, next(self._ids), title, author, body=body, pull=pull)
             self._issues[(owner, repo, number)] = issue
@@ -317,6 +348,87 @@ class FakeGitHub:
             )
             self._comments[comment.id] = comment
             return comment.id
+
+    def add_review_thread(
+        self,
+        owner: str,
+        repo: str,
+        number: int,
+        path: str,
+        line: int | None,
+        comments: list[tuple[str, str]],
+        resolved: bool = False,
+        outdated: bool = False,
+    ) -> FakeReviewThread:
+        """Seed a review thread on a PR; ``comments`` are ``(author, body)`` pairs, opener
+        first. Authors ending in ``[bot]`` are created as bots."""
+        with self._lock:
+            for author, _ in comments:
+                self.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+            thread = FakeReviewThread(
+                id=f"PRRT_kwDO{next(self._ids):08d}",
+                path=path,
+                line=line,
+                comments=[FakeThreadComment(next(self._ids), a, b) for a, b in comments],
+                is_resolved=resolved,
+                is_outdated=outdated,
+            )
+            self._threads.setdefault((owner, repo, number), []).append(thread)
+            return thread
+
+    def add_check_run(
+        self,
+        owner: str,
+        repo: str,
+        head_sha: str,
+        name: str,
+        status: str = "completed",
+        conclusion: str | None = "success",
+        log: str | None = None,
+    ) -> FakeCheckRun:
+        """Seed a GitHub Actions job's check run on ``head_sha``; ``log`` is its job log."""
+        with self._lock:
+            run = FakeCheckRun(
+                next(self._ids), f"{owner}/{repo}", head_sha, name, status, conclusion, log
+            )
+            if status == "completed":
+                run.completed_at = datetime.now(UTC)
+            self._check_runs[run.id] = run
+            return run
+
+    def finish_check_run(self, run_id: int, conclusion: str, log: str | None = None) -> None:
+        """Complete a queued or running check run, as a finished job does."""
+        with self._lock:
+            run = self._check_runs[run_id]
+            run.status, run.conclusion = "completed", conclusion
+            run.completed_at = datetime.now(UTC)
+            if log is not None:
+                run.log = log
+
+    def add_commit_status(
+        self,
+        owner: str,
+        repo: str,
+        sha: str,
+        context: str,
+        state: str,
+        description: str | None = None,
+    ) -> FakeStatus:
+        """Seed a commit status (the pre-checks CI API some services still use)."""
+        with self._lock:
+            status = FakeStatus(
+                next(self._ids), f"{owner}/{repo}", sha, context, state, description
+            )
+            self._statuses.append(status)
+            return status
+
+    def set_pull_state(self, owner: str, repo: str, number: int, **changes: Any) -> None:
+        """Change a seeded PR's fields (``state``, ``merged``, ``mergeable``, ``head_sha``...)."""
+        with self._lock:
+            pull = self._issues[(owner, repo, number)].pull
+            assert pull is not None
+            for name, value in changes.items():
+                setattr(pull, name, value)
 
     def register_app(
         self, app_id: str, public_key_pem: str, installation_id: int, slug: str
@@ -375,6 +487,22 @@ class FakeGitHub:
         with self._lock:
             issue = self._issues[(owner, repo, number)]
             return [c for c in self._comments.values() if c.issue is issue]
+
+    def repo_state(self, owner: str, name: str) -> FakeRepo | None:
+        with self._lock:
+            return self._repos.get((owner, name))
+
+    def issue_state(self, owner: str, name: str, number: int) -> FakeIssue | None:
+        with self._lock:
+            return self._issues.get((owner, name, number))
+
+    def user_state(self, login: str) -> FakeUser | None:
+        with self._lock:
+            return self._users.get(login)
+
+    def review_threads(self, owner: str, name: str, number: int) -> list[FakeReviewThread]:
+        with self._lock:
+            return list(self._threads.get((owner, name, number), []))
 
     def requests(
         self, method: str | None = None, path_pattern: str | None = None
@@ -437,6 +565,14 @@ class FakeGitHub:
     def _dispatch(
         self, method: str, path: str, query: dict[str, str], token: str | None, body: Json
     ) -> _Answer:
+        download = re.fullmatch(r"/_download/job-logs/(\d+)", path)
+        if method == "GET" and download:
+            return self._download_job_log(int(download[1]), query.get("sig", ""))
+        if method == "POST" and path == Requester.get_graphql_prefix(self.api_prefix):
+            self._authenticate(token)
+            self._raise_fault(method, path)
+            status, payload = answer_graphql(self, body)
+            return _Answer(status, payload, "graphql")
         if self.api_prefix:
             if not path.startswith(self.api_prefix + "/"):
                 raise _Reply(_not_found())
@@ -457,7 +593,11 @@ class FakeGitHub:
         return [
             ("GET", r"/user", self._get_user),
             ("GET", repo, self._get_repo),
+            ("GET", repo + r"/pulls", self._list_pulls),
             ("GET", repo + r"/pulls/(\d+)", self._get_pull),
+            ("GET", repo + r"/commits/([^/]+)/check-runs", self._list_check_runs),
+            ("GET", repo + r"/commits/([^/]+)/status", self._combined_status),
+            ("GET", repo + r"/actions/jobs/(\d+)/logs", self._job_logs),
             ("GET", repo + r"/issues/(\d+)", self._get_issue),
             ("GET", repo + r"/issues/(\d+)/comments", self._list_comments),
             ("POST", repo + r"/issues/(\d+)/comments", self._create_comment),
@@ -500,6 +640,105 @@ class FakeGitHub:
         if issue.pull is None:
             raise _Reply(_not_found())
         return _Answer(200, self._pull_json(issue), "pull-request")
+
+    def _list_pulls(self, call: _Call) -> _Answer:
+        """``GET /repos/{o}/{r}/pulls`` with GitHub's ``state``, ``head`` and ``base`` filters."""
+        owner, name = call.args
+        self._visible_repo(call.login, owner, name)
+        state = call.query.get("state", "open")
+        head = call.query.get("head")
+        base = call.query.get("base")
+        with self._lock:
+            pulls = [
+                i
+                for (o, n, _), i in sorted(self._issues.items(), key=lambda kv: -kv[0][2])
+                if (o, n) == (owner, name) and i.pull is not None
+            ]
+        chosen = [
+            i
+            for i in pulls
+            if i.pull is not None
+            and (state in ("all", i.pull.state))
+            and (head is None or f"{owner}:{i.pull.head_ref}" == head)
+            and (base is None or i.pull.base_ref == base)
+        ]
+        path = f"{self.api_prefix}/repos/{owner}/{name}/pulls"
+        page, headers = self._page_of(chosen, call.query, path)
+        payload = [self._pull_simple_json(i) for i in page]
+        return _Answer(200, payload, "pull-request-simple[]", headers)
+
+    def _list_check_runs(self, call: _Call) -> _Answer:
+        owner, name, ref = call.args
+        self._visible_repo(call.login, owner, name)
+        with self._lock:
+            runs = [
+                r
+                for r in self._check_runs.values()
+                if r.repo == f"{owner}/{name}" and r.head_sha == ref
+            ]
+        path = f"{self.api_prefix}/repos/{owner}/{name}/commits/{ref}/check-runs"
+        page, headers = self._page_of(runs, call.query, path)
+        app = actions_app_json(
+            self._user_json(self.add_user("github", type="Organization")), self.web_url
+        )
+        payload = {
+            "total_count": len(runs),
+            "check_runs": [check_run_json(r, self.api_url, self.web_url, app) for r in page],
+        }
+        return _Answer(200, payload, "check-runs-list", headers)
+
+    def _combined_status(self, call: _Call) -> _Answer:
+        owner, name, ref = call.args
+        repo = self._visible_repo(call.login, owner, name)
+        with self._lock:
+            statuses = [s for s in self._statuses if s.repo == repo.full_name and s.sha == ref]
+        latest: dict[str, FakeStatus] = {}
+        for status in statuses:
+            latest[status.context] = status  # GitHub keeps the latest per context
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        payload = {
+            "state": combined_state(list(latest.values())),
+            "statuses": [status_json(s, self.api_url, self.web_url) for s in latest.values()],
+            "sha": ref,
+            "total_count": len(latest),
+            "repository": self._repo_json(repo),
+            "commit_url": f"{api}/commits/{ref}",
+            "url": f"{api}/commits/{ref}/status",
+        }
+        return _Answer(200, payload, "combined-commit-status")
+
+    def _job_logs(self, call: _Call) -> _Answer:
+        """GitHub answers 302 with a short-lived download URL; the log lives there."""
+        owner, name, job_id = call.args
+        self._visible_repo(call.login, owner, name)
+        with self._lock:
+            run = self._check_runs.get(int(job_id))
+        if run is None or run.repo != f"{owner}/{name}":
+            raise _Reply(_not_found())
+        if run.log is None:
+            raise _Reply(_error(410, "Logs have expired or are not available"))
+        signature = f"sig{next(self._ids)}"
+        with self._lock:
+            self._downloads[signature] = run.id
+        location = f"{self.web_url}/_download/job-logs/{run.id}?sig={signature}"
+        return _Answer(302, None, "redirect", {"location": location})
+
+    def _download_job_log(self, job_id: int, signature: str) -> _Answer:
+        with self._lock:
+            valid = self._downloads.get(signature) == job_id
+            run = self._check_runs.get(job_id)
+        if not valid or run is None or run.log is None:
+            return _Answer(403, "AuthenticationFailed", "text")
+        return _Answer(200, run.log, "text")
+
+    def _page_of(
+        self, items: list[Any], query: dict[str, str], path: str
+    ) -> tuple[list[Any], dict[str, str]]:
+        per_page = min(max(_int(query.get("per_page"), DEFAULT_PER_PAGE), 1), MAX_PER_PAGE)
+        page = max(_int(query.get("page"), 1), 1)
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        link = self._link_header(path, query, page, last, per_page)
+        return items[(page - 1) * per_page : page * per_page], ({"link": link} if link else {})
 
     def _get_issue(self, call: _Call) -> _Answer:
         return _Answer(200, self._issue_json(self._visible_issue(call)), "issue")
@@ -754,6 +993,25 @@ class FakeGitHub:
             return sum(1 for c in self._comments.values() if c.issue is issue)
 
     def _pull_json(self, issue: FakeIssue) -> Json:
+        """``pull-request``: the simple shape plus merge state and counts."""
+        pull = issue.pull
+        assert pull is not None
+        return self._pull_simple_json(issue) | {
+            "merged": pull.merged,
+            "mergeable": pull.mergeable if pull.state == "open" else None,
+            "rebaseable": None,
+            "mergeable_state": pull.mergeable_state if pull.state == "open" else "unknown",
+            "merged_by": None,
+            "comments": self._issue_comment_count(issue),
+            "review_comments": 0,
+            "maintainer_can_modify": False,
+            "commits": 1,
+            "additions": 0,
+            "deletions": 0,
+            "changed_files": 0,
+        }
+
+    def _pull_simple_json(self, issue: FakeIssue) -> Json:
         pull = issue.pull
         assert pull is not None
         repo = issue.repo
@@ -804,9 +1062,9 @@ class FakeGitHub:
             "active_lock_reason": None,
             "created_at": created,
             "updated_at": created,
-            "closed_at": None,
-            "merged_at": None,
-            "merge_commit_sha": None,
+            "closed_at": None if pull.state == "open" else created,
+            "merged_at": created if pull.merged else None,
+            "merge_commit_sha": pull.head_sha if pull.merged else None,
             "assignee": None,
             "assignees": [],
             "requested_reviewers": [],
@@ -816,19 +1074,7 @@ class FakeGitHub:
             "_links": {name: {"href": href} for name, href in links.items()},
             "author_association": "CONTRIBUTOR",
             "auto_merge": None,
-            "draft": False,
-            "merged": False,
-            "mergeable": None,
-            "rebaseable": None,
-            "mergeable_state": "unknown",
-            "merged_by": None,
-            "comments": self._issue_comment_count(issue),
-            "review_comments": 0,
-            "maintainer_can_modify": False,
-            "commits": 1,
-            "additions": 0,
-            "deletions": 0,
-            "changed_files": 0,
+            "draft": pull.draft,
         }
 
     def _issue_json(self, issue: FakeIssue) -> Json:
@@ -983,9 +1229,13 @@ class _Handler(BaseHTTPRequestHandler):
         raw_body = self.rfile.read(length) if length else b""
         headers = {key.lower(): value for key, value in self.headers.items()}
         status, body, extra = self.fake.handle(self.command, self.path, headers, raw_body)
-        payload = json.dumps(body).encode() if body is not None else b""
+        if isinstance(body, str):  # a downloaded file (job logs), not JSON
+            payload, content_type = body.encode(), "text/plain; charset=utf-8"
+        else:
+            payload = json.dumps(body).encode() if body is not None else b""
+            content_type = "application/json; charset=utf-8"
         self.send_response(status)
-        self.send_header("content-type", "application/json; charset=utf-8")
+        self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(payload)))
         for key, value in extra.items():
             self.send_header(key, value)

@@ -38,7 +38,13 @@ SCHEMA_MODEL_NAMES = {
     "basic-error": "BasicError",
     "validation-error": "ValidationError",
     "installation-token": "InstallationToken",
+    "pull-request-simple": "PullRequestSimple",
+    "check-runs-list": "ReposOwnerRepoCommitsRefCheckRunsGetResponse200",
+    "combined-commit-status": "CombinedCommitStatus",
 }
+# Answers that are not REST JSON: GraphQL (checked against GitHub's GraphQL schema when
+# executed), a redirect to a download, and the downloaded file itself.
+NON_REST_SCHEMAS = {"graphql", "redirect", "text"}
 
 
 def schema_violations(exchanges: Iterable[Exchange]) -> list[str]:
@@ -55,6 +61,9 @@ def schema_violations(exchanges: Iterable[Exchange]) -> list[str]:
         if exchange.schema is None:
             problems.append(f"{where}: the fake did not say which schema its body follows")
             continue
+        if exchange.schema in NON_REST_SCHEMAS:
+            problems += _non_rest_problems(exchange, where)
+            continue
         name = exchange.schema.removesuffix("[]")
         model: type[BaseModel] = getattr(models, SCHEMA_MODEL_NAMES[name])
         items = (
@@ -69,6 +78,21 @@ def schema_violations(exchanges: Iterable[Exchange]) -> list[str]:
             except ValidationError as exc:
                 problems.append(f"{where}: not a valid {name}: {exc}")
     return problems
+
+
+def _non_rest_problems(exchange: Exchange, where: str) -> list[str]:
+    if exchange.schema == "redirect" and not (
+        exchange.status == 302 and exchange.response_headers.get("location")
+    ):
+        return [f"{where}: a redirect needs status 302 and a location header"]
+    if exchange.schema == "text" and not isinstance(exchange.response_body, str):
+        return [f"{where}: a download must be text"]
+    if exchange.schema == "graphql" and not (
+        isinstance(exchange.response_body, dict)
+        and ("data" in exchange.response_body or "errors" in exchange.response_body)
+    ):
+        return [f"{where}: a GraphQL answer has data or errors"]
+    return []
 
 
 @pytest.fixture

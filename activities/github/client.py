@@ -1,0 +1,108 @@
+"""A PyGithub client for the configured API URL, authenticated from the worker's environment.
+
+The client is built inside each activity (or CLI call), so no token ever
+enters workflow history. PyGithub's own retrying is switched off: failures
+are classified in :mod:`activities.github.errors` and Temporal retries.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import github
+from github import Auth
+
+from prflow.config import cached_settings
+from prflow.errors import UserError
+
+TOKEN_ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN")
+APP_ID_ENV = "PRFLOW_GITHUB_APP_ID"
+APP_KEY_ENV = "PRFLOW_GITHUB_APP_PRIVATE_KEY"
+APP_KEY_PATH_ENV = "PRFLOW_GITHUB_APP_PRIVATE_KEY_PATH"
+APP_INSTALLATION_ENV = "PRFLOW_GITHUB_APP_INSTALLATION_ID"
+REQUEST_TIMEOUT_SECONDS = 30
+PAGE_SIZE = 100  # GitHub's maximum: fewer round trips when scanning lists
+
+
+def github_client() -> github.Github:
+    """A PyGithub client for the configured API URL, authenticated from the environment.
+
+    A GitHub App (all three ``PRFLOW_GITHUB_APP_*`` settings) wins over a
+    token, since it is the more deliberate configuration; otherwise
+    ``GITHUB_TOKEN`` or ``GH_TOKEN``. Raises :class:`UserError` when neither
+    is usable.
+    """
+    return github.Github(
+        base_url=cached_settings().github_api_url.rstrip("/"),
+        auth=_auth_from_environment(),
+        retry=None,
+        timeout=REQUEST_TIMEOUT_SECONDS,
+        per_page=PAGE_SIZE,
+        user_agent="prflow",
+        # GitHub asks for serial requests and a pause between writes, not between reads.
+        seconds_between_requests=None,
+    )
+
+
+def _auth_from_environment() -> Auth.Auth:
+    app_settings = {
+        name: os.environ.get(name, "").strip()
+        for name in (APP_ID_ENV, APP_INSTALLATION_ENV, APP_KEY_ENV, APP_KEY_PATH_ENV)
+    }
+    if any(app_settings.values()):
+        return _app_installation_auth(app_settings)
+    for name in TOKEN_ENV_VARS:
+        token = os.environ.get(name, "").strip()
+        if token:
+            return Auth.Token(token)
+    raise UserError(
+        "No GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read "
+        f"pull requests and write comments, or configure a GitHub App with {APP_ID_ENV}, "
+        f"{APP_KEY_ENV} (or {APP_KEY_PATH_ENV}) and {APP_INSTALLATION_ENV}."
+    )
+
+
+def _app_installation_auth(app_settings: Mapping[str, str]) -> Auth.AppInstallationAuth:
+    key = app_settings[APP_KEY_ENV] or _read_private_key(app_settings[APP_KEY_PATH_ENV])
+    missing = [
+        name
+        for name, value in (
+            (APP_ID_ENV, app_settings[APP_ID_ENV]),
+            (APP_INSTALLATION_ENV, app_settings[APP_INSTALLATION_ENV]),
+            (f"{APP_KEY_ENV} or {APP_KEY_PATH_ENV}", key),
+        )
+        if not value
+    ]
+    if missing:
+        raise UserError(f"GitHub App configuration is incomplete: set {', '.join(missing)}.")
+    installation = app_settings[APP_INSTALLATION_ENV]
+    if not installation.isdigit():
+        raise UserError(f"{APP_INSTALLATION_ENV} must be the numeric installation id.")
+    app_auth = Auth.AppAuth(app_settings[APP_ID_ENV], key.replace("\\n", "\n"))
+    return app_auth.get_installation_auth(int(installation))
+
+
+def _read_private_key(path: str) -> str:
+    if not path:
+        return ""
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(
+            f"Cannot read the GitHub App private key at {path} ({exc.strerror}): "
+            f"fix {APP_KEY_PATH_ENV}."
+        ) from exc
+
+
+def graphql(client: github.Github, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    """Run a GraphQL query at the client's GraphQL URL (``/graphql``, ``/api/graphql`` on GHE).
+
+    Not-found errors come back as PyGithub's ``UnknownObjectException`` (a 404),
+    other GraphQL errors as a ``GithubException``, so callers classify them
+    like REST failures.
+    """
+    _, data = client.requester.graphql_query(query, variables)
+    return data

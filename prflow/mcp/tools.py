@@ -1,0 +1,170 @@
+"""The MCP tool catalogue: names, descriptions, JSON schemas, and what each call runs.
+
+Every failure a caller can fix comes back as one line (the same text the CLI
+prints), so an agent can correct its call; anything else is a server error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from prflow.errors import UserError
+from prflow.mcp.tool_args import PrChecksArgs, PrCommentsArgs, PrStackArgs, RepoTarget
+from prflow.pr_identifier import parse_pr_identifier
+from prflow.tools.registry import TOOL_SPECS, describe_validation_error, input_schema
+
+
+class Answer(BaseModel):
+    """A tool's answer: the text a model reads and the same data, structured."""
+
+    text: str
+    data: dict[str, Any]
+
+    @classmethod
+    def of(cls, result: BaseModel) -> Answer:
+        data = result.model_dump(mode="json")
+        return cls(text=json.dumps(data, indent=1), data=data)
+
+
+Handler = Callable[[dict[str, Any]], Awaitable[Answer]]
+
+
+@dataclass(frozen=True)
+class McpTool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    run: Handler
+
+
+def _parse(model: type[BaseModel], arguments: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        raise UserError(f"invalid arguments: {describe_validation_error(exc)}") from None
+
+
+# --- the six repo tools ---------------------------------------------------------------------
+
+_TARGET_FIELDS = tuple(RepoTarget.model_fields)
+
+
+def _repo_tool_schema(tool_schema: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(tool_schema)
+    target = input_schema(RepoTarget)["properties"]
+    merged["properties"] = {**target, **merged.get("properties", {})}
+    return merged
+
+
+def _repo_tool(name: str) -> Handler:
+    async def run(arguments: dict[str, Any]) -> Answer:
+        from prflow.mcp.repo_access import run_repo_tool
+
+        tool_arguments = {k: v for k, v in arguments.items() if k not in _TARGET_FIELDS}
+        target = _parse(RepoTarget, {k: v for k, v in arguments.items() if k in _TARGET_FIELDS})
+        result = await run_repo_tool(target, name, tool_arguments)
+        return Answer(text=result.text, data=result.data)
+
+    return run
+
+
+# --- the PR tools ---------------------------------------------------------------------------
+
+
+async def _pr_comments(arguments: dict[str, Any]) -> Answer:
+    from activities.github.pr_tools import unresolved_comments
+
+    args: PrCommentsArgs = _parse(PrCommentsArgs, arguments)
+    ref = parse_pr_identifier(args.pr)
+    return await _github(
+        lambda: unresolved_comments(
+            ref, exclude_authors=args.exclude_authors, page=args.page, page_size=args.page_size
+        )
+    )
+
+
+async def _pr_checks(arguments: dict[str, Any]) -> Answer:
+    from activities.github.pr_tools import failing_checks
+    from prflow.cli.pr_cmd import wait_for_checks
+    from prflow.github_models import PrChecksRequest
+
+    args: PrChecksArgs = _parse(PrChecksArgs, arguments)
+    ref = parse_pr_identifier(args.pr)
+    if args.wait:
+        request = PrChecksRequest(
+            pr=ref,
+            bail_on_first=args.bail_on_first,
+            max_wait_seconds=args.max_wait_seconds,
+            page=args.page,
+            page_size=args.page_size,
+        )
+        return Answer.of(await wait_for_checks(request))
+    return await _github(lambda: failing_checks(ref, page=args.page, page_size=args.page_size))
+
+
+async def _pr_stack(arguments: dict[str, Any]) -> Answer:
+    from activities.github.pr_tools import stack_plan
+
+    args: PrStackArgs = _parse(PrStackArgs, arguments)
+    ref = parse_pr_identifier(args.pr)
+    return await _github(lambda: stack_plan(ref))
+
+
+async def _github(read: Callable[[], BaseModel]) -> Answer:
+    """Run a GitHub read off the event loop; an outage is one line too."""
+    import asyncio
+
+    from temporalio.exceptions import ApplicationError
+
+    try:
+        return Answer.of(await asyncio.to_thread(read))
+    except ApplicationError as err:
+        raise UserError(f"GitHub is not answering ({err.message}); try again later") from err
+
+
+PR_TOOLS: tuple[McpTool, ...] = (
+    McpTool(
+        "pr_comments",
+        "Unresolved review threads of a pull request (GitHub GraphQL), bots included unless "
+        "excluded, paged with explicit has_next and total_pages. Raw comments: you judge "
+        "what matters.",
+        input_schema(PrCommentsArgs),
+        _pr_comments,
+    ),
+    McpTool(
+        "pr_checks",
+        "CI of a pull request: state (passed, failed, pending or no_ci), failing checks, the "
+        "tests that failed in their job logs (pytest, jest, vitest, go test) with file:line, "
+        "message and a command that re-runs each alone. wait=true waits for CI to finish.",
+        input_schema(PrChecksArgs),
+        _pr_checks,
+    ),
+    McpTool(
+        "pr_stack",
+        "Stacked pull requests: the chain around this PR (base branch = another PR's head), "
+        "what to rebase onto what and in which order with the git commands, and whether each "
+        "PR is ready to merge and why not.",
+        input_schema(PrStackArgs),
+        _pr_stack,
+    ),
+)
+
+REPO_TOOLS: tuple[McpTool, ...] = tuple(
+    McpTool(
+        spec.name,
+        f"{spec.description} Reads a local repository (repo, default '.') at head compared "
+        "with base, like a PR.",
+        _repo_tool_schema(spec.input_schema),
+        _repo_tool(spec.name),
+    )
+    for spec in TOOL_SPECS
+)
+
+TOOLS: tuple[McpTool, ...] = REPO_TOOLS + PR_TOOLS
+BY_NAME = {tool.name: tool for tool in TOOLS}
