@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from prflow.config import Settings, load_settings
+from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
@@ -145,6 +146,7 @@ def impact(
 
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
+    refuse_credentials(repo, pr)
     settings = load_settings()
     if pr and repo and not _looks_like_url(repo) and not Path(repo).exists():
         raise UserError(f"--repo {repo} does not exist; pass a local clone of the PR's repository")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from prflow.budget import BudgetCaps, BudgetStatus
 from prflow.changes import Totals
 from prflow.config import PriceRow
+from prflow.credentials import SafeLocation
 from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
 from prflow.pr_identifier import PullRequestRef
 
@@ -38,7 +39,9 @@ class LlmPlan(BaseModel):
 class ImpactRequest(BaseModel):
     """One impact analysis: a repository and two refs, or a pull request."""
 
-    repo: str | None = Field(default=None, description="Local path or clone URL")
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    repo: SafeLocation | None = Field(default=None, description="Local path or clone URL")
     pull_request: PullRequestRef | None = None
     base: str | None = None
     head: str | None = None
