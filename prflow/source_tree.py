@@ -11,9 +11,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from prflow.file_names import display_fs, fs_candidates
+
 
 class SourceTree(Protocol):
-    """Files of one commit, addressed by POSIX paths relative to the repo root."""
+    """Files of one commit, addressed by POSIX paths relative to the repo root.
+
+    Paths are display names (``prflow.file_names``): undecodable bytes appear as
+    ``\\xNN`` so every path can go into JSON, a report or a Temporal payload.
+    """
 
     @property
     def root(self) -> Path | None:
@@ -59,7 +65,10 @@ class MemoryTree:
 
 
 class DirectoryTree:
-    """A tree on disk, e.g. a commit snapshot. Symlinks are not followed."""
+    """A tree on disk, e.g. a commit snapshot. Symlinks are not followed.
+
+    Paths are display names; :meth:`read_text` maps them back to the names on disk.
+    """
 
     def __init__(self, root: Path, paths: Iterable[str] | None = None) -> None:
         self._root = root
@@ -75,7 +84,7 @@ class DirectoryTree:
             for item in self._root.rglob("*"):
                 if item.is_symlink() or not item.is_file():
                     continue
-                rel = item.relative_to(self._root).as_posix()
+                rel = display_fs(item.relative_to(self._root).as_posix())
                 if rel.startswith(".git/"):
                     continue
                 found.append(rel)
@@ -83,7 +92,8 @@ class DirectoryTree:
         return list(self._paths)
 
     def read_text(self, path: str) -> str | None:
-        target = self._root / path
+        targets = [self._root / name for name in fs_candidates(path)]
+        target = next((t for t in targets if t.is_file()), targets[0])
         if target.is_symlink() or not target.is_file():
             return None
         data = target.read_bytes()
