@@ -104,7 +104,7 @@ def test_completed_model_analysis_shows_findings_and_dropped_ones() -> None:
     text = render_markdown(make_report())
     findings = section(text, "## Model Findings")
     assert "**Sync job calls fetch without timeout**" in findings
-    assert "Dropped 1 model finding whose quoted evidence was not found" in findings
+    assert "Dropped 1 model finding that could not be verified" in findings
     assert "- Made-up finding: src/nope.py does not exist at head" in findings
 
 
