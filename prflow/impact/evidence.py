@@ -22,6 +22,8 @@ from prflow.tools.reader import ToolError
 
 LINE_TOLERANCE = 2
 MIN_EVIDENCE_CHARS = 3
+MAX_REASON_CHARS = 400
+"""Rejections travel in workflow payloads and reports; a hostile path must not bloat them."""
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -55,11 +57,12 @@ def cited_text(data: bytes | None) -> CitedText:
 
 def verify_finding(finding: LlmFinding, text_at_ref: CitedText) -> str | None:
     """None when the evidence checks out against ``text_at_ref``; else why it was rejected."""
-    where = f"{finding.file}:{finding.line} at {finding.ref}"
+    path = _shown_path(finding.file)
+    where = f"{path}:{finding.line} at {finding.ref}"
     if text_at_ref is None:
-        return f"{finding.file} does not exist at {finding.ref}"
+        return f"{path} does not exist at {finding.ref}"
     if isinstance(text_at_ref, Unreadable):
-        return f"{finding.file} at {finding.ref} {text_at_ref.reason}"
+        return f"{path} at {finding.ref} {text_at_ref.reason}"
     lines = text_at_ref.splitlines()
     if finding.line > len(lines):
         return f"{where}: line is past the end of the file ({len(lines)} lines)"
@@ -88,5 +91,16 @@ def partition_findings(
         if reason is None:
             kept.append(finding)
         else:
-            rejected.append(f"{finding.title}: {reason}")
+            rejected.append(_bounded(f"{finding.title}: {reason}"))
     return kept, rejected
+
+
+def _bounded(reason: str) -> str:
+    if len(reason) <= MAX_REASON_CHARS:
+        return reason
+    return reason[: MAX_REASON_CHARS - 1] + "…"
+
+
+def _shown_path(path: str, limit: int = 120) -> str:
+    """A cited path short enough for a reason line: its start and its end."""
+    return path if len(path) <= limit else f"{path[: limit // 2]}…{path[-limit // 3 :]}"

@@ -29,6 +29,8 @@ from prflow.severity import Severity
 
 MAX_CONTEXT_FILES = 200
 MAX_RECOMMENDATIONS = 6
+MAX_FINDINGS = 50
+MAX_PROBLEM_CHARS = 300
 MAX_SUMMARY_CHARS = 2_000
 MAX_RECOMMENDATION_CHARS = 600
 MAX_TITLE_CHARS = 200
@@ -147,7 +149,11 @@ def parse_findings(submitted: dict[str, Any]) -> tuple[list[LlmFinding], list[st
     raw = submitted.get("findings")
     if not isinstance(raw, list):
         return findings, ["findings was not a list"] if raw is not None else []
-    for index, item in enumerate(raw):
+    if len(raw) > MAX_FINDINGS:
+        problems.append(
+            f"{len(raw) - MAX_FINDINGS} findings beyond the first {MAX_FINDINGS} were not checked"
+        )
+    for index, item in enumerate(raw[:MAX_FINDINGS]):
         try:
             finding = LlmFinding.model_validate(_without_origin(item))
             findings.append(
@@ -161,7 +167,8 @@ def parse_findings(submitted: dict[str, Any]) -> tuple[list[LlmFinding], list[st
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            problems.append(f"finding {index + 1}: {where}: {first['msg']}")
+            problem = f"finding {index + 1}: {where}: {first['msg']}"
+            problems.append(model_text(problem, MAX_PROBLEM_CHARS))
     return findings, problems
 
 

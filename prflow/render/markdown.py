@@ -109,6 +109,7 @@ def _template() -> jinja2.Template:
         reason=reason,
         model_quote=model_quote,
         model_line=model_line,
+        model_cell=model_cell,
     )
     environment.globals.update(capped=capped, remaining=remaining)
     return environment.from_string(source)
@@ -129,7 +130,9 @@ _BLOCK_START = re.compile(r"^(\s*)(\d+)?([#>|=+*`~.)-])")
 def _inert_line(line: str) -> str:
     """One line of model prose with HTML escaped, images disarmed and block syntax escaped."""
     text = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = text.replace("![", "!\\[").replace("|", "\\|")
+    # No images (a badge could show any verdict), no table cells, no bold that could mimic
+    # the report's own "**Risk Score**:" line.
+    text = text.replace("![", "!\\[").replace("|", "\\|").replace("*", "\\*")
     return _BLOCK_START.sub(lambda m: f"{m[1]}{m[2] or ''}\\{m[3]}", text, count=1)
 
 
@@ -142,6 +145,11 @@ def model_quote(value: str) -> str:
 def model_line(value: str) -> str:
     """Model prose on one line (a list item), rendered inert like :func:`model_quote`."""
     return _inert_line(" ".join(value.split()))
+
+
+def model_cell(value: object) -> str:
+    """A table cell of model prose: :func:`cell`, and no bold that could mimic a report line."""
+    return cell(value).replace("*", "\\*")
 
 
 def reason(value: str) -> str:
