@@ -19,6 +19,7 @@ import os
 import re
 
 _BYTE_ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+_SEPARATOR = re.compile(r"\\(?!x[89a-fA-F][0-9a-fA-F])")
 
 
 def display_name(raw: bytes) -> str:
@@ -42,3 +43,8 @@ def fs_candidates(display: str) -> list[str]:
 def raw_name(display: str) -> bytes:
     """The bytes ``display`` most likely stands for (for URIs that must name the real file)."""
     return os.fsencode(fs_candidates(display)[-1])
+
+
+def backslashes_to_slashes(path: str) -> str:
+    """Windows separators as ``/``, except the backslash of a ``\\xNN`` escape of a display name."""
+    return _SEPARATOR.sub("/", path)

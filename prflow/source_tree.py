@@ -35,6 +35,12 @@ class SourceTree(Protocol):
         ...
 
 
+def on_disk(root: Path, path: str) -> Path:
+    """Where display name ``path`` lives under ``root`` (the name as written if nothing exists)."""
+    targets = [root / name for name in fs_candidates(path)]
+    return next((t for t in targets if t.exists() or t.is_symlink()), targets[0])
+
+
 def looks_binary(data: bytes) -> bool:
     """Git's heuristic: a NUL byte in the first 8000 bytes means binary."""
     return b"\0" in data[:8000]
@@ -92,8 +98,7 @@ class DirectoryTree:
         return list(self._paths)
 
     def read_text(self, path: str) -> str | None:
-        targets = [self._root / name for name in fs_candidates(path)]
-        target = next((t for t in targets if t.is_file()), targets[0])
+        target = on_disk(self._root, path)
         if target.is_symlink() or not target.is_file():
             return None
         data = target.read_bytes()

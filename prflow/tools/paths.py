@@ -11,6 +11,7 @@ import os
 import posixpath
 from pathlib import Path
 
+from prflow.file_names import backslashes_to_slashes
 from prflow.tools.reader import ToolError
 
 _HINT = "use a path relative to the repository root, e.g. 'src/app.py'"
@@ -27,7 +28,7 @@ def clean_repo_path(path: str) -> str:
         raise ToolError(f"path contains a NUL byte: {_HINT}")
     if len(raw) > MAX_PATH_CHARS:
         raise ToolError(f"path of {len(raw)} characters is longer than any file name: {_HINT}")
-    unified = raw.replace("\\", "/")
+    unified = backslashes_to_slashes(raw)
     if unified.startswith(("/", "~")) or (len(unified) > 1 and unified[1] == ":"):
         raise ToolError(f"absolute path {path!r} is not allowed: {_HINT}")
     normal = posixpath.normpath(unified)
