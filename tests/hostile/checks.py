@@ -26,6 +26,8 @@ def plain_environment(home: Path, **extra: str) -> dict[str, str]:
     """A user's shell with nothing prflow-specific set, state under ``home``, plus ``extra``."""
     env = embedded_environment(home, free_port(), free_port())
     env.pop("PRFLOW_CONFIG", None)
+    if "DATABASE_URL" in extra:  # the prefixed variable would win over the one under test
+        env.pop("PRFLOW_DATABASE_URL")
     env.update(extra)
     return env
 
