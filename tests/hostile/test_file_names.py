@@ -20,12 +20,11 @@ from prflow.cli.workflow_runner import start_impact
 from prflow.config import Settings, cached_settings
 from prflow.file_names import display_name, fs_candidates, raw_name
 from prflow.impact.models import ImpactReport
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.store.blobs import get_text
 from prflow.tools import run_tool
 from tests.support.fixtures_temporal import run_worker
+from tests.support.impact_runs import agent_request
 from tests.support.sample_repos import commit_all, git, init_repo, write_files
 
 LATIN1 = b"caf\xe9.py"  # 'café.py' in Latin-1: not UTF-8
@@ -108,13 +107,7 @@ async def test_a_pr_adding_undecodable_names_is_analysed_and_reported(
     temporal_client: Client, temporal_settings: Settings, prflow_home: Path, tmp_path: Path
 ) -> None:
     repo = encoded_name_repo(tmp_path / "names")
-    request = ImpactRequest(
-        repo=str(repo),
-        base="base",
-        head="feature",
-        llm=llm_plan(temporal_settings, enabled=False),
-        github_task_queue=temporal_settings.temporal.github_task_queue,
-    )
+    request = agent_request(temporal_settings, repo, enabled=False)  # static mode
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_impact(
             temporal_client, temporal_settings, request, f"names-{uuid.uuid4().hex[:8]}"
