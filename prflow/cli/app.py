@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from prflow.credentials import redact
 from prflow.errors import Unreachable, UserError
+from prflow.file_names import display_fs
 
 EXIT_USAGE = 2
 EXIT_FAILED = 3
@@ -58,6 +59,18 @@ def _user_error_in(err: ValidationError) -> UserError | None:
     return None
 
 
+def _first_undecodable(args: list[str]) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (escaped), else None.
+
+    Such bytes reach Python as lone surrogates, which no workflow payload,
+    database or JSON report can carry; refusing them here beats failing later.
+    """
+    for arg in args:
+        if any("\udc80" <= char <= "\udcff" for char in arg):
+            return display_fs(arg)
+    return None
+
+
 def _usage_hint(err: typer.TyperException) -> str:
     ctx = getattr(err, "ctx", None)
     path = getattr(ctx, "command_path", None) or "prflow"
@@ -81,6 +94,13 @@ def _run(argv: list[str] | None) -> Outcome:
     from prflow.cli.workflow_runner import WorkflowFailed
 
     debug = bool(os.environ.get("PRFLOW_DEBUG"))
+    undecodable = _first_undecodable(sys.argv[1:] if argv is None else argv)
+    if undecodable is not None:
+        return _error(
+            f"argument '{undecodable}' is not valid UTF-8; prflow needs UTF-8 paths, refs and "
+            "ids (for a path, use a UTF-8 symlink to it)",
+            EXIT_USAGE,
+        )
     _register_commands()
     try:
         code = app(args=argv, standalone_mode=False)

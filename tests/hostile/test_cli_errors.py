@@ -77,6 +77,9 @@ def faults() -> dict[str, Fault]:
         "nothing listens at temporal address": impact(
             {address: f"127.0.0.1:{dead}"}, "cannot reach Temporal", address
         ),
+        "argument not utf-8": costs(
+            {}, "'run-\\xff' is not valid UTF-8", args=("--workflow-id", "run-\udcff")
+        ),
         "since overflows": costs(
             {}, "--since", "shorter duration", args=("--since", "99999999999d")
         ),
