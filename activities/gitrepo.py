@@ -63,6 +63,9 @@ _REMOTE_NOT_FOUND = (
     "permission denied",
     "not found",
     "does not exist",
+    "returned error: 401",
+    "returned error: 403",
+    "returned error: 404",
 )
 _REMOTE_DOWN = (
     "could not resolve host",
@@ -74,9 +77,11 @@ _REMOTE_DOWN = (
     "network is unreachable",
     "no route to host",
     "operation timed out",
-    "ssl",
-    "tls",
-    "the remote end hung up",
+    "ssl certificate problem",
+    "ssl connect error",
+    "server certificate verification failed",
+    "gnutls_handshake",
+    "the remote end hung up unexpectedly",
 )
 
 
