@@ -30,7 +30,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 @dataclass(frozen=True)
 class Unreadable:
-    """The cited file exists in some form but cannot hold quoted evidence; ``reason`` says why."""
+    """Why a cited path cannot hold quoted evidence (refused, a directory, a binary file)."""
 
     reason: str
 
