@@ -1,12 +1,16 @@
 """Git-backed repository access: locate a repo, resolve refs, mirror remotes, snapshot commits.
 
 Everything goes through the git CLI with list arguments (never a shell).
+File names leave this module as display names (``prflow.file_names``): any
+bytes git stores, never a string JSON cannot encode.
 Local repositories are read in place; remote ones through a bare mirror under
 ``cache_dir()/mirrors``. Reads of file contents come from per-commit snapshots
 under ``cache_dir()/snapshots/<repo_key>/<sha>``, built once and shared by every
 worker on the machine. Mistakes the user can fix raise
 :class:`~prflow.errors.UserError`; anything else is a :class:`GitError` that
-Temporal may retry.
+Temporal may retry (:class:`RemoteUnreachable` when a remote does not
+answer). Secrets in URLs are refused before git runs, and scrubbed from
+anything git prints.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir
-from prflow.errors import UserError
+from prflow.credentials import redact, refuse_credentials
+from prflow.errors import Unreachable, UserError
+from prflow.file_names import display_fs, display_name, fs_candidates
 from prflow.imports import ImportGraph, build_import_graph
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.source_tree import DirectoryTree, SourceTree
@@ -58,11 +63,34 @@ _REMOTE_NOT_FOUND = (
     "permission denied",
     "not found",
     "does not exist",
+    "returned error: 401",
+    "returned error: 403",
+    "returned error: 404",
+)
+_REMOTE_DOWN = (
+    "could not resolve host",
+    "could not resolve hostname",
+    "failed to connect",
+    "connection refused",
+    "connection timed out",
+    "connection reset",
+    "network is unreachable",
+    "no route to host",
+    "operation timed out",
+    "ssl certificate problem",
+    "ssl connect error",
+    "server certificate verification failed",
+    "gnutls_handshake",
+    "the remote end hung up unexpectedly",
 )
 
 
 class GitError(RuntimeError):
     """git failed for a reason the user did not cause; retrying may help."""
+
+
+class RemoteUnreachable(GitError, Unreachable):
+    """The remote did not answer (DNS, refused connection, TLS, timeout); Temporal retries it."""
 
 
 # --------------------------------------------------------------------------- running git
@@ -99,8 +127,8 @@ def run_git(
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]} took longer than {timeout:.0f}s") from exc
     if done.returncode not in ok_codes:
-        stderr = done.stderr.decode("utf-8", errors="replace").strip()
-        raise GitError(f"git {' '.join(args[:3])} failed ({done.returncode}): {stderr}")
+        stderr = " ".join(done.stderr.decode("utf-8", errors="replace").split())
+        raise GitError(redact(f"git {' '.join(args[:3])} failed ({done.returncode}): {stderr}"))
     return done
 
 
@@ -132,15 +160,8 @@ def _key_of(text: str) -> str:
 
 def _remote_url(location: str) -> str:
     """The URL as cached; credentials in it are refused so they never reach workflow history."""
-    url = location.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme in ("http", "https") and (parts.username or parts.password):
-        raise UserError(
-            f"the URL {parts.scheme}://{parts.hostname}{parts.path} carries credentials; "
-            "remove them from the URL and let git find them (credential helper or "
-            "GIT_ASKPASS on the worker)"
-        )
-    return url
+    refuse_credentials(location)
+    return location.strip().rstrip("/")
 
 
 def open_local(location: str) -> GitRepo:
@@ -182,12 +203,17 @@ def _mirror_lock(mirror: Path) -> Iterator[None]:
 
 
 def _remote_failure(url: str, exc: GitError) -> Exception:
-    """A user error when the remote says 'no such repo / no access', else the git error."""
+    """'No such repo / no access' is the user's to fix; 'no answer' may pass; else git's error."""
     text = str(exc).lower()
     if any(marker in text for marker in _REMOTE_NOT_FOUND):
         return UserError(
             f"cannot read {url}: {exc}. Check the URL, and that this machine's git "
             "credentials can access it"
+        )
+    if any(marker in text for marker in _REMOTE_DOWN):
+        return RemoteUnreachable(
+            f"cannot reach {url}: {exc}. Check the URL and this machine's network "
+            "(DNS, proxy, firewall), then run the command again"
         )
     return exc
 
@@ -221,6 +247,14 @@ def open_remote(location: str, *, refresh: bool, pr_number: int | None = None) -
         except GitError as exc:
             raise _remote_failure(url, exc) from exc
     return GitRepo(git_dir=mirror, key=_key_of(url), location=url, remote=True)
+
+
+def check_remote(url: str) -> None:
+    """Fail now (one classified error) when ``url`` cannot be reached or read."""
+    try:
+        run_git(["ls-remote", "--quiet", url, "HEAD"], timeout=NETWORK_TIMEOUT)
+    except GitError as exc:
+        raise _remote_failure(url, exc) from exc
 
 
 def _fetch_pull_ref(mirror: Path, url: str, pr_number: int) -> None:
@@ -382,7 +416,7 @@ def _changed(repo: GitRepo, base_sha: str, head_sha: str) -> list[ChangedFile]:
 
 def _parse_name_status(raw: bytes) -> list[tuple[FileStatus, str | None, str]]:
     """``--name-status -z`` records: (status, old path for renames, path)."""
-    tokens = [os.fsdecode(t) for t in raw.split(b"\0")]
+    tokens = [display_name(t) for t in raw.split(b"\0")]
     out: list[tuple[FileStatus, str | None, str]] = []
     i = 0
     while i < len(tokens) and tokens[i]:
@@ -400,7 +434,7 @@ def _parse_name_status(raw: bytes) -> list[tuple[FileStatus, str | None, str]]:
 
 def _parse_numstat(raw: bytes) -> dict[str, tuple[int | None, int]]:
     """``--numstat -z`` records by (new) path; None additions mark a binary file."""
-    tokens = [os.fsdecode(t) for t in raw.split(b"\0")]
+    tokens = [display_name(t) for t in raw.split(b"\0")]
     counts: dict[str, tuple[int | None, int]] = {}
     i = 0
     while i < len(tokens) and tokens[i]:
@@ -431,7 +465,7 @@ def _diff_text(repo: GitRepo, base_sha: str, head_sha: str, paths: Sequence[str]
         head_sha,
     ]
     if paths is not None:
-        args.extend(["--", *paths])
+        args.extend(["--", *(name for path in paths for name in fs_candidates(path))])
     return run_git(args, git_dir=repo.git_dir).stdout.decode("utf-8", errors="replace")
 
 
@@ -506,7 +540,7 @@ def _write_tree(repo: GitRepo, sha: str, dest: Path) -> None:
             proc.stdin.flush()
             header = proc.stdout.readline().split()
             if len(header) != 3 or header[1] != b"blob":
-                raise GitError(f"git cat-file returned {header!r} for {oid} ({path})")
+                raise GitError(f"git cat-file returned {header!r} for {oid} ({display_fs(path)})")
             data = proc.stdout.read(int(header[2]))
             proc.stdout.read(1)
             if mode == "120000":
@@ -591,9 +625,12 @@ class GitRepoReader:
 
     def read_file(self, sha: str, path: str) -> bytes | None:
         root = snapshot(self.repo, sha)
-        target = resolve_inside(root, path)
+        targets = [resolve_inside(root, name) for name in fs_candidates(path)]
+        target = next((t for t in targets if t.exists()), targets[0])
         if target.is_dir():
-            entries = sorted(p.name + ("/" if p.is_dir() else "") for p in target.iterdir())
+            entries = sorted(
+                display_fs(p.name) + ("/" if p.is_dir() else "") for p in target.iterdir()
+            )
             listing = ", ".join(entries[:30]) + (" ..." if len(entries) > 30 else "")
             raise ToolError(f"{path!r} is a directory, not a file; it contains: {listing}")
         if not target.is_file():
@@ -606,7 +643,7 @@ class GitRepoReader:
                 ["ls-tree", "-r", "-z", "--name-only", "--full-tree", sha],
                 git_dir=self.repo.git_dir,
             ).stdout
-            self._file_lists[sha] = sorted(os.fsdecode(p) for p in raw.split(b"\0") if p)
+            self._file_lists[sha] = sorted(display_name(p) for p in raw.split(b"\0") if p)
         return list(self._file_lists[sha])
 
     def grep(self, sha: str, pattern: str, glob: str | None = None) -> list[GrepHit]:
@@ -647,7 +684,7 @@ def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepH
             name, number, text = raw.rstrip(b"\n").split(b"\0", 2)
             hits.append(
                 GrepHit(
-                    file=os.fsdecode(name).removeprefix(prefix),
+                    file=display_name(name).removeprefix(prefix),
                     line=int(number),
                     match=text.decode("utf-8", errors="replace").removesuffix("\r"),
                 )
@@ -655,7 +692,7 @@ def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepH
             if len(hits) >= MAX_GREP_HITS:
                 proc.kill()
                 break
-        stderr = proc.stderr.read().decode("utf-8", errors="replace").strip()
+        stderr = redact(" ".join(proc.stderr.read().decode("utf-8", errors="replace").split()))
     if len(hits) >= MAX_GREP_HITS or proc.returncode in (0, 1):
         return hits
     if "regex" in stderr.lower() or "unmatched" in stderr.lower() or "invalid" in stderr.lower():

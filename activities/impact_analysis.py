@@ -23,7 +23,7 @@ from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
 from prflow.changes import ChangedFile, FileCategory, Totals
 from prflow.config import cached_settings
-from prflow.impact.evidence import partition_findings
+from prflow.impact.evidence import CitedText, Unreadable, cited_text, partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
 from prflow.impact.llm_phase import SUBMIT_TOOL, context_message, parse_findings, system_prompt
 from prflow.impact.models import ImpactReport
@@ -146,7 +146,11 @@ def llm_context(inp: LlmContextInput) -> LlmContext:
 @activity.defn(name="impact_verify_findings")
 @heartbeating
 def verify_findings(inp: VerifyInput) -> VerifyResult:
-    """Keep only model findings whose cited evidence exists at the cited place."""
+    """Keep only model findings whose cited evidence exists at the cited place.
+
+    A finding citing what the tool layer refuses (a directory, a path out of the
+    repository, an escaping symlink, a binary file) is dropped with its reason.
+    """
     findings, malformed = parse_findings(inp.submitted)
     reader = GitRepoReader.for_range(inp.range)
     sha_of = {"head": inp.range.head_sha, "base": inp.range.merge_base_sha}
@@ -223,12 +227,12 @@ def small_outputs(outputs: dict[str, str], budget: int = INLINE_BUDGET_BYTES) ->
     return kept
 
 
-def _text_at(reader: GitRepoReader, sha: str, path: str) -> str | None:
+def _text_at(reader: GitRepoReader, sha: str, path: str) -> CitedText:
+    """The cited file for evidence checks; refusals by the tool layer propagate as ToolError."""
     try:
-        data = reader.read_file(sha, path)
-    except ValueError:
-        return None
-    return None if data is None else data.decode("utf-8", errors="replace")
+        return cited_text(reader.read_file(sha, path))
+    except OSError as err:  # e.g. a name too long for the file system
+        return Unreadable(f"cannot be read ({err.strerror or err})")
 
 
 def load_text(key: str) -> str:

@@ -7,25 +7,40 @@ honoured unprefixed because operators already export them. The TOML file is
 ``<user config dir>/prflow/config.toml``. Secrets (API keys, GitHub tokens) are
 never part of these settings: activities read them from the worker's
 environment so they cannot leak into workflow history.
+
+A bad setting is a :class:`~prflow.errors.UserError` whose one-line message
+names where it came from (the environment variable or the TOML key and file)
+and what to do, never a parser traceback.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
+from prflow.credentials import redact
+from prflow.errors import UserError
+
 ModelTier = Literal["budget", "mid", "premium"]
+
+ENV_PREFIX = "PRFLOW_"
+CONFIG_ENV = "PRFLOW_CONFIG"
+TEMPORAL_ADDRESS_HINT = "host:port, such as temporal.internal:7233 (no scheme)"
+_HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})$")
 
 
 def data_dir() -> Path:
@@ -45,14 +60,14 @@ class TemporalSettings(BaseModel):
         default=None,
         description="host:port of a Temporal frontend; unset means start the embedded dev server",
     )
-    namespace: str = "default"
-    task_queue: str = "prflow"
-    llm_task_queue: str = "prflow-llm"
-    github_task_queue: str = "prflow-github"
-    embedded_port: int = 7233
-    embedded_ui_port: int = 8233
+    namespace: str = Field(default="default", min_length=1)
+    task_queue: str = Field(default="prflow", min_length=1)
+    llm_task_queue: str = Field(default="prflow-llm", min_length=1)
+    github_task_queue: str = Field(default="prflow-github", min_length=1)
+    embedded_port: int = Field(default=7233, ge=1, le=65_535)
+    embedded_ui_port: int = Field(default=8233, ge=1, le=65_535)
     llm_max_activities_per_second: float | None = Field(
-        default=None, description="Rate limit of the LLM task queue across all workers"
+        default=None, gt=0, description="Rate limit of the LLM task queue across all workers"
     )
     warm_seconds: float = Field(
         default_factory=lambda: 0.0 if os.environ.get("CI") else 900.0,
@@ -61,6 +76,21 @@ class TemporalSettings(BaseModel):
         "run, so the next one starts at once (0: start and stop them with every command; "
         "the default in CI)",
     )
+
+    @field_validator("address")
+    @classmethod
+    def _host_and_port(cls, address: str | None) -> str | None:
+        return None if not address else check_temporal_address(address)
+
+
+def check_temporal_address(address: str) -> str:
+    """``address`` when it is ``host:port``; a ``ValueError`` saying what is wrong otherwise."""
+    match = _HOST_PORT.match(address.strip())
+    if match is None:
+        raise ValueError(f"expected {TEMPORAL_ADDRESS_HINT}")
+    if not 1 <= int(match["port"]) <= 65_535:
+        raise ValueError(f"port {match['port']} is out of range; expected {TEMPORAL_ADDRESS_HINT}")
+    return address.strip()
 
 
 class PriceRow(BaseModel):
@@ -105,8 +135,8 @@ class ModelSettings(BaseModel):
     mid: str = "claude-sonnet-5-5"
     premium: str = "claude-opus-5-5"
     prices: dict[str, PriceRow] = Field(default_factory=_default_prices)
-    request_timeout_seconds: float = 120.0
-    max_attempts: int = 5
+    request_timeout_seconds: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=5, ge=1)
 
     @field_validator("prices", mode="after")
     @classmethod
@@ -121,12 +151,13 @@ class ModelSettings(BaseModel):
 class BudgetSettings(BaseModel):
     """Default per-run caps; each workflow splits them by phase."""
 
-    usd: float = 2.0
-    tokens: int = 2_000_000
-    wall_clock_seconds: int = 180
-    iterations: int = 30
+    usd: float = Field(default=2.0, ge=0)
+    tokens: int = Field(default=2_000_000, ge=0)
+    wall_clock_seconds: int = Field(default=180, ge=1)
+    iterations: int = Field(default=30, ge=1)
     raise_wait_seconds: int = Field(
         default=0,
+        ge=0,
         description="How long a run that hit its cap waits for an operator to raise it",
     )
 
@@ -190,10 +221,17 @@ class Settings(BaseSettings):
 
 
 def config_file() -> Path | None:
-    """The TOML file in effect, if any."""
-    explicit = os.environ.get("PRFLOW_CONFIG")
+    """The TOML file in effect, if any; a ``PRFLOW_CONFIG`` naming no file is an error."""
+    explicit = os.environ.get(CONFIG_ENV)
     if explicit:
-        return Path(explicit)
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            problem = "is a directory" if path.is_dir() else "does not exist"
+            raise UserError(
+                f"{CONFIG_ENV}={explicit} {problem}; point it at a prflow TOML file, "
+                "or unset it to use ./prflow.toml"
+            )
+        return path
     for candidate in (
         Path.cwd() / "prflow.toml",
         Path(platformdirs.user_config_dir("prflow")) / "config.toml",
@@ -204,15 +242,66 @@ def config_file() -> Path | None:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read settings fresh; ``TEMPORAL_ADDRESS`` overrides the nested value."""
-    settings = Settings(**overrides)
+    """Read settings fresh; ``TEMPORAL_ADDRESS`` overrides the nested value.
+
+    Raises :class:`UserError` naming the setting when a value, or the file, is invalid.
+    """
+    try:
+        settings = Settings(**overrides)
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(
+            f"{config_file()} is not valid TOML ({err}); fix the file, or point "
+            f"{CONFIG_ENV} at another one"
+        ) from None
+    except ValidationError as err:
+        raise _invalid_setting(err) from None
+    except SettingsError as err:
+        raise UserError(
+            f"{_settings_error_source(str(err))} cannot be read ({err}); an object-valued "
+            "variable must hold JSON, e.g. PRFLOW_BUDGET='{\"usd\": 5}'"
+        ) from None
     address = os.environ.get("TEMPORAL_ADDRESS")
     if address and not settings.temporal.address:
-        settings.temporal.address = address
+        try:
+            settings.temporal.address = check_temporal_address(address)
+        except ValueError as err:
+            raise UserError(
+                f"TEMPORAL_ADDRESS={address!r} is not valid: {err}; fix it, or unset it to "
+                "use the embedded dev server"
+            ) from None
     namespace = os.environ.get("TEMPORAL_NAMESPACE")
     if namespace:
         settings.temporal.namespace = namespace
     return settings
+
+
+def _invalid_setting(err: ValidationError) -> UserError:
+    """One line for the first invalid value: which variable or TOML key, and what it needs."""
+    first = err.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    shown = redact(str(first.get("input", "")))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    need = str(first["msg"]).removeprefix("Value error, ")
+    need = need[:1].lower() + need[1:]
+    return UserError(f"{_source_of(loc)} = {shown!r} is not valid: {need}; fix or remove it")
+
+
+def _source_of(loc: list[str]) -> str:
+    """The environment variable that set ``loc``, else its key in the TOML file."""
+    env = {name.upper(): name for name in os.environ}
+    candidates = [loc[0].upper()] if loc[0].isupper() else []
+    candidates += [ENV_PREFIX + "__".join(loc[:n]).upper() for n in range(len(loc), 0, -1)]
+    for candidate in candidates:
+        if candidate in env:
+            return env[candidate]
+    key = ".".join(loc)
+    toml = config_file()
+    return f"{key} in {toml}" if toml is not None else f"setting {key}"
+
+
+def _settings_error_source(message: str) -> str:
+    field = re.search(r'field "([^"]+)"', message)
+    return f"{ENV_PREFIX}{field[1].upper()}" if field else "a PRFLOW_ variable"
 
 
 @lru_cache(maxsize=1)

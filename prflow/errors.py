@@ -4,6 +4,11 @@ A :class:`UserError` is a mistake the user can fix (bad identifier, unknown
 ref, missing token). Activities raise it as a non-retryable Temporal
 ``ApplicationError`` of type ``UserError`` so the workflow fails fast, and the
 CLI prints its message on one line and exits 2.
+
+An :class:`Unreachable` is a service prflow needs (the ledger database, a git
+remote) that does not answer. It is not the user's mistake, so activities let
+Temporal retry it; the CLI, which cannot wait, prints its one-line message and
+exits 2 because the fix is a setting or a server the user controls.
 """
 
 from __future__ import annotations
@@ -20,3 +25,20 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class InvalidValue(UserError, ValueError):
+    """A value a pydantic model refuses: a validation error there, one CLI line here.
+
+    Being a ``ValueError`` makes pydantic report it as an ordinary validation
+    error (so a webhook or MCP handler sees a ``ValidationError``); being a
+    :class:`UserError` lets the CLI print its message as is.
+    """
+
+
+class Unreachable(Exception):
+    """A service prflow depends on cannot be reached; ``str()`` names the setting to check.
+
+    A plain marker (no fields of its own), so a subsystem's error can also be one,
+    e.g. ``class RemoteUnreachable(GitError, Unreachable)``.
+    """

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
 
 
@@ -47,8 +48,10 @@ def parse_pr_identifier(text: str) -> PullRequestRef:
     """Parse ``owner/repo#N``, ``owner/repo/pull/N`` or a PR URL on any host.
 
     Raises :class:`UserError` naming the accepted forms when ``text`` is none
-    of them, or when the number is not a positive integer.
+    of them, or when the number is not a positive integer, and refuses a URL
+    carrying credentials before echoing anything back.
     """
+    refuse_credentials(text)
     candidate = text.strip()
     shown = repr(candidate if len(candidate) <= 120 else candidate[:117] + "...")
     match = _SHORT.fullmatch(candidate) or _PATH.fullmatch(_path_part(candidate))

@@ -9,13 +9,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from prflow.credentials import SafeLocation
 
 
 class RepoSpec(BaseModel):
-    """Where the repository is, as the user named it."""
+    """Where the repository is, as the user named it; a location carrying a secret is refused."""
 
-    location: str = Field(description="Local path, or a clone URL (file://, https://, ssh)")
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    location: SafeLocation = Field(
+        description="Local path, or a clone URL (file://, https://, ssh)"
+    )
     pr_number: int | None = Field(
         default=None, description="When set, refs/pull/N/head is fetched into the mirror"
     )
@@ -24,8 +30,10 @@ class RepoSpec(BaseModel):
 class ResolvedRange(BaseModel):
     """A base..head comparison pinned to commits, so every worker reads the same thing."""
 
+    model_config = ConfigDict(hide_input_in_errors=True)
+
     repo_key: str = Field(description="Stable short hash naming the repo in the cache")
-    location: str = Field(description="Absolute local path or the clone URL")
+    location: SafeLocation = Field(description="Absolute local path or the clone URL")
     base_ref: str
     head_ref: str
     base_sha: str

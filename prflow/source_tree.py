@@ -11,9 +11,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from prflow.file_names import display_fs, fs_candidates
+
 
 class SourceTree(Protocol):
-    """Files of one commit, addressed by POSIX paths relative to the repo root."""
+    """Files of one commit, addressed by POSIX paths relative to the repo root.
+
+    Paths are display names (``prflow.file_names``): undecodable bytes appear as
+    ``\\xNN`` so every path can go into JSON, a report or a Temporal payload.
+    """
 
     @property
     def root(self) -> Path | None:
@@ -27,6 +33,12 @@ class SourceTree(Protocol):
     def read_text(self, path: str) -> str | None:
         """The file decoded as UTF-8 (invalid bytes replaced); None if missing or binary."""
         ...
+
+
+def on_disk(root: Path, path: str) -> Path:
+    """Where display name ``path`` lives under ``root`` (the name as written if nothing exists)."""
+    targets = [root / name for name in fs_candidates(path)]
+    return next((t for t in targets if t.exists() or t.is_symlink()), targets[0])
 
 
 def looks_binary(data: bytes) -> bool:
@@ -59,7 +71,10 @@ class MemoryTree:
 
 
 class DirectoryTree:
-    """A tree on disk, e.g. a commit snapshot. Symlinks are not followed."""
+    """A tree on disk, e.g. a commit snapshot. Symlinks are not followed.
+
+    Paths are display names; :meth:`read_text` maps them back to the names on disk.
+    """
 
     def __init__(self, root: Path, paths: Iterable[str] | None = None) -> None:
         self._root = root
@@ -75,7 +90,7 @@ class DirectoryTree:
             for item in self._root.rglob("*"):
                 if item.is_symlink() or not item.is_file():
                     continue
-                rel = item.relative_to(self._root).as_posix()
+                rel = display_fs(item.relative_to(self._root).as_posix())
                 if rel.startswith(".git/"):
                     continue
                 found.append(rel)
@@ -83,7 +98,7 @@ class DirectoryTree:
         return list(self._paths)
 
     def read_text(self, path: str) -> str | None:
-        target = self._root / path
+        target = on_disk(self._root, path)
         if target.is_symlink() or not target.is_file():
             return None
         data = target.read_bytes()

@@ -57,7 +57,12 @@ async def connect(
                 data_converter=pydantic_data_converter,
                 runtime=runtime,
             )
-    except (RuntimeError, TimeoutError) as err:
+    except (RuntimeError, TimeoutError, ValueError) as err:
+        if address is None and settings.temporal.address:
+            raise UserError(
+                f"cannot reach Temporal at {target} (TEMPORAL_ADDRESS): check the address and "
+                "that the cluster is up, or unset TEMPORAL_ADDRESS to use the embedded server"
+            ) from err
         raise UserError(
             f"cannot reach Temporal at {target}: start one with `prflow server`, "
             "or set TEMPORAL_ADDRESS to a running cluster"

@@ -17,6 +17,7 @@ Resolution order:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from temporalio.client import Client
 from temporalio.runtime import Runtime as TemporalCoreRuntime
 
-from prflow.config import Settings
+from prflow.config import Settings, data_dir
 from prflow.errors import UserError
 from worker import warm
 from worker.client import connect, embedded_address
@@ -72,6 +73,29 @@ async def connect_local_server(
         raise frontend_port_in_use_error(settings.temporal.embedded_port) from err
     await ensure_registered(client, settings.temporal.namespace)
     return client
+
+
+WORKER_LOG = "cli-worker.log"
+
+
+def log_worker_to_file() -> None:
+    """Send the in-process worker's log (activity failures with tracebacks) to a file.
+
+    A command's stderr is for its progress and one-line errors; an activity that
+    failed and was retried is worth a record, not a traceback on the user's screen.
+    """
+    directory = data_dir()
+    logger = logging.getLogger("temporalio")
+    if any(isinstance(h, logging.FileHandler) for h in logger.handlers):
+        return
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(directory / WORKER_LOG, encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
 
 
 def private_queues(settings: Settings) -> Settings:
@@ -171,6 +195,7 @@ async def temporal_runtime(
             client = existing
         own = private_queues(settings) if with_worker else settings
         if with_worker:
+            log_worker_to_file()
             await stack.enter_async_context(running_workers(client, own))
         yield Runtime(
             client,

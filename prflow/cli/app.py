@@ -1,13 +1,23 @@
-"""Entry point of the ``prflow`` console script: one Typer app, one module per command."""
+"""Entry point of the ``prflow`` console script: one Typer app, one module per command.
+
+Every way a command can fail ends here as one line on stderr and an exit code:
+2 for what the user can fix (usage, settings, a service that does not answer),
+3 for a run that failed, 130 for Ctrl-C. ``PRFLOW_DEBUG=1`` re-raises
+unexpected errors with their traceback.
+"""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
 import typer
+from pydantic import ValidationError
 
-from prflow.errors import UserError
+from prflow.credentials import redact
+from prflow.errors import Unreachable, UserError
+from prflow.file_names import display_fs
 
 EXIT_USAGE = 2
 EXIT_FAILED = 3
@@ -36,9 +46,34 @@ def _register_commands() -> None:
     mcp_cmd.register(app)
 
 
-def _fail(message: str, code: int) -> None:
-    print(f"prflow: error: {message}", file=sys.stderr)
-    sys.exit(code)
+Outcome = tuple[int, str | None]
+"""Exit code, and the line to print on stderr (None for a clean exit)."""
+
+
+def _error(message: str, code: int) -> Outcome:
+    # One line, whatever the message held, and never a secret from a URL in it.
+    return code, f"prflow: error: {redact(' '.join(message.split()))}"
+
+
+def _user_error_in(err: ValidationError) -> UserError | None:
+    """The user-facing cause of a model validation failure (e.g. a URL carrying a token)."""
+    for detail in err.errors():
+        cause = (detail.get("ctx") or {}).get("error")
+        if isinstance(cause, UserError):
+            return cause
+    return None
+
+
+def _first_undecodable(args: list[str]) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (escaped), else None.
+
+    Such bytes reach Python as lone surrogates, which no workflow payload,
+    database or JSON report can carry; refusing them here beats failing later.
+    """
+    for arg in args:
+        if any("\udc80" <= char <= "\udcff" for char in arg):
+            return display_fs(arg)
+    return None
 
 
 def _usage_hint(err: typer.TyperException) -> str:
@@ -49,24 +84,56 @@ def _usage_hint(err: typer.TyperException) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
+    code, line = _run(argv)
+    # Temporal clients own Rust threads that abort the interpreter ("PyGILState_Release")
+    # when they are still alive while it finalizes (temporalio/sdk-python#300). The
+    # exception that ended the command may hold the last reference through its
+    # traceback; it is gone now, so collect the clients while Python is still whole.
+    gc.collect()
+    if line is not None:
+        print(line, file=sys.stderr)
+    sys.exit(code)
+
+
+def _run(argv: list[str] | None) -> Outcome:
     from prflow.cli.run_client import WorkflowFailed
 
+    debug = bool(os.environ.get("PRFLOW_DEBUG"))
+    undecodable = _first_undecodable(sys.argv[1:] if argv is None else argv)
+    if undecodable is not None:
+        return _error(
+            f"argument '{undecodable}' is not valid UTF-8; prflow needs UTF-8 paths, refs and "
+            "ids (for a path, use a UTF-8 symlink to it)",
+            EXIT_USAGE,
+        )
     _register_commands()
     try:
         code = app(args=argv, standalone_mode=False)
     except UserError as err:
-        _fail(err.message, EXIT_USAGE)
+        return _error(err.message, EXIT_USAGE)
+    except Unreachable as err:
+        return _error(str(err), EXIT_USAGE)
     except WorkflowFailed as err:
-        _fail(str(err), EXIT_FAILED)
+        return _error(str(err), EXIT_FAILED)
+    except ValidationError as err:
+        cause = _user_error_in(err)
+        if cause is None or debug:
+            raise
+        return _error(cause.message, EXIT_USAGE)
     except OSError as err:
-        if os.environ.get("PRFLOW_DEBUG"):
+        if debug:
             raise
         where = f" ({err.filename})" if err.filename else ""
-        _fail(f"{err.strerror or err}{where}; set PRFLOW_DEBUG=1 for details", EXIT_FAILED)
+        return _error(f"{err.strerror or err}{where}; set PRFLOW_DEBUG=1 for details", EXIT_FAILED)
     except typer.TyperException as err:
-        message = " ".join(err.format_message().split())
-        _fail(f"{message} ({_usage_hint(err)})", EXIT_USAGE)
+        message = err.format_message()
+        return _error(f"{message} ({_usage_hint(err)})", EXIT_USAGE)
     except (typer.Abort, KeyboardInterrupt):
-        print("prflow: interrupted", file=sys.stderr)
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(code if isinstance(code, int) else 0)
+        return EXIT_INTERRUPTED, "prflow: interrupted"
+    except Exception as err:  # a bug or an unclassified failure: still one line
+        if debug:
+            raise
+        return _error(
+            f"{type(err).__name__}: {err}; set PRFLOW_DEBUG=1 to see the traceback", EXIT_FAILED
+        )
+    return (code if isinstance(code, int) else 0), None

@@ -12,6 +12,7 @@ import typer
 
 from prflow.cli.output_file import check_output_path, write_output
 from prflow.config import Settings, load_settings
+from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
@@ -146,13 +147,14 @@ def impact(
 
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
+    refuse_credentials(repo, pr)
     settings = load_settings()
     check_output_path(output)
     if post and not pr:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
     pull = parse_pr_identifier(pr) if pr else None
     location = _location(repo, pull)
-    if location and pull is None and not looks_like_url(location):
+    if location and pull is None:
         _preflight(location, base, head)
 
     def build(run_settings: Settings) -> ImpactRequest:
@@ -197,14 +199,18 @@ def _location(repo: str | None, pull: PullRequestRef | None) -> str | None:
 
 
 def _preflight(location: str, base: str | None, head: str) -> None:
-    """Fail in one line, before anything starts, when a local checkout lacks the refs.
+    """Fail in one line, before anything starts, when a local checkout lacks the refs or a
+    remote does not answer.
 
     Only a check: the workflow resolves the refs itself and reports the SHAs it read.
     """
-    from activities.gitrepo import resolve_range
+    from activities.gitrepo import check_remote, resolve_range
     from prflow.repo_models import RepoSpec
 
-    resolve_range(RepoSpec(location=location), base, head)
+    if looks_like_url(location):
+        check_remote(location)
+    else:
+        resolve_range(RepoSpec(location=location), base, head)
 
 
 def _output_key(result: ImpactResult, output_format: OutputFormat) -> str:

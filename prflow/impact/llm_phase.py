@@ -4,11 +4,17 @@ The system prompt is package data (one source for the CLI, the Action and the
 MCP server). The model ends its run by calling ``submit_impact_findings``; this
 module turns that call into typed findings and the loop's outcome into the
 report's LLM section.
+
+Everything the model writes is untrusted: text inside a pull request can steer
+it. So its prose is bounded in size and stripped of control characters here,
+kept apart from the computed score (``LlmOutcome`` has no score field), and
+labelled as model-written by every renderer.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from typing import Any
 
@@ -23,6 +29,15 @@ from prflow.severity import Severity
 
 MAX_CONTEXT_FILES = 200
 MAX_RECOMMENDATIONS = 6
+MAX_FINDINGS = 50
+MAX_PROBLEM_CHARS = 300
+MAX_SUMMARY_CHARS = 2_000
+MAX_RECOMMENDATION_CHARS = 600
+MAX_TITLE_CHARS = 200
+MAX_EXPLANATION_CHARS = 2_000
+
+# C0/C1 controls other than tab and newline, and bidi overrides that can disguise text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 SUBMIT_TOOL = ToolSpec(
     name="submit_impact_findings",
@@ -130,6 +145,12 @@ def context_message(
     return "\n\n".join(parts)
 
 
+def model_text(value: object, limit: int) -> str:
+    """Model prose made safe to store and show: no control characters, at most ``limit`` chars."""
+    text = _CONTROL.sub("", str(value).replace("\r\n", "\n").replace("\r", "\n")).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def parse_findings(submitted: dict[str, Any]) -> tuple[list[LlmFinding], list[str]]:
     """Typed findings from the submit call, plus why malformed ones were dropped."""
     findings: list[LlmFinding] = []
@@ -137,14 +158,34 @@ def parse_findings(submitted: dict[str, Any]) -> tuple[list[LlmFinding], list[st
     raw = submitted.get("findings")
     if not isinstance(raw, list):
         return findings, ["findings was not a list"] if raw is not None else []
-    for index, item in enumerate(raw):
+    if len(raw) > MAX_FINDINGS:
+        problems.append(
+            f"{len(raw) - MAX_FINDINGS} findings beyond the first {MAX_FINDINGS} were not checked"
+        )
+    for index, item in enumerate(raw[:MAX_FINDINGS]):
         try:
-            findings.append(LlmFinding.model_validate(item))
+            finding = LlmFinding.model_validate(_without_origin(item))
+            findings.append(
+                finding.model_copy(
+                    update={
+                        "title": model_text(finding.title, MAX_TITLE_CHARS),
+                        "explanation": model_text(finding.explanation, MAX_EXPLANATION_CHARS),
+                    }
+                )
+            )
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            problems.append(f"finding {index + 1}: {where}: {first['msg']}")
+            problem = f"finding {index + 1}: {where}: {first['msg']}"
+            problems.append(model_text(problem, MAX_PROBLEM_CHARS))
     return findings, problems
+
+
+def _without_origin(item: object) -> object:
+    """A finding's fields minus any ``origin`` the model wrote: only prflow says who wrote what."""
+    if isinstance(item, dict):
+        return {key: value for key, value in item.items() if key != "origin"}
+    return item
 
 
 def outcome_from_agent(
@@ -157,8 +198,15 @@ def outcome_from_agent(
 ) -> LlmOutcome:
     """The report's LLM section from the agent loop's outcome."""
     submitted: dict[str, Any] = outcome.terminal_input or {}
-    recommendations = [str(r) for r in submitted.get("recommendations") or []][:MAX_RECOMMENDATIONS]
-    summary = submitted.get("summary") or outcome.final_text or None
+    raw_recommendations = submitted.get("recommendations")
+    if not isinstance(raw_recommendations, list):
+        raw_recommendations = [raw_recommendations] if raw_recommendations else []
+    recommendations = [
+        text
+        for text in (model_text(r, MAX_RECOMMENDATION_CHARS) for r in raw_recommendations)
+        if text
+    ][:MAX_RECOMMENDATIONS]
+    summary = model_text(submitted.get("summary") or outcome.final_text or "", MAX_SUMMARY_CHARS)
     if outcome.completed:
         status, reason = LlmStatus.completed, ""
         if outcome.terminal_input is None:
@@ -172,7 +220,7 @@ def outcome_from_agent(
         status=status,
         reason=reason,
         model=model,
-        summary=str(summary) if summary else None,
+        summary=summary or None,
         recommendations=recommendations,
         findings=findings,
         rejected_findings=rejected,

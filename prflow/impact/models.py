@@ -67,6 +67,12 @@ class FindingCategory(StrEnum):
     other = "other"
 
 
+MODEL_TEXT_NOTE = (
+    "Model-written text: advice from the model, not prflow's verdict. The verdict is "
+    "risk.score and risk.level, computed in code; nothing the model writes changes them."
+)
+
+
 class LlmFinding(BaseModel):
     """A finding the model added, kept only when its cited evidence exists."""
 
@@ -78,6 +84,10 @@ class LlmFinding(BaseModel):
     ref: Literal["base", "head"] = "head"
     evidence: str = Field(description="Text quoted from the cited line(s)")
     explanation: str
+    origin: Literal["model"] = Field(
+        default="model",
+        description="Title and explanation are model-written; the evidence was checked in code",
+    )
 
 
 class LlmStatus(StrEnum):
@@ -89,6 +99,10 @@ class LlmStatus(StrEnum):
 
 class LlmOutcome(BaseModel):
     status: LlmStatus
+    text_origin: Literal["model"] = Field(
+        default="model",
+        description=f"Who wrote summary, recommendations and the findings' text. {MODEL_TEXT_NOTE}",
+    )
     reason: str = ""
     model: str | None = None
     summary: str | None = None

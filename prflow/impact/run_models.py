@@ -6,10 +6,11 @@ blob keys; these models stay a few KiB.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from prflow.agent.plan import PhasePlan
 from prflow.changes import Totals
+from prflow.credentials import SafeLocation
 from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
 from prflow.pr_identifier import PullRequestRef
 
@@ -20,7 +21,9 @@ LLM_PHASE = "impact_agent"
 class ImpactRequest(BaseModel):
     """One impact analysis: a repository and two refs, or a pull request."""
 
-    repo: str | None = Field(default=None, description="Local path or clone URL")
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    repo: SafeLocation | None = Field(default=None, description="Local path or clone URL")
     pull_request: PullRequestRef | None = None
     base: str | None = None
     head: str | None = None

@@ -6,7 +6,7 @@ from prflow.imports.graph import ImportEdge, ImportGraph
 from prflow.imports.js_imports import JsResolver, is_js_file, js_import_edges
 from prflow.imports.python_imports import PythonModuleIndex, is_python_file, python_import_edges
 from prflow.imports.tsconfig import TsConfigIndex
-from prflow.source_tree import SourceTree
+from prflow.source_tree import SourceTree, on_disk
 
 # Vendored, generated or tool-owned directories: never part of the project's own graph.
 SKIPPED_DIRS = frozenset(
@@ -35,7 +35,7 @@ def is_skipped(path: str) -> bool:
 def _too_large(tree: SourceTree, path: str) -> bool:
     if tree.root is None:
         return False
-    target = tree.root / path
+    target = on_disk(tree.root, path)
     try:
         return target.stat().st_size > MAX_FILE_BYTES
     except OSError:

@@ -3,6 +3,10 @@
 The template only lays out sections; this module decides what each cell says
 and makes every value safe inside a table (pipes, newlines, HTML, backticks).
 Long lists are capped so a 2,000-file PR still yields a readable report.
+
+Model-written prose (summary, recommendations, finding text) is labelled as
+such and rendered inert: quoted, with headings, HTML, tables and images
+escaped, so it can never pass for a section of the report or its verdict.
 """
 
 from __future__ import annotations
@@ -103,6 +107,9 @@ def _template() -> jinja2.Template:
         tests=_tests,
         count_of=count_of,
         reason=reason,
+        model_quote=model_quote,
+        model_line=model_line,
+        model_cell=model_cell,
     )
     environment.globals.update(capped=capped, remaining=remaining)
     return environment.from_string(source)
@@ -114,6 +121,35 @@ def cell(value: object) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = text.replace("|", "\\|")
     return re.sub(r"\r?\n", "<br>", text.strip())
+
+
+# A line starting like this would open a heading, quote, table, list, fence or setext underline.
+_BLOCK_START = re.compile(r"^(\s*)(\d+)?([#>|=+*`~.)-])")
+
+
+def _inert_line(line: str) -> str:
+    """One line of model prose with HTML escaped, images disarmed and block syntax escaped."""
+    text = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # No images (a badge could show any verdict), no table cells, no bold that could mimic
+    # the report's own "**Risk Score**:" line.
+    text = text.replace("![", "!\\[").replace("|", "\\|").replace("*", "\\*")
+    return _BLOCK_START.sub(lambda m: f"{m[1]}{m[2] or ''}\\{m[3]}", text, count=1)
+
+
+def model_quote(value: str) -> str:
+    """Model prose as a Markdown block quote that renders as plain paragraphs, nothing more."""
+    lines = [_inert_line(line.rstrip()) for line in value.strip().splitlines()]
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
+
+
+def model_line(value: str) -> str:
+    """Model prose on one line (a list item), rendered inert like :func:`model_quote`."""
+    return _inert_line(" ".join(value.split()))
+
+
+def model_cell(value: object) -> str:
+    """A table cell of model prose: :func:`cell`, and no bold that could mimic a report line."""
+    return cell(value).replace("*", "\\*")
 
 
 def reason(value: str) -> str:

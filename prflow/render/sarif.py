@@ -4,6 +4,11 @@ One run, one rule per kind of finding, one result per finding. Locations are
 relative to the repository root (``uriBaseId`` ``SRCROOT``), and every result
 carries a fingerprint built from what the finding is about rather than its
 line number, so re-running on a later commit does not duplicate alerts.
+
+Each result says who wrote its message in ``properties.origin``: ``prflow``
+for the static analyzers, ``model`` for model findings (whose message is
+model-written text; only their evidence was checked in code). The run's
+``riskScore``/``riskLevel`` properties are the computed verdict.
 """
 
 from __future__ import annotations
@@ -23,14 +28,17 @@ from prflow.analysis.findings import (
     StaleReason,
     TestGap,
 )
+from prflow.file_names import raw_name
 from prflow.impact.evidence import normalise_whitespace
-from prflow.impact.models import ImpactReport, LlmFinding
+from prflow.impact.models import MODEL_TEXT_NOTE, ImpactReport, LlmFinding
 from prflow.severity import Severity
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "SRCROOT"
 FINGERPRINT_KEY = "prflowFindingHash/v1"
+ORIGIN_STATIC = "prflow"
+ORIGIN_MODEL = "model"
 
 LEVEL_BY_SEVERITY: dict[Severity, str] = {
     Severity.high: "error",
@@ -112,8 +120,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "llm-finding",
         "ModelFinding",
-        "Finding from the model analysis, with verified evidence",
-        "A finding the model reported whose quoted evidence was found at the cited line.",
+        "Model-written finding whose quoted evidence was verified",
+        "A finding the model reported. Its message is model-written text; prflow only checked "
+        "that the quoted evidence is at the cited line.",
         "warning",
     ),
 )
@@ -164,6 +173,8 @@ def _run_properties(report: ImpactReport) -> JsonObject:
         "baseSha": report.base_sha,
         "headSha": report.head_sha,
         "modelAnalysis": report.llm.status.value,
+        "modelFindingsDropped": len(report.llm.rejected_findings),
+        "modelText": MODEL_TEXT_NOTE,
     }
     if report.pull_request is not None:
         properties["pullRequest"] = report.pull_request.slug
@@ -178,8 +189,10 @@ def _result(
     path: str,
     line: int | None,
     identity: tuple[str, ...],
+    origin: str = ORIGIN_STATIC,
 ) -> JsonObject:
-    location: JsonObject = {"artifactLocation": {"uri": quote(path), "uriBaseId": SRCROOT}}
+    uri = quote(raw_name(path))  # the real bytes of an undecodable name, percent-encoded
+    location: JsonObject = {"artifactLocation": {"uri": uri, "uriBaseId": SRCROOT}}
     if line is not None and line >= 1:
         location["region"] = {"startLine": line}
     digest = hashlib.sha256("\x1f".join((rule_id, *identity)).encode()).hexdigest()
@@ -190,6 +203,7 @@ def _result(
         "message": {"text": message},
         "locations": [{"physicalLocation": location}],
         "partialFingerprints": {FINGERPRINT_KEY: digest[:32]},
+        "properties": {"origin": origin},
     }
 
 
@@ -255,9 +269,15 @@ def _config_result(change: ConfigChange) -> JsonObject:
 
 
 def _llm_result(finding: LlmFinding) -> JsonObject:
-    message = f"{finding.title}: {finding.explanation}"
+    message = f"Model-written: {finding.title}: {finding.explanation}"
     identity = (finding.file, finding.category.value, normalise_whitespace(finding.evidence))
     level = LEVEL_BY_SEVERITY[finding.severity]
     return _result(
-        "llm-finding", level, message, path=finding.file, line=finding.line, identity=identity
+        "llm-finding",
+        level,
+        message,
+        path=finding.file,
+        line=finding.line,
+        identity=identity,
+        origin=ORIGIN_MODEL,
     )

@@ -132,20 +132,27 @@ def parse_since(text: str, now: datetime) -> datetime:
     """Start of the reporting window: ``30m``/``24h``/``7d``/``2w`` before ``now``, or an ISO date.
 
     A date without a time means midnight UTC; a time without an offset is UTC.
+    A duration reaching back before year 1 is a :class:`UserError`, not an overflow.
     """
     cleaned = text.strip().lower()
     duration = _DURATION.fullmatch(cleaned)
     if duration:
         amount, unit = int(duration.group(1)), duration.group(2)
-        return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        try:
+            return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        except OverflowError:
+            raise UserError(
+                f"--since {text.strip()} reaches back before the year 1; use a shorter duration "
+                "such as 52w, or leave --since out to count every attempt"
+            ) from None
     try:
         if len(cleaned) == 10:
             day = date.fromisoformat(cleaned)
             return datetime(day.year, day.month, day.day, tzinfo=UTC)
         moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise UserError(
             f"--since {text!r} is not understood: use a duration such as 24h, 7d or 2w, "
             "or an ISO date such as 2026-01-31"
         ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -5,6 +5,11 @@ first call of :func:`engine_for` in a process builds the engine and runs
 ``alembic upgrade head`` once. Several processes may start against the same
 database at the same moment, so the upgrade is serialised: a transaction-level
 advisory lock on Postgres, an exclusive file lock next to a SQLite file.
+
+A URL that does not parse, or names a driver prflow does not ship, is a
+:class:`~prflow.errors.UserError`; a database that does not answer is
+:class:`~prflow.errors.Unreachable` (retried inside activities, one line in
+the CLI). Both messages hide the password and name the setting to fix.
 """
 
 from __future__ import annotations
@@ -19,7 +24,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
+
+from prflow.credentials import redact
+from prflow.errors import Unreachable, UserError
 
 try:  # POSIX only; elsewhere concurrent first use of one SQLite file is not guarded.
     import fcntl
@@ -33,6 +42,9 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 MIGRATION_LOCK_ID = 0x7072666C6F77  # "prflow" in ASCII
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 30
+CONNECT_TIMEOUT_SECONDS = 10
+URL_SETTING = "DATABASE_URL (or PRFLOW_DATABASE_URL, or --database-url where offered)"
+URL_EXAMPLES = "postgresql://user@host:5432/prflow or sqlite:////var/lib/prflow/prflow.db"
 
 _engines: dict[str, Engine] = {}
 _engines_lock = threading.Lock()
@@ -40,7 +52,13 @@ _engines_lock = threading.Lock()
 
 def normalize_url(url: str) -> URL:
     """Parse a URL; plain ``postgresql://`` / ``postgres://`` use the psycopg 3 driver."""
-    parsed = make_url(url.replace("postgres://", "postgresql://", 1))
+    try:
+        parsed = make_url(url.replace("postgres://", "postgresql://", 1))
+    except ArgumentError:
+        raise UserError(
+            f"the database URL {redact(url)!r} is not a database URL; set {URL_SETTING} "
+            f"to one such as {URL_EXAMPLES}"
+        ) from None
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
@@ -54,9 +72,22 @@ def engine_for(url: str) -> Engine:
         engine = _engines.get(cache_key)
         if engine is None:
             engine = _create_engine(parsed)
-            upgrade_to_head(engine)
+            try:
+                upgrade_to_head(engine)
+            except DBAPIError as err:
+                engine.dispose()
+                raise _unreachable(parsed, err) from err
             _engines[cache_key] = engine
         return engine
+
+
+def _unreachable(url: URL, err: DBAPIError) -> Unreachable:
+    reason = " ".join(str(err.orig).split())
+    reason = reason if len(reason) <= 200 else reason[:197] + "..."
+    return Unreachable(
+        f"cannot use the database {url.render_as_string(hide_password=True)} ({reason}); "
+        f"check {URL_SETTING} and that the database server is running"
+    )
 
 
 def dispose_engine(url: str) -> None:
@@ -90,8 +121,27 @@ def alembic_config() -> Config:
 
 
 def _create_engine(url: URL) -> Engine:
+    shown = url.render_as_string(hide_password=True)
+    try:
+        return _engine_for_backend(url)
+    except (NoSuchModuleError, ArgumentError, ImportError) as err:
+        raise UserError(
+            f"the database URL {shown} cannot be used ({err}); set {URL_SETTING} to one "
+            f"such as {URL_EXAMPLES}"
+        ) from None
+    except OSError as err:  # the directory of a SQLite file cannot be created
+        raise UserError(
+            f"cannot create the SQLite database {shown} ({err.strerror}); set {URL_SETTING} "
+            "to a writable location, or PRFLOW_DATA_DIR for the default one"
+        ) from None
+
+
+def _engine_for_backend(url: URL) -> Engine:
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
+        if url.get_backend_name() != "postgresql":
+            connect_args = {}
+        return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     database = url.database or ""
     if _is_memory_sqlite(database):
         # One shared connection, otherwise every checkout would see an empty database.

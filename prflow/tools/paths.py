@@ -11,9 +11,12 @@ import os
 import posixpath
 from pathlib import Path
 
+from prflow.file_names import backslashes_to_slashes
 from prflow.tools.reader import ToolError
 
 _HINT = "use a path relative to the repository root, e.g. 'src/app.py'"
+MAX_PATH_CHARS = 4_096
+"""Longer than any path a file system stores (Linux PATH_MAX); such a path names nothing."""
 
 
 def clean_repo_path(path: str) -> str:
@@ -23,7 +26,9 @@ def clean_repo_path(path: str) -> str:
         raise ToolError(f"empty path: {_HINT}")
     if "\0" in raw:
         raise ToolError(f"path contains a NUL byte: {_HINT}")
-    unified = raw.replace("\\", "/")
+    if len(raw) > MAX_PATH_CHARS:
+        raise ToolError(f"path of {len(raw)} characters is longer than any file name: {_HINT}")
+    unified = backslashes_to_slashes(raw)
     if unified.startswith(("/", "~")) or (len(unified) > 1 and unified[1] == ":"):
         raise ToolError(f"absolute path {path!r} is not allowed: {_HINT}")
     normal = posixpath.normpath(unified)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.gitrepo import GitRepoReader, changed_files, mirror_dir, resolve_range
+from activities.gitrepo import GitRepoReader, changed_files, mirror_dir, open_repo, resolve_range
 from prflow.changes import FileStatus
 from prflow.errors import UserError
 from prflow.repo_models import RepoSpec
@@ -93,7 +93,8 @@ def test_unreachable_remote_is_a_user_error(tmp_path: Path, prflow_cache: Path) 
 
 
 def test_credentials_in_the_url_are_refused(prflow_cache: Path) -> None:
-    with pytest.raises(UserError, match="credentials"):
-        resolve_range(
-            RepoSpec(location="https://user:token@example.invalid/o/r.git"), "main", "feature"
-        )
+    url = "https://user:s3cr3t@example.invalid/o/r.git"
+    with pytest.raises(UserError, match="credentials") as refused:
+        open_repo(url)
+    assert "s3cr3t" not in str(refused.value)
+    assert not mirror_dir(url).exists()

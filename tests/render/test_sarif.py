@@ -141,3 +141,15 @@ def test_paths_are_uri_encoded(validator: jsonschema.Draft7Validator) -> None:
     uri = results_by_rule(log)["changed-signature"][0]["locations"][0]["physicalLocation"]
     assert uri["artifactLocation"]["uri"] == "src/my%20module%231.py"
     assert validator.is_valid(log)
+
+
+def test_each_result_says_who_wrote_its_message() -> None:
+    log = render_sarif(make_report(), "0.1.0")
+    grouped = results_by_rule(log)
+    model = grouped.pop("llm-finding")
+    assert {r["properties"]["origin"] for r in model} == {"model"}
+    assert all(r["message"]["text"].startswith("Model-written: ") for r in model)
+    assert {r["properties"]["origin"] for rs in grouped.values() for r in rs} == {"prflow"}
+    properties = log["runs"][0]["properties"]
+    assert properties["modelFindingsDropped"] == 1
+    assert "risk.score" in properties["modelText"]

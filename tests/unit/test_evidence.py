@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from prflow.impact.evidence import partition_findings, verify_finding
+from prflow.impact.evidence import (
+    MAX_REASON_CHARS,
+    CitedText,
+    Unreadable,
+    cited_text,
+    partition_findings,
+    verify_finding,
+)
 from prflow.impact.models import FindingCategory, LlmFinding
 from prflow.severity import Severity
+from prflow.tools.reader import ToolError
 
 SOURCE = """\
 import requests
@@ -91,3 +99,30 @@ def test_partition_reads_the_ref_the_finding_cites() -> None:
     texts = {("base", "src/fetch.py"): "def old_api():\n    pass\n"}
     kept, rejected = partition_findings([base_only], lambda ref, path: texts.get((ref, path)))
     assert (kept, rejected) == ([base_only], [])
+
+
+def test_a_refused_path_is_a_rejection_not_an_error() -> None:
+    def refuse(ref: str, path: str) -> CitedText:
+        raise ToolError(f"path {path!r} escapes the repository with '..'")
+
+    escaping = finding(1, "root:x:0:0", file="../../etc/passwd")
+    kept, rejected = partition_findings([escaping], refuse)
+    assert kept == []
+    assert rejected == [
+        "Timeout is now required: ../../etc/passwd at head was refused: "
+        "path '../../etc/passwd' escapes the repository with '..'"
+    ]
+
+
+def test_binary_files_cannot_hold_evidence() -> None:
+    text = cited_text(b"\x89PNG\r\n\x1a\n\x00\x00")
+    assert isinstance(text, Unreadable) and "binary" in text.reason
+    assert cited_text(None) is None
+    assert cited_text(b"caf\xe9 ok") == "caf\ufffd ok"
+
+
+def test_a_huge_cited_path_yields_a_bounded_reason() -> None:
+    huge = finding(1, "anything", file="d/" * 5_000 + "x.py")
+    _, rejected = partition_findings([huge], lambda ref, path: None)
+    assert len(rejected[0]) <= MAX_REASON_CHARS
+    assert "does not exist at head" in rejected[0]
