@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from prflow.analysis.breaking_js import find_js_breaking_changes
@@ -42,6 +43,7 @@ def analyse_breaking_changes(
     base_graph: ImportGraph | None,
     cache: ParseCache | None = None,
     limits: InputLimits | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> BreakingAnalysis:
     """Every breaking change, sorted by file and line, with consumers from the import graphs.
 
@@ -53,7 +55,7 @@ def analyse_breaking_changes(
     """
     code = [item for item in changed if item.category not in _NOT_AN_API]
     cache = cache if cache is not None else MemoryParseCache()
-    python = find_python_breaking_changes(code, base, head, cache, limits)
+    python = find_python_breaking_changes(code, base, head, cache, limits, progress)
     changes = python.changes + find_js_breaking_changes(code, base, head)
     gone_at_head = {
         item.old_path or item.path

@@ -28,7 +28,7 @@ import ast
 import hashlib
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -114,9 +114,12 @@ def find_python_breaking_changes(
     head: SourceTree,
     cache: ParseCache | None = None,
     limits: InputLimits | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> PythonApiDiff:
     """Breaking changes to the public API reachable from the changed Python files."""
-    parsed = ParsedFiles(python_parser(), cache or MemoryParseCache(), limits or InputLimits())
+    parsed = ParsedFiles(
+        python_parser(), cache or MemoryParseCache(), limits or InputLimits(), progress=progress
+    )
     old, new = PythonView(base, parsed), PythonView(head, parsed)
     base_paths: set[str] = set()
     head_paths: set[str] = set()
@@ -151,28 +154,37 @@ def _modules_of(view: PythonView, paths: Iterable[str]) -> list[str]:
 
 
 def _public_scope(view: PythonView, seeds: list[str]) -> dict[str, Target]:
-    """Public import paths reaching what ``seeds`` define, re-export or let others inherit."""
+    """Public import paths reaching what ``seeds`` define, re-export or let others inherit.
+
+    Each module is expanded once per new batch of names it passes on; ``None``
+    stands for "every name" (a changed module).
+    """
     entries: dict[str, Target] = {}
+    passed: dict[str, set[str] | None] = {}
     queue: deque[tuple[str, frozenset[str] | None]] = deque((seed, None) for seed in seeds)
-    expanded: set[tuple[str, frozenset[str] | None]] = set()
     while queue:
         module, carried = queue.popleft()
-        if (module, carried) in expanded or len(expanded) > 5_000:
+        known = passed.get(module, set())
+        if module in passed and (known is None or (carried is not None and carried <= known)):
             continue
-        expanded.add((module, carried))
+        if carried is None or known is None:
+            passed[module] = None
+            fresh = carried
+        else:
+            fresh = frozenset(carried - known)
+            passed[module] = known | carried
         reachable = view.is_reachable(module)
-        if carried is None:
+        if fresh is None:
             if reachable:
                 entries[module] = ModuleRef(module)
             names: Iterable[str] = view.public_names(module) if reachable else ()
         else:
-            names = sorted(n for n in carried if reachable and view.is_public(module, n))
+            names = sorted(n for n in fresh if reachable and view.is_public(module, n))
         for name in names:
             target = view.lookup(module, name)
             if target is not None:
                 entries[f"{module}.{name}"] = target
-        for importer, passed in _dependents(view, module, carried):
-            queue.append((importer, passed))
+        queue.extend(_dependents(view, module, fresh))
     return entries
 
 
@@ -191,7 +203,7 @@ def _dependents(
     candidates = [
         m.dotted
         for m in view.index.same_unit(home)
-        if m.dotted != module and _may_import(view.text(m.path), word)
+        if m.dotted != module and word in view.import_words(m.path)
     ]
     view.preload(candidates)
     found: list[tuple[str, frozenset[str]]] = []
@@ -208,10 +220,6 @@ def _dependents(
         }
         found.append((candidate, frozenset(imported | subclasses)))
     return found
-
-
-def _may_import(text: str, word: str) -> bool:
-    return "import" in text and (word in text or "from ." in text)
 
 
 def _names_imported_from(

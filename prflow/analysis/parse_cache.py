@@ -86,6 +86,8 @@ class ParsedFiles:
     limits: InputLimits = field(default_factory=InputLimits)
     skipped: dict[str, NotAnalysed] = field(default_factory=dict)
     parsed_count: int = 0
+    progress: Callable[[str], None] | None = None
+    """Called now and then during long work (the activity heartbeats from it)."""
     _results: dict[tuple[int, str], bytes | None] = field(default_factory=dict)
 
     def get(self, tree: SourceTree, path: str) -> bytes | None:
@@ -151,9 +153,13 @@ class ParsedFiles:
     def _parse(self, missing: Mapping[str, str], texts: Mapping[str, str]) -> dict[str, bytes]:
         paths = sorted(missing)
         self.parsed_count += len(paths)
+        if self.progress is not None and paths:
+            self.progress(f"parsing {len(paths)} files")
         if len(paths) >= self.limits.parallel_from:
             try:
-                return _parse_in_workers(self.spec.parse, paths, texts, self.limits, self.skip)
+                return _parse_in_workers(
+                    self.spec.parse, paths, texts, self.limits, self.skip, self.progress
+                )
             except (OSError, RuntimeError):
                 pass  # no worker processes here (restricted host, odd __main__): parse inline
         done: dict[str, bytes] = {}
@@ -171,6 +177,7 @@ def _parse_in_workers(
     texts: Mapping[str, str],
     limits: InputLimits,
     skip: Callable[[str, str], None],
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, bytes]:
     """Parse on every core; a file over its time budget is skipped and its worker replaced."""
     done: dict[str, bytes] = {}
@@ -183,6 +190,8 @@ def _parse_in_workers(
             jobs = [(path, pool.apply_async(parse, (texts[path], path))) for path in pending]
             pending = []
             for index, (path, job) in enumerate(jobs):
+                if progress is not None and index % 50 == 0:
+                    progress(f"parsed {index} of {len(jobs)} files")
                 try:
                     done[path] = job.get(timeout=limits.seconds_per_file)
                 except multiprocessing.TimeoutError:

@@ -36,6 +36,11 @@ from prflow.imports.build import is_skipped
 from prflow.source_tree import SourceTree
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)",
+    re.MULTILINE,
+)
+_WORD = re.compile(r"\w+")
 _MAX_DEPTH = 40
 
 
@@ -79,6 +84,7 @@ class ModuleIndex:
             if directory and directory not in package_dirs and parent in package_dirs:
                 package_dirs.add(directory)
         self._units: dict[tuple[str, str], list[ModuleFile]] = {}
+        self._children: dict[str, list[str]] | None = None
         self.by_path: dict[str, ModuleFile] = {}
         self.by_dotted: dict[str, ModuleFile] = {}
         for path in files:
@@ -101,6 +107,17 @@ class ModuleIndex:
 
     def exists(self, dotted: str) -> bool:
         return dotted in self.by_dotted or dotted in self._packages
+
+    def submodules(self, dotted: str) -> list[str]:
+        """Names of the direct submodules of package ``dotted``."""
+        if self._children is None:
+            children: dict[str, list[str]] = {}
+            for name in sorted(set(self.by_dotted) | self._packages):
+                parent, _, last = name.rpartition(".")
+                if parent:
+                    children.setdefault(parent, []).append(last)
+            self._children = children
+        return self._children.get(dotted, [])
 
     def same_unit(self, module: ModuleFile) -> list[ModuleFile]:
         """Modules of the top-level package holding ``module`` (itself when standalone)."""
@@ -196,6 +213,8 @@ class PythonView:
     _surfaces: dict[str, ModuleSurface | None] = field(default_factory=dict)
     _exports: dict[str, frozenset[str] | None] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)
+    _wildcards: dict[str, frozenset[str]] = field(default_factory=dict)
+    _import_words: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index = ModuleIndex(self.tree.paths())
@@ -220,6 +239,17 @@ class PythonView:
             self.preload([dotted])
             self._surfaces.setdefault(dotted, None)
         return self._surfaces[dotted]
+
+    def import_words(self, path: str) -> frozenset[str]:
+        """Every word in the file's import statements: a cheap filter before parsing it."""
+        if path not in self._import_words:
+            text = self.text(path)
+            words: set[str] = set()
+            if "import" in text:
+                for match in _IMPORT_LINE.finditer(text):
+                    words.update(_WORD.findall(match.group(0)))
+            self._import_words[path] = frozenset(words)
+        return self._import_words[path]
 
     def text(self, path: str) -> str:
         if path not in self._texts:
@@ -303,17 +333,33 @@ class PythonView:
             return Unresolved(path, f"no source for `{module}` (compiled extension?)")
         return External(path)
 
-    def wildcard_names(self, module: str, seen: frozenset[str] = frozenset()) -> frozenset[str]:
+    def wildcard_names(self, module: str) -> frozenset[str]:
         """Names ``from module import *`` binds."""
+        if module not in self._wildcards:
+            self._wildcards[module] = frozenset()  # guards cycles while computing
+            self._wildcards[module] = self._compute_wildcard_names(module)
+        return self._wildcards[module]
+
+    def _compute_wildcard_names(self, module: str) -> frozenset[str]:
         exports = self.exports(module)
         if exports is not None:
             return exports
         surface = self.surface(module)
-        if surface is None or module in seen:
+        if surface is None:
             return frozenset()
         names = {n for n in surface.bindings if not n.startswith("_")}
         for star in surface.star_imports:
-            names |= self.wildcard_names(self.absolute(module, star), seen | {module})
+            names |= self.wildcard_names(self.absolute(module, star))
+        return frozenset(names)
+
+    def star_imported(self, module: str) -> frozenset[str]:
+        """Names ``module`` binds through its own ``from x import *`` lines."""
+        surface = self.surface(module)
+        if surface is None:
+            return frozenset()
+        names: set[str] = set()
+        for star in surface.star_imports:
+            names |= self.wildcard_names(self.absolute(module, star))
         return frozenset(names)
 
     def exports(self, module: str) -> frozenset[str] | None:
@@ -407,12 +453,9 @@ class PythonView:
         if surface is None:
             return
         names: dict[str, None] = dict.fromkeys(surface.bindings)
-        for star in surface.star_imports:
-            names.update(dict.fromkeys(sorted(self.wildcard_names(self.absolute(module, star)))))
-        prefix = f"{module}."
-        for dotted in self.index.by_dotted:
-            if dotted.startswith(prefix) and "." not in dotted[len(prefix) :]:
-                names.setdefault(dotted[len(prefix) :], None)
+        names.update(dict.fromkeys(sorted(self.star_imported(module))))
+        for submodule in self.index.submodules(module):
+            names.setdefault(submodule, None)
         for name in names:
             if self.is_public(module, name):
                 yield name
