@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from prflow.analysis.breaking_js import find_js_breaking_changes
+from prflow.analysis.categories import categorize
 from prflow.analysis.breaking_python import find_python_breaking_changes
 from prflow.analysis.findings import BreakingChange, NotAnalysed
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache
@@ -80,6 +81,8 @@ def analyse_breaking_changes(
         found.discard(change.file)
         return sorted(found)
 
+    # Re-export chains can lead into tests or docs; those are still not an API.
+    changes = [c for c in changes if categorize(c.file) not in _NOT_AN_API]
     unique = {(c.file, c.symbol, c.kind): c for c in changes}
     attached = [c.model_copy(update={"consumers": consumers(c)}) for c in unique.values()]
     return BreakingAnalysis(

@@ -433,15 +433,8 @@ class PythonView:
         surface = self.surface(module)
         binding = surface.bindings.get(name) if surface is not None else None
         if binding is None:
-            # A submodule is public by name; a star-imported name is an import.
-            return (
-                self.index.exists(f"{module}.{name}")
-                and surface is not None
-                and not any(
-                    name in self.wildcard_names(self.absolute(module, s))
-                    for s in surface.star_imports
-                )
-            )
+            # Submodules are public by name; ``from .x import *`` re-exports (griffe agrees).
+            return self.index.exists(f"{module}.{name}") or name in self.star_imported(module)
         if isinstance(binding, Import):
             source = self.absolute(module, binding.module)
             return self.index.is_package(module) and source.startswith(f"{module}.")
