@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from prflow.analysis.breaking_js import find_js_breaking_changes
-from prflow.analysis.categories import categorize
 from prflow.analysis.breaking_python import find_python_breaking_changes
+from prflow.analysis.categories import categorize
 from prflow.analysis.findings import BreakingChange, NotAnalysed
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache
 from prflow.changes import ChangedFile, FileCategory, FileStatus
