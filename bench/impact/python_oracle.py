@@ -26,6 +26,7 @@ finding matches whichever one prflow reports.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -56,7 +57,12 @@ class OracleObject:
     kinds: tuple[str, ...]
 
     def as_json(self) -> dict[str, Any]:
-        return {"key": self.key, "paths": list(self.paths), "file": self.file, "kinds": list(self.kinds)}
+        return {
+            "key": self.key,
+            "paths": list(self.paths),
+            "file": self.file,
+            "kinds": list(self.kinds),
+        }
 
 
 @dataclass(frozen=True)
@@ -101,9 +107,7 @@ def run_oracle(base_root: Path, head_root: Path, package: str, repo_prefix: str)
             dropped[reason] = dropped.get(reason, 0) + 1
             continue
         key, paths = _identity(breakage)
-        entry = grouped.setdefault(
-            key, {"paths": set(), "file": file, "kinds": set()}
-        )
+        entry = grouped.setdefault(key, {"paths": set(), "file": file, "kinds": set()})
         entry["paths"].update(paths)
         entry["kinds"].add(breakage.kind.value)
     objects = tuple(
@@ -170,10 +174,8 @@ def _identity(breakage: Any) -> tuple[str, set[str]]:
             if getattr(obj, "inherited", False):
                 key = target  # correction 4: one object, the defining member
     else:
-        try:
+        with contextlib.suppress(Exception):
             paths.add(str(obj.canonical_path))
-        except Exception:
-            pass
     return key, paths
 
 

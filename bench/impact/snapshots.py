@@ -39,7 +39,9 @@ def export_ref(repo: Path, ref: str, dest: Path) -> Path:
 
 
 def snapshot_pair(repo: Path, scratch: Path) -> tuple[Path, Path]:
-    return export_ref(repo, BASE_REF, scratch / "base"), export_ref(repo, HEAD_REF, scratch / "head")
+    return export_ref(repo, BASE_REF, scratch / "base"), export_ref(
+        repo, HEAD_REF, scratch / "head"
+    )
 
 
 def changed_files(repo: Path, base: str = BASE_REF, head: str = HEAD_REF) -> list[ChangedFile]:

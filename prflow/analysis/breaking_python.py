@@ -28,9 +28,9 @@ import ast
 import hashlib
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind, NotAnalysed
 from prflow.analysis.parse_cache import (
@@ -577,13 +577,14 @@ class _Comparer:
             self._resolve_group(group, added)
 
     def _resolve_group(
-        self, group: list[tuple[str, list[_Removal]]], added: dict[str, Target]
+        self, group: list[tuple[str, list[_Removal]]], added: Mapping[str, Target]
     ) -> None:
-        old_candidates = [
+        # Both sides carry (public path or canonical name, payload) so one pairing fits both.
+        old_candidates: list[RenameCandidate[tuple[str, Any]]] = [
             _candidate(removals[0].target, self.old, (canonical, removals))
             for canonical, removals in group
         ]
-        new_candidates = [
+        new_candidates: list[RenameCandidate[tuple[str, Any]]] = [
             _candidate(target, self.new, (path, target))
             for path, target in added.items()
             if isinstance(target, Found)

@@ -83,7 +83,9 @@ class SurfaceReader:
         """The package's surface, or None when it declares no entry point we can find."""
         prefix = f"{root}/" if root else ""
         files = [
-            p for p in self.paths if p.startswith(prefix) and is_js_path(p) and not is_skipped(p)
+            p
+            for p in self.paths
+            if p.startswith(prefix) and is_js_path(p) and "node_modules" not in p.split("/")
         ]
         declarations = [p for p in files if p.endswith(".d.ts")]
         chosen = frozenset(declarations or [p for p in files if not p.endswith(".d.ts")])
@@ -168,7 +170,7 @@ def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceIt
     default = names.get("default")
     if default is None or default.export.kind != "namespace":
         return names
-    flattened = dict(names)
+    flattened = {k: v for k, v in names.items() if k != "default" and not k.startswith("default.")}
     for key, item in names.items():
         if key.startswith("default."):
             short = key.removeprefix("default.")
