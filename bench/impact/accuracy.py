@@ -24,12 +24,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.impact.__main__ import prepare_repo
 from bench.impact.errors import BenchError
-from bench.impact.fetch import npm_tarball, python_sdist
 from bench.impact.layout import DEFAULT_ROOT, WorkDir
 from bench.impact.pairs import ACCURACY_PAIRS, Pair, PythonPair, TypeScriptPair
 from bench.impact.python_oracle import griffe_check, load_oracle, run_oracle, save_oracle
-from bench.impact.repos import HEAD_REF, every_file, git, release_pair_repo, type_declarations
+from bench.impact.repos import HEAD_REF, git
 from bench.impact.snapshots import changed_files, export_ref, snapshot_pair
 from prflow.analysis.breaking import analyse_breaking_changes
 from prflow.analysis.parse_cache import MemoryParseCache
@@ -68,13 +68,7 @@ def _progress(message: str) -> None:
 
 
 def _repo(pair: Pair, work: WorkDir) -> Path:
-    if isinstance(pair, PythonPair):
-        fetch, keep = python_sdist, every_file
-    else:
-        fetch, keep = npm_tarball, type_declarations
-    base = fetch(work.downloads, pair.package, pair.base_version)
-    head = fetch(work.downloads, pair.package, pair.head_version)
-    return release_pair_repo(work.repo(pair), base, head, keep, pair.label)
+    return prepare_repo(pair, work)
 
 
 def _analyse(
