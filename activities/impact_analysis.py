@@ -16,7 +16,8 @@ from temporalio import activity
 from activities.gitrepo import GitRepoReader, changed_files
 from activities.heartbeats import heartbeating
 from prflow import __version__
-from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.blob_parse_cache import BlobStoreParseCache
+from prflow.analysis.breaking import analyse_breaking_changes
 from prflow.analysis.categories import categorize, config_changes
 from prflow.analysis.impact_graph import build_impact_graph
 from prflow.analysis.stale_docs import find_stale_doc_refs
@@ -91,7 +92,16 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
     head_graph = reader.import_graph(rng.head_sha)
     base_graph = reader.import_graph(rng.merge_base_sha)
     activity.heartbeat("breaking changes")
-    breaking = find_breaking_changes(analysed, base_tree, head_tree, head_graph, base_graph)
+    api = analyse_breaking_changes(
+        analysed,
+        base_tree,
+        head_tree,
+        head_graph,
+        base_graph,
+        cache=BlobStoreParseCache(_db()),
+        progress=activity.heartbeat,
+    )
+    breaking = api.changes
     activity.heartbeat("tests and impact graph")
     gaps, coverage = find_test_gaps(changed, head_tree, head_graph)
     graph = build_impact_graph(changed, head_graph, base_graph)
@@ -106,6 +116,7 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
         stale_docs=stale,
         impact_graph=graph,
         config_changes=config_changes(changed),
+        not_analysed=api.not_analysed,
     )
     key = put_json(_db(), findings.model_dump(mode="json"))
     return StaticSummary(
@@ -175,7 +186,7 @@ def build_report(inp: BuildReportInput) -> ReportRefs:
         total_changed_lines=inp.changes.totals.additions + inp.changes.totals.deletions,
         stale_docs=len(static.stale_docs) + llm_stale,
         config=static.config_changes,
-        indirectly_affected=len(static.impact_graph.indirectly_affected),
+        direct_importers=len(static.impact_graph.direct_importers),
         extra_breaking_severities=[Severity(s) for s in llm_breaking],
     )
     rng = inp.range
@@ -194,6 +205,7 @@ def build_report(inp: BuildReportInput) -> ReportRefs:
         stale_docs=static.stale_docs,
         impact_graph=static.impact_graph,
         config_changes=static.config_changes,
+        not_analysed=static.not_analysed,
         large_pr=inp.changes.large_pr,
         risk=risk,
         llm=inp.llm,

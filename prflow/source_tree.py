@@ -34,6 +34,10 @@ class SourceTree(Protocol):
         """The file decoded as UTF-8 (invalid bytes replaced); None if missing or binary."""
         ...
 
+    def size_of(self, path: str) -> int | None:
+        """The file's size in bytes without reading it; None if missing."""
+        ...
+
 
 def on_disk(root: Path, path: str) -> Path:
     """Where display name ``path`` lives under ``root`` (the name as written if nothing exists)."""
@@ -68,6 +72,12 @@ class MemoryTree:
                 return None
             return value.decode("utf-8", errors="replace")
         return value
+
+    def size_of(self, path: str) -> int | None:
+        value = self._files.get(path)
+        if value is None:
+            return None
+        return len(value) if isinstance(value, bytes) else len(value.encode("utf-8"))
 
 
 class DirectoryTree:
@@ -105,3 +115,9 @@ class DirectoryTree:
         if looks_binary(data):
             return None
         return data.decode("utf-8", errors="replace")
+
+    def size_of(self, path: str) -> int | None:
+        target = self._root / path
+        if target.is_symlink() or not target.is_file():
+            return None
+        return target.stat().st_size

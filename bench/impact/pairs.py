@@ -64,3 +64,20 @@ class TypeScriptPair(Pair):
 PYTHON_PAIR = PythonPair("httpx", "0.27.2", "0.28.1", import_package="httpx")
 TYPESCRIPT_PAIR = TypeScriptPair("date-fns", "3.6.0", "4.1.0")
 PAIRS: tuple[Pair, ...] = (TYPESCRIPT_PAIR, PYTHON_PAIR)
+
+# Accuracy pairs (python -m bench.impact.accuracy): real major releases, chosen for real breakage.
+ACCURACY_PAIRS: tuple[Pair, ...] = (
+    PYTHON_PAIR,
+    PythonPair("click", "7.1.2", "8.0.0", import_package="click", search_path="src"),
+    PythonPair("werkzeug", "2.3.8", "3.0.0", import_package="werkzeug", search_path="src"),
+    PythonPair("marshmallow", "3.26.1", "4.0.0", import_package="marshmallow", search_path="src"),
+    PythonPair("urllib3", "1.26.20", "2.0.7", import_package="urllib3", search_path="src"),
+    PythonPair("packaging", "21.3", "22.0", import_package="packaging"),
+    PythonPair("networkx", "2.8.8", "3.0", import_package="networkx"),
+    PythonPair("sqlalchemy", "1.4.54", "2.0.0", import_package="sqlalchemy", search_path="lib"),
+    TYPESCRIPT_PAIR,
+    TypeScriptPair("axios", "0.27.2", "1.0.0"),
+    TypeScriptPair("redux", "4.2.1", "5.0.0"),
+    TypeScriptPair("rxjs", "6.6.7", "7.0.0"),
+    TypeScriptPair("@types/react", "17.0.80", "18.0.0"),
+)

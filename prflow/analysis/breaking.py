@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 from prflow.analysis.breaking_js import find_js_breaking_changes
 from prflow.analysis.breaking_python import find_python_breaking_changes
-from prflow.analysis.findings import BreakingChange
+from prflow.analysis.categories import categorize
+from prflow.analysis.findings import BreakingChange, NotAnalysed
+from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports.graph import ImportGraph
 from prflow.source_tree import SourceTree
 
 _NOT_AN_API = {FileCategory.test, FileCategory.doc, FileCategory.config}
+
+
+@dataclass
+class BreakingAnalysis:
+    """The breaking changes, and what could not be analysed (listed, never guessed)."""
+
+    changes: list[BreakingChange]
+    not_analysed: list[NotAnalysed] = field(default_factory=list)
 
 
 def find_breaking_changes(
@@ -19,16 +32,32 @@ def find_breaking_changes(
     head_graph: ImportGraph | None,
     base_graph: ImportGraph | None,
 ) -> list[BreakingChange]:
+    """Every breaking change, sorted by file and line (see :func:`analyse_breaking_changes`)."""
+    return analyse_breaking_changes(changed, base, head, head_graph, base_graph).changes
+
+
+def analyse_breaking_changes(
+    changed: list[ChangedFile],
+    base: SourceTree,
+    head: SourceTree,
+    head_graph: ImportGraph | None,
+    base_graph: ImportGraph | None,
+    cache: ParseCache | None = None,
+    limits: InputLimits | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> BreakingAnalysis:
     """Every breaking change, sorted by file and line, with consumers from the import graphs.
 
     Files categorized as tests, docs or configuration have no importers to
     break, so their symbols are not an API. Consumers are looked up at head,
     where the breakage will bite; a file gone at head has no importers there
-    any more, so its base importers are used.
+    any more, so its base importers are used. ``cache`` keeps parse results
+    across base, head and runs; files over ``limits`` are listed as not analysed.
     """
     code = [item for item in changed if item.category not in _NOT_AN_API]
-    changes = find_python_breaking_changes(code, base, head)
-    changes += find_js_breaking_changes(code, base, head)
+    cache = cache if cache is not None else MemoryParseCache()
+    python = find_python_breaking_changes(code, base, head, cache, limits, progress)
+    changes = python.changes + find_js_breaking_changes(code, base, head)
     gone_at_head = {
         item.old_path or item.path
         for item in changed
@@ -36,9 +65,15 @@ def find_breaking_changes(
     }
 
     def consumers(change: BreakingChange) -> list[str]:
+        if change.before == f"module {change.symbol}":  # a whole module: all its importers
+            found = set(_importers(head_graph, change.file))
+            if change.file in gone_at_head:
+                found.update(_importers(base_graph, change.file))
+            found.discard(change.file)
+            return sorted(found)
         # Importers name the top-level symbol: ``Client`` for ``Client.fetch``.
         imported_name = change.symbol.split(".", 1)[0]
-        found: set[str] = set()
+        found = set()
         if head_graph is not None:
             found.update(head_graph.symbol_consumers(change.file, imported_name, head))
         if change.file in gone_at_head and base_graph is not None:
@@ -46,6 +81,15 @@ def find_breaking_changes(
         found.discard(change.file)
         return sorted(found)
 
+    # Re-export chains can lead into tests or docs; those are still not an API.
+    changes = [c for c in changes if categorize(c.file) not in _NOT_AN_API]
     unique = {(c.file, c.symbol, c.kind): c for c in changes}
     attached = [c.model_copy(update={"consumers": consumers(c)}) for c in unique.values()]
-    return sorted(attached, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind))
+    return BreakingAnalysis(
+        changes=sorted(attached, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind)),
+        not_analysed=python.not_analysed,
+    )
+
+
+def _importers(graph: ImportGraph | None, path: str) -> list[str]:
+    return graph.importers_of(path) if graph is not None else []

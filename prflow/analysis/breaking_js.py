@@ -16,23 +16,86 @@ from collections.abc import Hashable
 
 from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind, Language
 from prflow.analysis.js_exports import JsExport, extract_exports, is_js_path, is_typescript_path
+from prflow.analysis.js_surface import PackageSurface, SurfaceReader, owning_root, package_roots
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
 
 _NO_SIGNATURE = {"reexport", "star", "namespace", "value"}
+_TYPE_ONLY = {"interface", "type"}
 _KIND_WORDS = {"reexport": "re-export", "star": "star re-export"}
 
 
 def find_js_breaking_changes(
     changed: list[ChangedFile], base: SourceTree, head: SourceTree
 ) -> list[BreakingChange]:
-    """Breaking changes to the exports of every changed JS/TS file (``.d.ts`` included)."""
+    """Breaking changes to the public surface of every package with changed JS/TS files.
+
+    A package (a folder with ``package.json`` and an entry point we can find)
+    is compared by exported name across its entry points; files outside such
+    a package are compared one by one, as modules of their own.
+    """
+    relevant = [
+        item
+        for item in changed
+        if item.status is not FileStatus.added and is_js_path(item.old_path or item.path)
+    ]
+    if not relevant:
+        return []
+    base_reader, head_reader = SurfaceReader(base), SurfaceReader(head)
+    roots = package_roots(base_reader.paths)
+    changes: list[BreakingChange] = []
+    loose: list[ChangedFile] = []
+    packages: dict[str, list[ChangedFile]] = {}
+    for item in relevant:
+        root = owning_root(item.old_path or item.path, roots)
+        if root is None:
+            loose.append(item)
+        else:
+            packages.setdefault(root, []).append(item)
+    for root, items in sorted(packages.items()):
+        old = base_reader.surface(root)
+        if old is None:
+            loose.extend(items)
+            continue
+        new = head_reader.surface(root)
+        if new is None or new.unreadable or old.unreadable:
+            continue  # an entry point or a file it exports does not parse: say nothing
+        changes += compare_surfaces(old, new)
+    return changes + _compare_files(loose, base, head)
+
+
+def compare_surfaces(old: PackageSurface, new: PackageSurface) -> list[BreakingChange]:
+    """Differences by exported name; each finding is filed at the declaring file."""
+    before = {name: item.export for name, item in old.names.items()}
+    after = {name: item.export for name, item in new.names.items()}
+    files = {name: item.file for name, item in old.names.items()}
+    new_files = {name: item.file for name, item in new.names.items()}
+    found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
+    for change in compare_exports(old.entries.get(".", ""), before, after):
+        name = change.symbol
+        file = files.get(name) or new_files.get(name) or change.file
+        symbol = name.split(":", 1)[-1]
+        language: Language = "typescript" if is_typescript_path(file) else "javascript"
+        located = change.model_copy(
+            update={"file": file, "symbol": symbol, "language": language, "public_paths": [name]}
+        )
+        key = (file, symbol, change.kind)
+        if key in found:
+            paths = [*found[key].public_paths, name]
+            found[key] = found[key].model_copy(update={"public_paths": paths})
+        else:
+            found[key] = located
+    return list(found.values())
+
+
+def _compare_files(
+    changed: list[ChangedFile], base: SourceTree, head: SourceTree
+) -> list[BreakingChange]:
+    """Breaking changes to the exports of files that belong to no package we can read."""
     changes: list[BreakingChange] = []
     for item in changed:
         old_path = item.old_path or item.path
-        if item.status is FileStatus.added or not is_js_path(old_path):
-            continue
         old_text = base.read_text(old_path)
         old = extract_exports(old_path, old_text) if old_text is not None else None
         if old is None:
@@ -60,6 +123,8 @@ def compare_exports(
     """
     language: Language = "typescript" if is_typescript_path(file) else "javascript"
     report = _Report(file, language)
+    old = {name: item for name, item in old.items() if item.kind != "star"}
+    new = {name: item for name, item in new.items() if item.kind != "star"}
     removed = [name for name in old if name not in new]
     gone_parents = set(removed)
     removed = [name for name in removed if old[name].parent not in gone_parents]
@@ -118,6 +183,9 @@ def _candidate(export: JsExport) -> RenameCandidate[JsExport]:
 def _differences(before: JsExport, after: JsExport) -> list[tuple[BreakingKind, str]]:
     """What changed incompatibly in one export, as (kind, one-line reason) pairs."""
     if before.kind != after.kind:
+        if (before.kind in _TYPE_ONLY) == (after.kind in _TYPE_ONLY):
+            # variable -> class, interface -> type: same role for consumers; members still compared
+            return []
         return [(BreakingKind.changed_signature, f"changed from {before.kind} to {after.kind}")]
     if before.kind in _NO_SIGNATURE:
         return []

@@ -1,221 +1,251 @@
-"""Breaking changes in Python's public API, found by diffing griffe's view of base and head.
+"""Breaking changes in a Python package's public API, read from the changed files outward.
 
-griffe reads the code statically (nothing is imported or executed) and knows
-which names are public: ``__all__`` wins, then underscores, and imported names
-are private. We add one convention griffe leaves to extensions: a package
-``__init__`` without ``__all__`` re-exports what it imports from its own
-submodules, since that is how most packages publish their API.
+The public API is what a caller can import: every public name of a public
+module, and every name a package re-exports (``__all__`` first, then the
+underscore convention; a package ``__init__`` without ``__all__`` publishes
+what it imports from its own submodules). We compare it the way griffe's
+``find_breaking_changes`` does, by public import path, with its noise removed:
 
-griffe reports removals and parameter changes; return and attribute types it
-does not compare yet, so that pass is ours. Removed symbols are then paired
-into renames (same module, same shape) and modules moved by git renames are
-followed to their new dotted path.
+- Only what the changed files define or re-export is compared: their public
+  names, the names other modules re-export from them, and the public classes
+  elsewhere that inherit from their classes. Unchanged modules are parsed only
+  when a lookup needs them, and every parse is cached by git blob SHA.
+- A member removed from a base class is one finding at its definition, with
+  the subclasses that inherited it listed, not one per subclass.
+- A removed module is one finding; so is a module moved by a git rename.
+- ``class X(object)`` becoming ``class X`` is no change; default values are
+  not part of a call's contract; return and attribute types are compared as
+  types (narrowing is fine), and a real incompatibility is low severity.
+
+Nothing here raises for one bad object: a name that cannot be followed, a
+file that is too large or does not parse, or a comparison that fails is
+listed as not analysed and the rest of the analysis goes on.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
-import tempfile
-from contextlib import ExitStack
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import griffe
-
-from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind
+from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind, NotAnalysed
+from prflow.analysis.parse_cache import (
+    InputLimits,
+    MemoryParseCache,
+    ParseCache,
+    ParsedFiles,
+    ParserSpec,
+)
+from prflow.analysis.py_compat import narrowed_or_same, parameter_breaks
+from prflow.analysis.py_package import (
+    External,
+    Found,
+    ModuleRef,
+    PythonView,
+    Target,
+    Unresolved,
+    is_private_name,
+    is_python_path,
+    kind_of,
+)
+from prflow.analysis.py_surface import (
+    SURFACE_VERSION,
+    Attribute,
+    Class,
+    Definition,
+    Function,
+    Import,
+    Param,
+    encode_surface,
+    read_surface,
+)
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+__all__ = ["PythonApiDiff", "find_python_breaking_changes", "is_python_path", "python_parser"]
 
-_LOOKUP_ERRORS = (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError)
+# Class attributes that describe the class itself; callers never use them as API.
+_HOUSEKEEPING = frozenset(
+    {
+        "__slots__",
+        "__doc__",
+        "__module__",
+        "__qualname__",
+        "__annotations__",
+        "__dict__",
+        "__weakref__",
+        "__match_args__",
+        "__dataclass_fields__",
+        "__dataclass_params__",
+        "__abstractmethods__",
+        "__orig_bases__",
+        "__parameters__",
+        "__all__",
+    }
+)
+_TRIVIAL_BASES = frozenset({"object", "Generic", "Protocol"})
+_MAX_NOT_ANALYSED_OBJECTS = 200
+_T = TypeVar("_T")
 
-# griffe objects are untyped for mypy (ignore_missing_imports); name them for readers.
-GriffeObject = Any
+
+def parse_python(text: str, path: str) -> bytes:
+    return encode_surface(read_surface(text, path))
 
 
-def is_python_path(path: str) -> bool:
-    return path.endswith(PYTHON_SUFFIXES)
+def python_parser() -> ParserSpec:
+    return ParserSpec("python", SURFACE_VERSION, parse_python)
+
+
+@dataclass
+class PythonApiDiff:
+    changes: list[BreakingChange]
+    not_analysed: list[NotAnalysed]
+    parsed_files: int = 0
 
 
 def find_python_breaking_changes(
-    changed: list[ChangedFile], base: SourceTree, head: SourceTree
-) -> list[BreakingChange]:
-    """Breaking changes to public symbols defined or re-exported by the changed Python files."""
+    changed: list[ChangedFile],
+    base: SourceTree,
+    head: SourceTree,
+    cache: ParseCache | None = None,
+    limits: InputLimits | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> PythonApiDiff:
+    """Breaking changes to the public API reachable from the changed Python files."""
+    parsed = ParsedFiles(
+        python_parser(), cache or MemoryParseCache(), limits or InputLimits(), progress=progress
+    )
+    old, new = PythonView(base, parsed), PythonView(head, parsed)
     base_paths: set[str] = set()
     head_paths: set[str] = set()
     moved: dict[str, str] = {}
     for item in changed:
         old_path = item.old_path or item.path
-        if item.status is FileStatus.added or not is_python_path(old_path):
-            continue
-        base_paths.add(old_path)
+        if item.status is not FileStatus.added and is_python_path(old_path):
+            base_paths.add(old_path)
         if item.status is not FileStatus.deleted and is_python_path(item.path):
             head_paths.add(item.path)
             if item.status is FileStatus.renamed and old_path != item.path:
                 moved[old_path] = item.path
     if not base_paths:
+        return PythonApiDiff([], [])
+    comparer = _Comparer(old, new, moved)
+    old_seeds = _modules_of(old, base_paths)
+    new_seeds = _modules_of(new, head_paths)
+    old.preload(old_seeds)
+    new.preload(new_seeds)
+    comparer.compare(_public_scope(old, old_seeds), _public_scope(new, new_seeds))
+    skipped = [parsed.skipped[path] for path in sorted(parsed.skipped)]
+    objects = [n for n in comparer.not_analysed if n.path not in parsed.skipped]
+    return PythonApiDiff(comparer.results(), skipped + objects, parsed.parsed_count)
+
+
+def _modules_of(view: PythonView, paths: Iterable[str]) -> list[str]:
+    found = [view.index.by_path[p].dotted for p in sorted(paths) if p in view.index.by_path]
+    return [name for name in found if view.index.by_dotted.get(name) is view.index.module(name)]
+
+
+# --- which public paths can see the changed code -----------------------------------------
+
+
+def _public_scope(view: PythonView, seeds: list[str]) -> dict[str, Target]:
+    """Public import paths reaching what ``seeds`` define, re-export or let others inherit.
+
+    Each module is expanded once per new batch of names it passes on; ``None``
+    stands for "every name" (a changed module).
+    """
+    entries: dict[str, Target] = {}
+    passed: dict[str, set[str] | None] = {}
+    queue: deque[tuple[str, frozenset[str] | None]] = deque((seed, None) for seed in seeds)
+    while queue:
+        module, carried = queue.popleft()
+        known = passed.get(module, set())
+        if module in passed and (known is None or (carried is not None and carried <= known)):
+            continue
+        if carried is None or known is None:
+            passed[module] = None
+            fresh = carried
+        else:
+            fresh = frozenset(carried - known)
+            passed[module] = known | carried
+        reachable = view.is_reachable(module)
+        if fresh is None:
+            if reachable:
+                entries[module] = ModuleRef(module)
+            names: Iterable[str] = view.public_names(module) if reachable else ()
+        else:
+            names = sorted(n for n in fresh if reachable and view.is_public(module, n))
+        for name in names:
+            target = view.lookup(module, name)
+            if target is not None:
+                entries[f"{module}.{name}"] = target
+        queue.extend(_dependents(view, module, fresh))
+    return entries
+
+
+def _dependents(
+    view: PythonView, module: str, carried: frozenset[str] | None
+) -> list[tuple[str, frozenset[str]]]:
+    """Modules that import names of ``module`` (all, or ``carried``), with what they pass on.
+
+    A module passes on the names it imports (it may re-export them) and its
+    classes built on them (their inherited members change with the base).
+    """
+    home = view.index.module(module)
+    if home is None:
         return []
-    unparseable = {p for p in base_paths if not _parses(base, p)}
-    unparseable |= {p for p in head_paths if not _parses(head, p)}
-    with ExitStack() as stack:
-        old_side = _Side(base, _materialize(base, stack))
-        new_side = _Side(head, _materialize(head, stack))
-        comparer = _Comparer(old_side, new_side, moved, base_paths | head_paths, unparseable)
-        units = {_unit_of(path, old_side.present) for path in base_paths - unparseable}
-        for unit in sorted(units):
-            comparer.compare_unit(unit)
-        return comparer.results()
-
-
-# --- where code lives -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, order=True)
-class _Unit:
-    """What griffe loads: a top-level module or package found in ``search_dir``."""
-
-    search_dir: str
-    top: str
-
-
-def _unit_of(path: str, present: set[str]) -> _Unit:
-    """The top-level package holding ``path`` (or the module itself outside packages)."""
-    directories = path.split("/")[:-1]
-    start = len(directories)
-    while start > 0 and _is_package("/".join(directories[:start]), present):
-        start -= 1
-    if start < len(directories):
-        return _Unit("/".join(directories[:start]), directories[start])
-    return _Unit("/".join(directories), _module_stem(path))
-
-
-def _is_package(directory: str, present: set[str]) -> bool:
-    return f"{directory}/__init__.py" in present or f"{directory}/__init__.pyi" in present
-
-
-def _module_stem(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[0]
-
-
-def _dotted_module(path: str, unit: _Unit) -> str:
-    """The import path of the module stored at ``path`` inside ``unit``."""
-    relative = path[len(unit.search_dir) + 1 :] if unit.search_dir else path
-    parts = relative.rsplit(".", 1)[0].split("/")
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _parses(tree: SourceTree, path: str) -> bool:
-    text = tree.read_text(path)
-    if text is None:
-        return True
-    try:
-        ast.parse(text, filename=path)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _materialize(tree: SourceTree, stack: ExitStack) -> Path:
-    """A directory griffe can read: the tree's own, or a temporary copy of its Python files."""
-    if tree.root is not None:
-        return tree.root.resolve()
-    target = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="prflow-py-"))).resolve()
-    for path in tree.paths():
-        if not is_python_path(path):
+    word = module.rsplit(".", 1)[-1]
+    candidates = [
+        m.dotted
+        for m in view.index.same_unit(home)
+        if m.dotted != module and word in view.import_words(m.path)
+    ]
+    view.preload(candidates)
+    found: list[tuple[str, frozenset[str]]] = []
+    for candidate in candidates:
+        imported = _names_imported_from(view, candidate, module, carried)
+        if not imported:
             continue
-        text = tree.read_text(path)
-        if text is None:
+        surface = view.surface(candidate)
+        subclasses = {
+            name
+            for name, binding in (surface.bindings.items() if surface is not None else ())
+            if isinstance(binding, Class)
+            and any(base.split(".", 1)[0].split("[", 1)[0] in imported for base in binding.bases)
+        }
+        found.append((candidate, frozenset(imported | subclasses)))
+    return found
+
+
+def _names_imported_from(
+    view: PythonView, importer: str, module: str, carried: frozenset[str] | None
+) -> set[str]:
+    surface = view.surface(importer)
+    if surface is None:
+        return set()
+    names: set[str] = set()
+    for name, binding in surface.bindings.items():
+        if not isinstance(binding, Import):
             continue
-        destination = target / path
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        destination.write_text(text, encoding="utf-8")
-    return target
+        source = view.absolute(importer, binding.module)
+        target = binding.target
+        whole_module = source == module if target is None else f"{source}.{target}" == module
+        named = target is not None and source == module and (carried is None or target in carried)
+        if whole_module or named:
+            names.add(name)
+    for star in surface.star_imports:
+        if view.absolute(importer, star) == module:
+            exposed = view.wildcard_names(module)
+            names |= exposed if carried is None else exposed & carried
+    return names
 
 
-class _Side:
-    """One snapshot as griffe sees it, loading each unit at most once."""
-
-    def __init__(self, tree: SourceTree, root: Path) -> None:
-        self.tree = tree
-        self.root = root
-        self.present = set(tree.paths())
-        self._loaded: dict[_Unit, GriffeObject | None] = {}
-
-    def load(self, unit: _Unit) -> GriffeObject | None:
-        if unit not in self._loaded:
-            self._loaded[unit] = self._load(unit)
-        return self._loaded[unit]
-
-    def _load(self, unit: _Unit) -> GriffeObject | None:
-        try:
-            module = griffe.load(
-                unit.top,
-                search_paths=[self.root / unit.search_dir],
-                modules_collection=griffe.ModulesCollection(),
-                lines_collection=griffe.LinesCollection(),
-                allow_inspection=False,
-                resolve_aliases=False,
-            )
-        except Exception:  # griffe raises many kinds on unreadable code; skip the unit
-            return None
-        _publish_package_reexports(module)
-        return module
-
-    def module_at(self, path: str) -> GriffeObject | None:
-        """The loaded module stored at repo path ``path``, if it exists on this side."""
-        if path not in self.present:
-            return None
-        unit = _unit_of(path, self.present)
-        root = self.load(unit)
-        if root is None:
-            return None
-        dotted = _dotted_module(path, unit)
-        return _lookup(root, dotted[len(unit.top) + 1 :]) if dotted != unit.top else root
-
-    def file_of(self, obj: GriffeObject) -> str | None:
-        """Repo path of the file defining ``obj`` (the importing module for aliases)."""
-        holder = obj.parent if obj.is_alias else obj
-        filepath = holder.filepath
-        if not isinstance(filepath, Path):
-            return None
-        try:
-            return filepath.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return None
-
-
-def _publish_package_reexports(module: GriffeObject) -> None:
-    """Mark names a package ``__init__`` imports from its own submodules as public."""
-    for member in list(module.members.values()):
-        if member.is_alias:
-            continue
-        if member.is_module:
-            _publish_package_reexports(member)
-    if not module.is_init_module or module.exports is not None:
-        return
-    prefix = module.path + "."
-    for name, member in module.members.items():
-        if member.is_alias and not name.startswith("_") and member.target_path.startswith(prefix):
-            member.public = True
-
-
-def _lookup(root: GriffeObject, relative: str) -> GriffeObject | None:
-    if not relative:
-        return root
-    try:
-        return root[relative]
-    except _LOOKUP_ERRORS:
-        return None
-
-
-# --- comparing --------------------------------------------------------------------------
+# --- comparing base with head -------------------------------------------------------------
 
 
 @dataclass
@@ -228,384 +258,511 @@ class _Finding:
     after: str | None
     line: int | None
     new_name: str | None = None
+    paths: list[str] = field(default_factory=list)
+    inherited_by: list[str] = field(default_factory=list)
 
 
 @dataclass
 class _Removal:
-    obj: GriffeObject
-    unit: _Unit
-    file: str
-    symbol: str
+    """A public path that no longer resolves, and what it named at base."""
+
+    path: str
+    target: Found
 
 
 @dataclass
 class _Comparer:
-    """Collects findings across units, then resolves removals into renames."""
-
-    old: _Side
-    new: _Side
+    old: PythonView
+    new: PythonView
     moved: dict[str, str]
-    changed_paths: set[str]
-    unparseable: set[str]
-    _findings: dict[tuple[str, str, BreakingKind], _Finding] = field(default_factory=dict)
-    _removals: list[_Removal] = field(default_factory=list)
+    findings: dict[tuple[str, str, BreakingKind], _Finding] = field(default_factory=dict)
+    not_analysed: list[NotAnalysed] = field(default_factory=list)
+    _compared: set[tuple[str, str]] = field(default_factory=set)
+    _removals: dict[str, list[_Removal]] = field(default_factory=dict)
 
-    def compare_unit(self, unit: _Unit) -> None:
-        old_root = self.old.load(unit)
-        if old_root is None:
-            return
-        new_root = self.new.load(unit)
-        if new_root is None:
-            self._module_removed(old_root, unit)
-            return
-        for breakage in griffe.find_breaking_changes(old_root, new_root):
-            self._on_breakage(breakage, old_root, unit)
-        self._compare_members(old_root, new_root, unit)
+    def compare(self, old_entries: dict[str, Target], new_entries: dict[str, Target]) -> None:
+        gone_modules = self._removed_modules(old_entries)
+        for path in sorted(old_entries):
+            if any(path.startswith(f"{gone}.") for gone in gone_modules) or path in gone_modules:
+                continue
+            try:
+                self._compare_path(path, old_entries[path], new_entries)
+            except Exception as exc:  # one object must never sink the run
+                self._not_analysed(path, f"comparison failed: {type(exc).__name__}: {exc}")
+        self._resolve_removals(old_entries, new_entries)
 
     def results(self) -> list[BreakingChange]:
-        self._resolve_removals()
-        changes = [
-            BreakingChange(
-                file=f.file,
-                symbol=f.symbol,
-                kind=f.kind,
-                severity=SEVERITY_BY_KIND[f.kind],
-                language="python",
-                detail="; ".join(dict.fromkeys(f.details)),
-                before=f.before,
-                after=f.after,
-                new_name=f.new_name,
-                line=f.line,
+        changes = []
+        for f in self.findings.values():
+            detail = "; ".join(dict.fromkeys(f.details))
+            if f.inherited_by:
+                shown = ", ".join(f"`{name}`" for name in f.inherited_by[:5])
+                more = f" and {len(f.inherited_by) - 5} more" if len(f.inherited_by) > 5 else ""
+                detail += f" (inherited by {shown}{more})"
+            changes.append(
+                BreakingChange(
+                    file=f.file,
+                    symbol=f.symbol,
+                    kind=f.kind,
+                    severity=SEVERITY_BY_KIND[f.kind],
+                    language="python",
+                    detail=detail,
+                    before=f.before,
+                    after=f.after,
+                    new_name=f.new_name,
+                    line=f.line,
+                    public_paths=sorted(dict.fromkeys(f.paths)),
+                )
             )
-            for f in self._findings.values()
-        ]
         return sorted(changes, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind))
 
-    # griffe's breakages
+    # modules
 
-    def _on_breakage(self, breakage: Any, old_root: GriffeObject, unit: _Unit) -> None:
-        if breakage.kind is griffe.BreakageKind.OBJECT_REMOVED:
-            obj = breakage.obj
-            if obj.is_module and not obj.is_alias:
-                self._module_removed(obj, unit)
-            else:
-                self._removed(obj, unit)
-            return
-        new_obj = breakage.obj
-        old_obj = _lookup(old_root, new_obj.path[len(old_root.path) + 1 :])
-        if old_obj is None:
-            return
-        mapped = _map_breakage(breakage)
-        if mapped is None:
-            return
-        breaking_kind, detail = mapped
-        self._add(new_obj, breaking_kind, detail, before=old_obj, after=new_obj)
+    def _removed_modules(self, old_entries: dict[str, Target]) -> set[str]:
+        """Public modules gone at head: one finding each, their members not listed again."""
+        gone: set[str] = set()
+        for path, target in sorted(old_entries.items()):
+            if not isinstance(target, ModuleRef) or target.dotted != path:
+                continue
+            if self.new.index.exists(path) or any(path.startswith(f"{g}.") for g in gone):
+                continue
+            gone.add(path)
+            module = self.old.index.module(path)
+            if module is None:
+                continue
+            moved_to = self._moved_module(module.path)
+            verb = f"moved to `{moved_to}`" if moved_to else "was removed"
+            kind = BreakingKind.renamed_export if moved_to else BreakingKind.removed_export
+            finding = self._add(
+                module.path, path, kind, f"module `{path}` {verb}", f"module {path}", None, 1
+            )
+            finding.new_name = moved_to
+            finding.paths.append(path)
+        return gone
 
-    def _compare_members(self, old_obj: GriffeObject, new_obj: GriffeObject, unit: _Unit) -> None:
-        """What griffe leaves out: names that went private, return and attribute types."""
-        for name, old_member in _public_members(old_obj).items():
-            new_member = new_obj.members.get(name)
-            if new_member is None:
-                continue  # griffe reports the removal
-            if not _is_public(new_member):
-                self._removed(old_member, unit)
+    def _moved_module(self, old_path: str) -> str | None:
+        new_path = self.moved.get(old_path)
+        module = self.new.index.by_path.get(new_path) if new_path else None
+        return module.dotted if module is not None else None
+
+    # one public path
+
+    def _compare_path(self, path: str, before: Target, new_entries: dict[str, Target]) -> None:
+        if isinstance(before, Unresolved):
+            self._not_analysed(path, before.reason)
+            return
+        if isinstance(before, External | ModuleRef):
+            if isinstance(before, External) and self._resolve_new(path, new_entries) is None:
+                # A re-export of another distribution's name that disappeared.
+                self._dropped_reexport(path, before.path)
+            return
+        after = self._resolve_new(path, new_entries)
+        if after is None:
+            self._removals.setdefault(before.path, []).append(_Removal(path, before))
+            return
+        if isinstance(after, Unresolved):
+            self._not_analysed(path, after.reason)
+            return
+        if isinstance(after, Found):
+            self._compare_objects(before, after, path)
+
+    def _resolve_new(
+        self, path: str, new_entries: dict[str, Target], *, public: bool = True
+    ) -> Target | None:
+        """What ``path`` names at head; with ``public``, only if callers may still use it."""
+        if path in new_entries:
+            return new_entries[path]
+        parts = path.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if not self.new.index.exists(module):
                 continue
-            if old_member.is_alias or new_member.is_alias or old_member.kind != new_member.kind:
+            if self.new.index.module(module) is not None and self.new.surface(module) is None:
+                return Unresolved(path, f"`{module}` could not be read at head")
+            if public and cut < len(parts) and not self.new.is_importable(module, parts[cut]):
+                return None
+            target: Target | None = ModuleRef(module)
+            for name in parts[cut:]:
+                target = self.new.member(target, name)
+                if target is None:
+                    return None
+            return target
+        return None
+
+    def _compare_objects(self, before: Found, after: Found, path: str) -> None:
+        key = (before.path, after.path)
+        if key in self._compared:
+            return
+        self._compared.add(key)
+        old_kind, new_kind = kind_of(before.obj), kind_of(after.obj)
+        if old_kind == "attribute" and new_kind == "function":
+            return  # reading still works, and so does calling whatever was callable before
+        if old_kind != new_kind:
+            self._kind_changed(before, after, path)
+            return
+        if isinstance(before.obj, Function) and isinstance(after.obj, Function):
+            self._compare_functions(before, after, path)
+        elif isinstance(before.obj, Class) and isinstance(after.obj, Class):
+            self._compare_classes(before, after, path)
+        else:
+            self._compare_types(
+                before, after, path, "type", _annotation(before), _annotation(after)
+            )
+
+    def _kind_changed(self, before: Found, after: Found, path: str) -> None:
+        old_call, new_call = _call_signature(before.obj), _call_signature(after.obj)
+        if (
+            old_call is not None
+            and new_call is not None
+            and not parameter_breaks(old_call, new_call)
+        ):
+            return  # e.g. a function that became a class with the same call signature
+        detail = f"changed from {_kind_word(before.obj)} to {_kind_word(after.obj)}"
+        self._changed(before, after, path, BreakingKind.changed_signature, detail)
+
+    def _compare_functions(self, before: Found, after: Found, path: str) -> None:
+        assert isinstance(before.obj, Function) and isinstance(after.obj, Function)
+        reasons = parameter_breaks(before.obj.params, after.obj.params)
+        if reasons:
+            self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
+        self._compare_types(
+            before, after, path, "return type", before.obj.returns, after.obj.returns
+        )
+
+    def _compare_types(
+        self, before: Found, after: Found, path: str, what: str, old: str | None, new: str | None
+    ) -> None:
+        if narrowed_or_same(old, new):
+            return
+        detail = f"{what} changed from `{old}` to `{new}`, which old callers may not expect"
+        self._changed(before, after, path, BreakingKind.changed_type, detail)
+
+    def _compare_classes(self, before: Found, after: Found, path: str) -> None:
+        assert isinstance(before.obj, Class) and isinstance(after.obj, Class)
+        new_ancestors = set()
+        for ancestor in self.new.mro(after):
+            assert isinstance(ancestor.obj, Class)
+            new_ancestors.add(_last(ancestor.qualname))
+            new_ancestors.update(_base_name(b) for b in ancestor.obj.bases)
+        lost = [
+            base
+            for base in before.obj.bases
+            if re.fullmatch(r"[\w.]+(\[.*\])?", base)
+            and _base_name(base) not in _TRIVIAL_BASES
+            and not is_private_name(_base_name(base))
+            and _base_name(base) not in new_ancestors
+        ]
+        if lost:
+            detail = "no longer inherits from " + ", ".join(f"`{b}`" for b in lost)
+            self._changed(before, after, path, BreakingKind.changed_type, detail)
+        new_members = self.new.class_members(after)
+        for name, old_member in self.old.class_members(before).items():
+            if is_private_name(name) or name in _HOUSEKEEPING:
                 continue
-            if old_member.is_function:
-                old_type, new_type = old_member.returns, new_member.returns
-                what = "return type"
-            elif old_member.is_attribute:
-                old_type, new_type = old_member.annotation, new_member.annotation
-                what = "type"
-            elif old_member.kind.value == "type alias":
-                old_type, new_type = old_member.value, new_member.value
-                what = "aliased type"
-            else:
-                self._compare_members(old_member, new_member, unit)
-                continue
-            if old_type is None or new_type is None or str(old_type) == str(new_type):
-                continue
-            detail = f"{what} changed from {old_type} to {new_type}"
-            self._add(new_member, BreakingKind.changed_type, detail, old_member, new_member)
+            member_path = f"{path}.{name}"
+            try:
+                new_member = new_members.get(name)
+                if new_member is None:
+                    self._member_removed(before, old_member, member_path)
+                else:
+                    self._compare_objects(old_member, new_member, member_path)
+            except Exception as exc:  # one member must never sink the class
+                self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")
+
+    def _member_removed(self, cls: Found, member: Found, path: str) -> None:
+        owner_path = member.path.rpartition(".")[0]
+        if owner_path != cls.path:
+            # Inherited: if the defining class still has it, this class stopped inheriting it.
+            owner_now = self._resolve_new(owner_path, {}, public=False)
+            if (
+                isinstance(owner_now, Found)
+                and isinstance(owner_now.obj, Class)
+                and member.obj.name in owner_now.obj.members
+            ):
+                detail = f"no longer inherits `{member.obj.name}` from `{_last(owner_path)}`"
+                self._changed(cls, cls, path, BreakingKind.removed_export, detail, member)
+                return
+            finding = self._removed(member, path)
+            if finding is not None and cls.qualname not in finding.inherited_by:
+                finding.inherited_by.append(cls.qualname)
+            return
+        self._removed(member, path)
+
+    # recording
+
+    def _changed(
+        self,
+        before: Found,
+        after: Found,
+        path: str,
+        kind: BreakingKind,
+        detail: str,
+        shown: Found | None = None,
+    ) -> None:
+        module = self.new.index.module(after.module)
+        if module is None:
+            return
+        finding = self._add(
+            module.path,
+            after.qualname,
+            kind,
+            detail,
+            render(shown or before),
+            render(after) if shown is None else None,
+            after.obj.line,
+        )
+        finding.paths.extend((path, before.path))
+
+    def _removed(self, target: Found, path: str) -> _Finding | None:
+        module = self.old.index.module(target.module)
+        if module is None:
+            return None
+        detail = f"{_kind_word(target.obj)} `{target.qualname}` was removed"
+        finding = self._add(
+            module.path,
+            target.qualname,
+            BreakingKind.removed_export,
+            detail,
+            render(target),
+            None,
+            target.obj.line,
+        )
+        finding.paths.append(path)
+        return finding
 
     def _add(
         self,
-        new_obj: GriffeObject,
+        file: str,
+        symbol: str,
         kind: BreakingKind,
         detail: str,
-        before: GriffeObject,
-        after: GriffeObject,
-    ) -> None:
-        file = self.new.file_of(new_obj)
-        if not self._reportable(file) or file is None:
-            return
-        symbol = _symbol_of(new_obj)
+        before: str | None,
+        after: str | None,
+        line: int | None,
+    ) -> _Finding:
         key = (file, symbol, kind)
-        if key in self._findings:
-            self._findings[key].details.append(detail)
+        finding = self.findings.get(key)
+        if finding is None:
+            finding = _Finding(file, symbol, kind, [], before, after, line or None)
+            self.findings[key] = finding
+        finding.details.append(detail)
+        return finding
+
+    def _not_analysed(self, path: str, reason: str) -> None:
+        if len(self.not_analysed) >= _MAX_NOT_ANALYSED_OBJECTS:
             return
-        self._findings[key] = _Finding(
-            file=file,
-            symbol=symbol,
-            kind=kind,
-            details=[detail],
-            before=render(before),
-            after=render(after),
-            line=_line_of(new_obj),
-        )
+        parts = path.split(".")
+        modules = (self.old.index.module(".".join(parts[:cut])) for cut in range(len(parts), 0, -1))
+        info = next((m for m in modules if m is not None), None)
+        file = info.path if info is not None else path
+        self.not_analysed.append(NotAnalysed(path=file, symbol=path, reason=reason))
 
-    def _reportable(self, file: str | None) -> bool:
-        return file is not None and file in self.changed_paths and file not in self.unparseable
+    # removals, renames and dropped re-exports
 
-    # removals and renames
-
-    def _module_removed(self, module: GriffeObject, unit: _Unit) -> None:
-        for member in _public_members(module).values():
-            if member.is_module and not member.is_alias:
-                self._module_removed(member, unit)
-            else:
-                self._removed(member, unit)
-
-    def _removed(self, obj: GriffeObject, unit: _Unit) -> None:
-        file = self.old.file_of(obj)
-        if self._reportable(file) and file is not None:
-            self._removals.append(_Removal(obj, unit, file, _symbol_of(obj)))
-
-    def _resolve_removals(self) -> None:
-        by_parent: dict[tuple[_Unit, str], list[_Removal]] = {}
-        for removal in self._removals:
-            key = (removal.unit, removal.obj.parent.path)
-            by_parent.setdefault(key, []).append(removal)
-        for removals in by_parent.values():
-            self._resolve_siblings(removals)
-
-    def _resolve_siblings(self, removals: list[_Removal]) -> None:
-        """Removals sharing one parent: renamed within it, moved with it, or gone."""
-        old_parent = removals[0].obj.parent
-        moved_to = self._moved_module(old_parent, removals[0].file)
-        new_parent = (
-            moved_to if moved_to is not None else self._counterpart(old_parent, removals[0].unit)
-        )
-        added: dict[str, GriffeObject] = {}
-        if new_parent is not None:
+    def _resolve_removals(
+        self, old_entries: dict[str, Target], new_entries: dict[str, Target]
+    ) -> None:
+        by_parent: dict[str, list[tuple[str, list[_Removal]]]] = {}
+        for canonical, removals in sorted(self._removals.items()):
+            parent = removals[0].path.rpartition(".")[0]
+            by_parent.setdefault(parent, []).append((canonical, removals))
+        for parent, group in by_parent.items():
             added = {
-                name: member
-                for name, member in _public_members(new_parent).items()
-                if moved_to is not None or name not in old_parent.members
+                path: target
+                for path, target in new_entries.items()
+                if path.rpartition(".")[0] == parent
+                and path not in old_entries
+                and isinstance(target, Found)
             }
-        pending: list[_Removal] = []
-        for removal in removals:
-            twin = added.pop(removal.obj.name, None) if moved_to is not None else None
-            if twin is None:
-                pending.append(removal)
-            else:
-                self._renamed(removal, twin, new_name=twin.path)
-        candidates_old = [_candidate(r.obj, r) for r in pending]
-        candidates_new = [_candidate(obj, obj) for obj in added.values()]
-        paired: set[int] = set()
-        for old, new in pair_renames(candidates_old, candidates_new):
-            paired.add(id(old.item))
-            new_name = new.item.path if moved_to is not None else _symbol_of(new.item)
-            self._renamed(old.item, new.item, new_name=new_name)
-        for removal in pending:
-            if id(removal) not in paired:
-                self._record_removed(removal)
+            self._resolve_group(group, added)
 
-    def _moved_module(self, parent: GriffeObject, file: str) -> GriffeObject | None:
-        """The head module a git rename moved ``parent`` to, when ``parent`` is that module."""
-        if not parent.is_module or file not in self.moved:
-            return None
-        return self.new.module_at(self.moved[file])
+    def _resolve_group(
+        self, group: list[tuple[str, list[_Removal]]], added: Mapping[str, Target]
+    ) -> None:
+        # Both sides carry (public path or canonical name, payload) so one pairing fits both.
+        old_candidates: list[RenameCandidate[tuple[str, Any]]] = [
+            _candidate(removals[0].target, self.old, (canonical, removals))
+            for canonical, removals in group
+        ]
+        new_candidates: list[RenameCandidate[tuple[str, Any]]] = [
+            _candidate(target, self.new, (path, target))
+            for path, target in added.items()
+            if isinstance(target, Found)
+        ]
+        renamed: set[str] = set()
+        for old_candidate, new_candidate in pair_renames(old_candidates, new_candidates):
+            canonical, removals = old_candidate.item
+            new_path, new_target = new_candidate.item
+            renamed.add(canonical)
+            self._renamed(removals, new_path, new_target)
+        for canonical, removals in group:
+            if canonical not in renamed:
+                self._record_removal(canonical, removals)
 
-    def _counterpart(self, old_obj: GriffeObject, unit: _Unit) -> GriffeObject | None:
-        """The object at the same dotted path in the head version of ``unit``."""
-        new_root = self.new.load(unit)
-        if new_root is None:
-            return None
-        return _lookup(new_root, old_obj.path[len(unit.top) + 1 :])
-
-    def _renamed(self, removal: _Removal, new_obj: GriffeObject, new_name: str) -> None:
-        old_shape, new_shape = _shape(removal.obj), _shape(new_obj)
-        verb = "moved with its module" if new_name.endswith(f".{removal.symbol}") else "renamed"
-        detail = f"{_describe(removal.obj)} `{removal.symbol}` was {verb} to `{new_name}`"
-        if old_shape != new_shape:
-            detail += " and its signature changed"
-        self._findings[(removal.file, removal.symbol, BreakingKind.renamed_export)] = _Finding(
-            file=removal.file,
-            symbol=removal.symbol,
-            kind=BreakingKind.renamed_export,
-            details=[detail],
-            before=render(removal.obj),
-            after=render(new_obj),
-            line=_line_of(new_obj),
-            new_name=new_name,
+    def _renamed(self, removals: list[_Removal], new_path: str, new_target: Target) -> None:
+        before = removals[0].target
+        module = self.old.index.module(before.module)
+        if module is None:
+            return
+        detail = f"{_kind_word(before.obj)} `{before.qualname}` was renamed to `{new_path}`"
+        assert isinstance(new_target, Found)
+        finding = self._add(
+            module.path,
+            before.qualname,
+            BreakingKind.renamed_export,
+            detail,
+            render(before),
+            render(new_target),
+            new_target.obj.line,
         )
+        finding.new_name = new_path.rpartition(".")[2]
+        finding.paths.extend(r.path for r in removals)
 
-    def _record_removed(self, removal: _Removal) -> None:
-        obj = removal.obj
-        if obj.is_alias:
-            detail = f"re-export `{removal.symbol}` (of {obj.target_path}) was removed"
-        else:
-            detail = f"{_describe(obj)} `{removal.symbol}` was removed"
-        self._findings[(removal.file, removal.symbol, BreakingKind.removed_export)] = _Finding(
-            file=removal.file,
-            symbol=removal.symbol,
-            kind=BreakingKind.removed_export,
-            details=[detail],
-            before=render(obj),
-            after=None,
-            line=_line_of(obj),
+    def _record_removal(self, canonical: str, removals: list[_Removal]) -> None:
+        target = removals[0].target
+        still_there = self._resolve_new(canonical, {}, public=False)
+        if (
+            isinstance(still_there, Found | ModuleRef)
+            or self.old.index.module(target.module) is None
+        ):
+            # The object lives on; what went away is the public path (a dropped re-export).
+            for removal in removals:
+                self._dropped_reexport(removal.path, canonical)
+            return
+        finding = self._removed(target, removals[0].path)
+        if finding is not None:
+            finding.paths.extend(r.path for r in removals[1:])
+
+    def _dropped_reexport(self, path: str, canonical: str) -> None:
+        module_name, _, name = path.rpartition(".")
+        module = self.old.index.module(module_name)
+        if module is None:
+            return
+        surface = self.old.surface(module_name)
+        binding = surface.bindings.get(name) if surface is not None else None
+        line = binding.line if binding is not None else None
+        detail = f"`{name}` is no longer exported from `{module_name}`"
+        if canonical != path:
+            detail += f" (it is still defined as `{canonical}`)"
+        finding = self._add(
+            module.path,
+            name,
+            BreakingKind.removed_export,
+            detail,
+            f"{name} (re-export of {canonical})",
+            None,
+            line,
         )
+        finding.paths.append(path)
 
 
-def _public_members(obj: GriffeObject) -> dict[str, GriffeObject]:
-    return {name: member for name, member in obj.members.items() if _is_public(member)}
+# --- describing objects -------------------------------------------------------------------
 
 
-def _is_public(obj: GriffeObject) -> bool:
-    try:
-        return bool(obj.is_public)
-    except _LOOKUP_ERRORS:
-        return False
+def _last(path: str) -> str:
+    return path.rpartition(".")[2]
 
 
-def _map_breakage(breakage: Any) -> tuple[BreakingKind, str] | None:
-    """griffe's breakage as our kind plus a one-line reason."""
-    kinds = griffe.BreakageKind
-    old, new = breakage.old_value, breakage.new_value
-    if breakage.kind is kinds.PARAMETER_REMOVED:
-        return BreakingKind.changed_signature, f"parameter `{old.name}` was removed"
-    if breakage.kind is kinds.PARAMETER_MOVED:
-        return BreakingKind.changed_signature, f"parameter `{old.name}` moved ({breakage.details})"
-    if breakage.kind is kinds.PARAMETER_CHANGED_KIND:
-        return (
-            BreakingKind.changed_signature,
-            f"parameter `{old.name}` changed from {old.kind.value} to {new.kind.value}",
-        )
-    if breakage.kind is kinds.PARAMETER_CHANGED_DEFAULT:
-        return (
-            BreakingKind.changed_signature,
-            f"default of parameter `{old.name}` changed from {old.default} to {new.default}",
-        )
-    if breakage.kind is kinds.PARAMETER_CHANGED_REQUIRED:
-        return BreakingKind.changed_signature, f"parameter `{old.name}` became required"
-    if breakage.kind is kinds.PARAMETER_ADDED_REQUIRED:
-        return BreakingKind.changed_signature, f"required parameter `{new.name}` was added"
-    if breakage.kind is kinds.OBJECT_CHANGED_KIND:
-        return BreakingKind.changed_signature, f"changed from {old.value} to {new.value}"
-    if breakage.kind is kinds.RETURN_CHANGED_TYPE:
-        return BreakingKind.changed_type, f"return type changed from {old} to {new}"
-    if breakage.kind is kinds.ATTRIBUTE_CHANGED_TYPE:
-        return BreakingKind.changed_type, f"type changed from {old} to {new}"
-    if breakage.kind is kinds.CLASS_REMOVED_BASE:
-        removed = sorted({str(b) for b in old} - {str(b) for b in new})
-        return BreakingKind.changed_type, f"base class removed: {', '.join(removed)}"
+def _base_name(text: str) -> str:
+    return _last(text.split("[", 1)[0].strip())
+
+
+def _annotation(target: Found) -> str | None:
+    obj = target.obj
+    if isinstance(obj, Function):
+        return obj.returns
+    if isinstance(obj, Attribute):
+        return obj.annotation if obj.annotation != "TypeAlias" else None
     return None
 
 
-# --- describing objects -----------------------------------------------------------------
+def _call_signature(obj: Definition) -> tuple[Param, ...] | None:
+    """How the object is called: a function's parameters, a class's ``__init__`` without self."""
+    if isinstance(obj, Function) and not obj.is_property:
+        return obj.params
+    if isinstance(obj, Class):
+        init = obj.members.get("__init__")
+        if isinstance(init, Function):
+            return init.params[1:]
+    return None
 
 
-def _module_of(obj: GriffeObject) -> GriffeObject:
-    node = obj.parent if obj.is_alias else obj
-    while not node.is_module:
-        node = node.parent
-    return node
+def _kind_word(obj: Definition) -> str:
+    if isinstance(obj, Function):
+        return "property" if obj.is_property else "function"
+    if isinstance(obj, Class):
+        return "class"
+    return "attribute"
 
 
-def _symbol_of(obj: GriffeObject) -> str:
-    """Name relative to its module: ``helper``, ``Client.fetch``; a module's own dotted path."""
-    if obj.is_module and not obj.is_alias:
-        return str(obj.path)
-    return str(obj.path[len(_module_of(obj).path) + 1 :])
-
-
-def _line_of(obj: GriffeObject) -> int | None:
-    line = obj.alias_lineno if obj.is_alias else obj.lineno
-    return int(line) if line else None
-
-
-def _describe(obj: GriffeObject) -> str:
-    if obj.is_alias:
-        return "re-export"
-    if obj.is_function and obj.parent is not None and obj.parent.is_class:
-        return "method"
-    return str(obj.kind.value)
-
-
-def render(obj: GriffeObject) -> str:
+def render(target: Found) -> str:
     """A readable one-line declaration, e.g. ``Client.fetch(self, url: str) -> bytes``."""
-    if obj.is_alias:
-        return f"{_symbol_of(obj)} (re-export of {obj.target_path})"
-    name = _symbol_of(obj)
-    if obj.is_module:
-        return f"module {name}"
-    if obj.is_function:
-        prefix = "async " if "async" in obj.labels else ""
-        returns = f" -> {obj.returns}" if obj.returns is not None else ""
-        return f"{prefix}{name}({render_parameters(obj.parameters)}){returns}"
-    if obj.is_class:
-        bases = ", ".join(str(base) for base in obj.bases)
-        return f"class {name}({bases})" if bases else f"class {name}"
-    if obj.is_attribute:
-        annotation = f": {obj.annotation}" if obj.annotation is not None else ""
-        value = f" = {obj.value}" if obj.value is not None else ""
-        return f"{name}{annotation}{value}"
-    aliased = getattr(obj, "value", None)
-    return f"type {name} = {aliased}" if aliased is not None else name
+    obj, name = target.obj, target.qualname
+    if isinstance(obj, Function):
+        prefix = "async " if obj.is_async else ""
+        returns = f" -> {obj.returns}" if obj.returns else ""
+        return f"{prefix}{name}({render_parameters(obj.params)}){returns}"
+    if isinstance(obj, Class):
+        return f"class {name}({', '.join(obj.bases)})" if obj.bases else f"class {name}"
+    annotation = f": {obj.annotation}" if obj.annotation else ""
+    value = f" = {obj.value}" if obj.value else ""
+    return f"{name}{annotation}{value}"
 
 
-def render_parameters(parameters: Any) -> str:
+def render_parameters(params: tuple[Param, ...]) -> str:
     """Parameters as written, with the ``/`` and ``*`` markers Python needs."""
-    kinds = griffe.ParameterKind
     rendered: list[str] = []
-    params = list(parameters)
     for index, param in enumerate(params):
         previous = params[index - 1].kind if index else None
-        if previous is kinds.positional_only and param.kind is not kinds.positional_only:
+        if previous == "positional_only" and param.kind != "positional_only":
             rendered.append("/")
-        if param.kind is kinds.keyword_only and previous not in (
-            kinds.keyword_only,
-            kinds.var_positional,
-        ):
+        if param.kind == "keyword_only" and previous not in ("keyword_only", "var_positional"):
             rendered.append("*")
-        star = {kinds.var_positional: "*", kinds.var_keyword: "**"}.get(param.kind, "")
+        star = {"var_positional": "*", "var_keyword": "**"}.get(param.kind, "")
         text = f"{star}{param.name}"
-        if param.annotation is not None:
+        if param.annotation:
             text += f": {param.annotation}"
-        if param.default is not None and not star:
-            text += f" = {param.default}" if param.annotation is not None else f"={param.default}"
+        if param.default is not None:
+            text += f" = {param.default}" if param.annotation else f"={param.default}"
         rendered.append(text)
-    if params and params[-1].kind is kinds.positional_only:
+    if params and params[-1].kind == "positional_only":
         rendered.append("/")
     return ", ".join(rendered)
 
 
-def _shape(obj: GriffeObject) -> str:
-    """The declaration without its name, to compare two symbols' signatures."""
-    text = render(obj)
-    return re.sub(rf"(?<![\w.]){re.escape(_symbol_of(obj))}(?!\w)", "§", text, count=1)
+def _shape(target: Found) -> str:
+    text = render(target)
+    return "§" + text[len(target.qualname) :] if text.startswith(target.qualname) else text
 
 
-def _normalized_body(obj: GriffeObject) -> str:
-    if obj.is_alias:
-        return f"alias:{obj.target_path}"
-    try:
-        source = obj.source
-    except Exception:  # source unavailable (e.g. stubs without lines)
+def _body_fingerprint(target: Found, view: PythonView) -> str:
+    """The definition's code without its name, to tell a rename from a coincidence."""
+    module = view.index.module(target.module)
+    if module is None:
         return ""
-    source = re.sub(rf"(?<!\w){re.escape(obj.name)}(?!\w)", "§", source)
-    return " ".join(source.split())
+    try:
+        tree = ast.parse(view.text(module.path))
+    except (SyntaxError, ValueError, RecursionError):
+        return ""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.lineno == target.obj.line
+        ):
+            node.name = "§"
+            dumped = ast.dump(node, annotate_fields=False, include_attributes=False)
+            return hashlib.blake2b(dumped.encode(), digest_size=16).hexdigest()
+    return ""
 
 
-def _candidate(obj: GriffeObject, item: Any) -> RenameCandidate[Any]:
-    kind = "alias" if obj.is_alias else str(obj.kind.value)
-    shape = _shape(obj)
-    generic = obj.is_attribute or obj.is_alias or re.fullmatch(r"§\((self|cls)?\)", shape)
+def _candidate(target: Found, view: PythonView, item: _T) -> RenameCandidate[_T]:
+    kind = kind_of(target.obj)
+    shape = _shape(target)
+    generic = isinstance(target.obj, Attribute) or shape in ("§()", "§(self)", "§(cls)")
+    body = _body_fingerprint(target, view) if not isinstance(target.obj, Attribute) else ""
     return RenameCandidate(
-        name=str(obj.name),
-        exact_key=(kind, shape, _normalized_body(obj)),
+        name=target.qualname,
+        exact_key=(kind, shape, body),
         loose_key=None if generic else (kind, shape),
         item=item,
     )

@@ -48,6 +48,18 @@ class BreakingChange(BaseModel):
         default=None, description="1-based line at head (at base when removed)"
     )
     consumers: list[str] = Field(default_factory=list, description="Files that use the symbol")
+    public_paths: list[str] = Field(
+        default_factory=list,
+        description="Import paths through which callers reach the symbol, e.g. 'httpx.Client'",
+    )
+
+
+class NotAnalysed(BaseModel):
+    """A file or object the analyzers skipped, with why: listed in the report, never guessed."""
+
+    path: str
+    symbol: str | None = Field(default=None, description="The object, when not the whole file")
+    reason: str = Field(description="e.g. 'larger than 1000000 bytes', 'syntax error line 3'")
 
 
 class TestGap(BaseModel):
@@ -100,6 +112,10 @@ class ImpactEdge(BaseModel):
 
 class ImpactGraph(BaseModel):
     directly_changed: list[str] = Field(default_factory=list)
+    direct_importers: list[str] = Field(
+        default_factory=list,
+        description="Files importing a changed file directly, not changed themselves",
+    )
     indirectly_affected: list[str] = Field(
         default_factory=list,
         description="Transitive importers of changed files, not changed themselves",

@@ -1,4 +1,7 @@
-"""The impact graph: changed source files and every file that imports them, transitively."""
+"""The impact graph: changed source files, their direct importers, and every file reached
+transitively. The risk score's breadth counts direct importers (as the seed does): the
+transitive set of a core module is most of the repository, which saturates the factor.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ def build_impact_graph(
     direct = sorted({item.path for item in changed if item.category == FileCategory.source})
     edges: set[tuple[str, str]] = set()
     reached: set[str] = set()
+    direct_importers: set[str] = set()
     queue: deque[tuple[str, int]] = deque()
     visited: set[str] = set(direct)
 
@@ -34,6 +38,8 @@ def build_impact_graph(
         edges.add((importer, imported))
         if importer not in changed_paths:
             reached.add(importer)
+            if depth == 1:
+                direct_importers.add(importer)
         if importer not in visited:
             visited.add(importer)
             queue.append((importer, depth))
@@ -59,6 +65,7 @@ def build_impact_graph(
             visit(importer, path, depth + 1)
     return ImpactGraph(
         directly_changed=direct,
+        direct_importers=sorted(direct_importers),
         indirectly_affected=sorted(reached),
         edges=[ImpactEdge(importer=a, imported=b) for a, b in sorted(edges)],
     )

@@ -40,6 +40,7 @@ _FUNCTION_NODES = {
 _CLASS_NODES = {"class_declaration", "abstract_class_declaration", "class"}
 _METHOD_NODES = {"method_definition", "method_signature", "abstract_method_signature"}
 _TYPE_DECLARATIONS = {"interface_declaration", "type_alias_declaration"}
+_TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,10 @@ class JsExport:
     overloads: int = 1
     optional: bool = False
     local_types: tuple[tuple[str, str], ...] = field(default=())
+    source: str | None = None
+    """For re-exports: the module specifier the name comes from."""
+    imported: str | None = None
+    """For re-exports: the name in ``source`` (``*`` for a namespace re-export)."""
 
     @property
     def parent(self) -> str:
@@ -110,6 +115,9 @@ def extract_exports(path: str, text: str) -> dict[str, JsExport] | None:
     report its unread exports as removed.
     """
     suffix = "." + path.rsplit(".", 1)[-1]
+    # TypeScript 5's ``export type * from`` is newer than the grammar; for a surface it is
+    # ``export *`` (same length, so lines and columns stay put).
+    text = _TYPE_STAR.sub(lambda m: "export" + " " * (len(m.group(0)) - 7) + "*", text)
     tree = _parser_for(suffix).parse(text.encode("utf-8"))
     if tree.root_node.has_error:
         return None
@@ -155,6 +163,7 @@ class _Extractor:
         self.locals: dict[str, list[JsExport]] = {}
         self.exports: dict[str, JsExport] = {}
         self.exported_locals: set[str] = set()
+        self.imports: dict[str, tuple[str, str]] = {}
 
     def run(self) -> dict[str, JsExport]:
         statements = list(self._top_level())
@@ -166,6 +175,9 @@ class _Extractor:
                 for item in self._describe_declaration(declaration):
                     self.locals.setdefault(item.name.split(".", 1)[0], []).append(item)
         for node in statements:
+            if node.type == "import_statement":
+                self._import_statement(node)
+        for node in statements:
             if node.type == "export_statement":
                 self._export_statement(node)
             elif node.type == "expression_statement":
@@ -176,6 +188,28 @@ class _Extractor:
         yield from self.root.named_children
 
     # ES module forms
+
+    def _import_statement(self, node: Node) -> None:
+        """Local names bound by imports, so ``export { name }`` can be followed to its source."""
+        source = node.child_by_field_name("source")
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        if source is None or clause is None:
+            return
+        origin = _text(source).strip("'\"")
+        for child in clause.named_children:
+            if child.type == "identifier":
+                self.imports[_text(child)] = (origin, "default")
+            elif child.type == "namespace_import":
+                names = [c for c in child.named_children if c.type == "identifier"]
+                if names:
+                    self.imports[_text(names[-1])] = (origin, "*")
+            elif child.type == "named_imports":
+                for spec in child.named_children:
+                    if spec.type != "import_specifier":
+                        continue
+                    name = _text(spec.child_by_field_name("name"))
+                    alias = _text(spec.child_by_field_name("alias")) or name
+                    self.imports[alias] = (origin, name)
 
     def _export_statement(self, node: Node) -> None:
         declaration = node.child_by_field_name("declaration")
@@ -200,12 +234,15 @@ class _Extractor:
             return
         namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
         origin = _text(source)
+        plain = origin.strip("'\"")
         if namespace is not None:
             alias = _text(namespace.named_children[-1]) if namespace.named_children else "*"
-            self._add(_reexport(alias, f"export * as {alias} from {origin}", _line(node)))
+            text = f"export * as {alias} from {origin}"
+            self._add(replace(_reexport(alias, text, _line(node)), source=plain, imported="*"))
         elif source is not None:
             name = f"* from {origin}"
-            self._add(_reexport(name, f"export * from {origin}", _line(node), kind="star"))
+            item = _reexport(name, f"export * from {origin}", _line(node), kind="star")
+            self._add(replace(item, source=plain, imported="*"))
 
     def _export_clause(self, clause: Node, source: Node | None) -> None:
         for spec in clause.named_children:
@@ -216,10 +253,17 @@ class _Extractor:
             if source is not None:
                 shown = local if exported == local else f"{local} as {exported}"
                 text = f"export {{ {shown} }} from {_text(source)}"
-                self._add(_reexport(exported, text, _line(spec)))
+                origin = _text(source).strip("'\"")
+                self._add(
+                    replace(_reexport(exported, text, _line(spec)), source=origin, imported=local)
+                )
             elif local in self.locals:
                 for item in self.locals[local]:
                     self._add(self._renamed(item, exported))
+            elif local in self.imports:
+                origin, name = self.imports[local]
+                item = _reexport(exported, f"export {{ {local} }}", _line(spec))
+                self._add(replace(item, source=origin, imported=name))
             else:
                 self._add(_reexport(exported, f"export {{ {local} }}", _line(spec)))
 
@@ -299,12 +343,27 @@ class _Extractor:
         if node.type == "enum_declaration":
             return [self._enum(name, node)]
         if node.type in ("internal_module", "module") and name:
-            return [
-                JsExport(
-                    name, "namespace", _line(node), f"namespace {name}", body=_body_key(node, name)
-                )
-            ]
+            namespace = JsExport(
+                name, "namespace", _line(node), f"namespace {name}", body=_body_key(node, name)
+            )
+            return [namespace, *self._namespace_members(name, node)]
         return []
+
+    def _namespace_members(self, name: str, node: Node) -> list[JsExport]:
+        """Declarations inside ``declare namespace N { ... }``, named ``N.member``."""
+        body = node.child_by_field_name("body")
+        members: list[JsExport] = []
+        for child in body.named_children if body is not None else []:
+            inner = (
+                child.child_by_field_name("declaration")
+                if child.type == "export_statement"
+                else child
+            )
+            if inner is None:
+                continue
+            for item in self._describe_declaration(inner):
+                members.append(replace(item, name=f"{name}.{item.name}"))
+        return members
 
     def _describe_value(self, name: str, value: Node) -> list[JsExport]:
         if value.type in _FUNCTION_NODES:

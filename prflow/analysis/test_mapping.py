@@ -10,6 +10,7 @@ imports the source, directly or through a package ``__init__`` / barrel
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 
 from prflow.analysis.categories import is_test_file
 from prflow.imports import ImportGraph
@@ -18,7 +19,13 @@ from prflow.imports.js_imports import is_js_file
 from prflow.imports.python_imports import is_python_file
 from prflow.source_tree import SourceTree
 
-__all__ = ["expected_test_paths", "find_related_tests", "is_test_file", "tested_module_name"]
+__all__ = [
+    "TestLayout",
+    "expected_test_paths",
+    "find_related_tests",
+    "is_test_file",
+    "tested_module_name",
+]
 
 # Module names that say nothing about their content: the directory names the module.
 _ANONYMOUS_STEMS = frozenset({"__init__", "index"})
@@ -40,8 +47,70 @@ def _is_testable_source(path: str) -> bool:
     return is_python_file(path) or is_js_file(path)
 
 
-def expected_test_paths(source: str) -> list[str]:
-    """Where the usual conventions would put the tests of ``source``, most common first.
+class TestLayout:
+    """Where a repository keeps its tests, learnt from the test files it already has.
+
+    Test directories (``tests/``, ``test/``) and the source directories they
+    mirror let :func:`expected_test_paths` suggest ``tests/analysis/test_x.py``
+    for ``prflow/analysis/x.py`` when that is how the repo is organised, instead
+    of a generic ``tests/test_x.py``.
+    """
+
+    __test__ = False  # not a pytest class, despite the name
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        tests = [p for p in paths if is_test_file(p) and not is_skipped(p)]
+        self.python_dirs = sorted(
+            {
+                posixpath.dirname(p)
+                for p in tests
+                if is_python_file(p) and _named_test(p) and _under_test_root(p)
+            }
+        )
+        roots = {d.split("/")[0] for d in self.python_dirs}
+        self.test_root = "tests" if "tests" in roots or not roots else sorted(roots)[0]
+        self.by_area = bool(self.python_dirs) and self.test_root not in self.python_dirs
+        js = [p for p in tests if is_js_file(p)]
+        self.js_tests_dirs = any("/__tests__/" in f"/{p}" for p in js)
+        self.js_spec = sum(".spec." in p for p in js) > sum(".test." in p for p in js)
+
+    def python_candidates(self, directory: str, stem: str) -> list[str]:
+        """Existing test directories that mirror ``directory`` (deepest match first)."""
+        parts = [p for p in directory.split("/") if p and p != "src"]
+        scored: list[tuple[int, str]] = []
+        for test_dir in self.python_dirs:
+            if test_dir == directory:
+                scored.append((len(parts) + 1, test_dir))
+                continue
+            inner = [p for p in test_dir.split("/") if p not in _TEST_ROOTS]
+            if not inner or len(inner) == len(test_dir.split("/")):
+                continue
+            # tests/<area>/ mirrors a source directory named <area> anywhere in the path,
+            # tests/<pkg>/<sub>/ mirrors the package path.
+            if inner == parts[-len(inner) :] or (len(inner) == 1 and inner[0] in parts):
+                scored.append((len(inner), test_dir))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        found = [posixpath.join(test_dir, f"test_{stem}.py") for _, test_dir in scored]
+        if not found and self.by_area and parts:
+            # Tests live in tests/<area>/ only: a new area named after the source's package.
+            found = [posixpath.join(self.test_root, parts[-1], f"test_{stem}.py")]
+        return found
+
+
+_TEST_ROOTS = frozenset({"tests", "test", "testing"})
+
+
+def _under_test_root(path: str) -> bool:
+    return path.split("/", 1)[0] in _TEST_ROOTS
+
+
+def _named_test(path: str) -> bool:
+    name = posixpath.basename(path)
+    return name.startswith("test_") or name.endswith("_test.py")
+
+
+def expected_test_paths(source: str, layout: TestLayout | None = None) -> list[str]:
+    """Where the tests of ``source`` should be: the repo's own layout first, then conventions.
 
     Python: ``tests/test_x.py``, ``test_x.py`` and ``x_test.py`` beside the module,
     and ``tests/<package path>/test_x.py`` (``src/`` dropped). JS/TS:
@@ -57,6 +126,9 @@ def expected_test_paths(source: str) -> list[str]:
             if not directory:
                 return []
             directory, stem = posixpath.split(directory)
+        learnt = layout.python_candidates(directory, stem) if layout is not None else []
+        if learnt:
+            return learnt[:3]
         package_path = directory.removeprefix("src/") if directory != "src" else ""
         candidates = [
             f"tests/test_{stem}.py",
@@ -72,6 +144,11 @@ def expected_test_paths(source: str) -> list[str]:
             posixpath.join(directory, "__tests__", f"{stem}.test{suffix}"),
             posixpath.join(directory, "__tests__", f"{stem}{suffix}"),
         ]
+        if layout is not None:
+            marker = "spec" if layout.js_spec else "test"
+            beside = posixpath.join(directory, f"{stem}.{marker}{suffix}")
+            nested = posixpath.join(directory, "__tests__", f"{stem}.{marker}{suffix}")
+            candidates = [nested, beside] if layout.js_tests_dirs else [beside]
     return list(dict.fromkeys(candidates))
 
 

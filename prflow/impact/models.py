@@ -16,6 +16,7 @@ from prflow.analysis.findings import (
     ConfigChange,
     CoverageSummary,
     ImpactGraph,
+    NotAnalysed,
     StaleDocRef,
     TestGap,
 )
@@ -135,6 +136,10 @@ class ImpactReport(BaseModel):
     stale_docs: list[StaleDocRef] = Field(default_factory=list)
     impact_graph: ImpactGraph = Field(default_factory=ImpactGraph)
     config_changes: list[ConfigChange] = Field(default_factory=list)
+    not_analysed: list[NotAnalysed] = Field(
+        default_factory=list,
+        description="Files and objects the analyzers skipped (too large, unreadable, unresolvable)",
+    )
     large_pr: LargePrStrategy
     risk: RiskAssessment
     llm: LlmOutcome

@@ -45,7 +45,7 @@ def assess_risk(
     total_changed_lines: int,
     stale_docs: int,
     config: list[ConfigChange],
-    indirectly_affected: int,
+    direct_importers: int,
     extra_breaking_severities: Sequence[Severity] = (),
 ) -> RiskAssessment:
     """Score a change 0-100 and name its level; ``extra_breaking_severities`` come from
@@ -56,7 +56,7 @@ def assess_risk(
         _diff_size_factor(total_changed_lines),
         _stale_docs_factor(stale_docs),
         _config_factor(config),
-        _breadth_factor(indirectly_affected),
+        _breadth_factor(direct_importers),
     ]
     weighted = sum((Fraction(f.weight_percent, 100) * f.score for f in factors), Fraction(0))
     score = min(100, _round_half_up(weighted))
@@ -149,7 +149,8 @@ def _config_factor(config: list[ConfigChange]) -> _Factor:
     return _Factor("Config changes", 10, Fraction(riskiest.score), details)
 
 
-def _breadth_factor(indirectly_affected: int) -> _Factor:
-    score = min(indirectly_affected * 10, 100)
-    details = f"{_plural(indirectly_affected, 'file')} indirectly affected through imports"
+def _breadth_factor(direct_importers: int) -> _Factor:
+    """Direct importers, as the seed counts them: the transitive set saturates the factor."""
+    score = min(direct_importers * 10, 100)
+    details = f"{_plural(direct_importers, 'file')} importing the changed files directly"
     return _Factor("Impact breadth", 10, Fraction(score), details)

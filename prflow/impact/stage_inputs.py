@@ -11,6 +11,7 @@ from prflow.analysis.findings import (
     ConfigChange,
     CoverageSummary,
     ImpactGraph,
+    NotAnalysed,
     StaleDocRef,
     TestGap,
 )
@@ -29,6 +30,7 @@ class StaticFindings(BaseModel):
     stale_docs: list[StaleDocRef] = Field(default_factory=list)
     impact_graph: ImpactGraph = Field(default_factory=ImpactGraph)
     config_changes: list[ConfigChange] = Field(default_factory=list)
+    not_analysed: list[NotAnalysed] = Field(default_factory=list)
 
 
 class StaticInput(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.breaking_python import find_python_breaking_changes
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import build_import_graph
@@ -115,7 +116,8 @@ def test_several_parameter_changes_to_one_function_make_one_entry() -> None:
 
     assert change.kind is BreakingKind.changed_signature
     assert "required parameter `d` was added" in change.detail
-    assert "default of parameter `c` changed from 1 to 2" in change.detail
+    assert "parameter `c` changed from positional or keyword to keyword-only" in change.detail
+    assert "default" not in change.detail  # a new default value does not break a call
     assert "parameter `a` moved" in change.detail
     assert change.after == "run(b, a, *, c=2, d)"
 
@@ -128,7 +130,9 @@ def test_changed_return_and_attribute_types_are_low_severity() -> None:
 
     assert changes["load"].kind is BreakingKind.changed_type
     assert changes["load"].severity is Severity.low
-    assert changes["load"].detail == "return type changed from dict[str, str] to list[str]"
+    assert changes["load"].detail.startswith(
+        "return type changed from `dict[str, str]` to `list[str]`"
+    )
     assert changes["TIMEOUT"].kind is BreakingKind.changed_type
     assert changes["TIMEOUT"].before == "TIMEOUT: int = 3"
     assert changes["TIMEOUT"].after == "TIMEOUT: float = 3.0"
@@ -186,7 +190,7 @@ def test_symbol_dropped_from_dunder_all_is_removed() -> None:
     )
 
 
-def test_deleted_module_removes_each_public_object() -> None:
+def test_deleted_module_is_one_finding_not_one_per_member() -> None:
     base = {
         "pkg/__init__.py": "",
         "pkg/legacy.py": "def old_api() -> None:\n    pass\n\nclass OldThing:\n    pass\n\n"
@@ -196,23 +200,27 @@ def test_deleted_module_removes_each_public_object() -> None:
 
     changes = breaking(base, head)
 
-    assert {(c.file, c.symbol, c.kind) for c in changes} == {
-        ("pkg/legacy.py", "old_api", BreakingKind.removed_export),
-        ("pkg/legacy.py", "OldThing", BreakingKind.removed_export),
-    }
+    assert [(c.file, c.symbol, c.kind, c.detail) for c in changes] == [
+        (
+            "pkg/legacy.py",
+            "pkg.legacy",
+            BreakingKind.removed_export,
+            "module `pkg.legacy` was removed",
+        )
+    ]
 
 
-def test_deleted_top_level_script_module_removes_its_objects() -> None:
+def test_deleted_top_level_module_is_removed_as_a_module() -> None:
     [change] = breaking({"tools.py": "def run_all() -> None:\n    pass\n"}, {})
 
     assert (change.file, change.symbol, change.kind) == (
         "tools.py",
-        "run_all",
+        "tools",
         BreakingKind.removed_export,
     )
 
 
-def test_module_moved_by_git_rename_reports_new_dotted_paths() -> None:
+def test_module_moved_by_git_rename_is_one_rename_to_its_new_dotted_path() -> None:
     text = "def parse(data: bytes) -> dict[str, int]:\n    return {}\n"
     base = {"pkg/__init__.py": "", "pkg/old_parser.py": text}
     head = {"pkg/__init__.py": "", "pkg/parsing.py": text}
@@ -221,8 +229,8 @@ def test_module_moved_by_git_rename_reports_new_dotted_paths() -> None:
 
     assert change.kind is BreakingKind.renamed_export
     assert change.file == "pkg/old_parser.py"
-    assert change.symbol == "parse"
-    assert change.new_name == "pkg.parsing.parse"
+    assert change.symbol == "pkg.old_parser"
+    assert change.new_name == "pkg.parsing"
 
 
 def test_syntax_error_at_head_is_skipped_without_crashing() -> None:
@@ -232,9 +240,13 @@ def test_syntax_error_at_head_is_skipped_without_crashing() -> None:
     }
     head = {"a.py": "def one( -> int:\n", "b.py": ""}
 
-    changes = breaking(base, head)
+    changed = diff(base, head)
+    result = find_python_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
 
-    assert [(c.file, c.symbol) for c in changes] == [("b.py", "two")]
+    assert [(c.file, c.symbol) for c in result.changes] == [("b.py", "two")]
+    assert [(n.path, n.reason.split(":")[0]) for n in result.not_analysed] == [
+        ("a.py", "SyntaxError")
+    ]
 
 
 def test_test_files_have_no_api() -> None:

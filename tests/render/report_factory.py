@@ -135,6 +135,7 @@ def make_report(**overrides: Any) -> ImpactReport:
         "impact_graph",
         ImpactGraph(
             directly_changed=["src/client.py", "src/auth/tokens.ts"],
+            direct_importers=["src/app.py", "src/jobs/sync.py"],
             indirectly_affected=["src/app.py", "src/jobs/sync.py"],
         ),
     )
@@ -178,7 +179,7 @@ def make_report(**overrides: Any) -> ImpactReport:
             total_changed_lines=lines,
             stale_docs=len(stale),
             config=config,
-            indirectly_affected=len(graph.indirectly_affected),
+            direct_importers=len(graph.direct_importers),
         ),
         "llm": llm_outcome(),
         "workflow_id": "impact-acme-widgets-42",

@@ -22,6 +22,7 @@ SECTION_HEADINGS = [
     "## Stale Documentation",
     "## Impact Graph",
     "### Directly Changed",
+    "### Direct Importers",
     "### Indirectly Affected",
     "## Config Changes",
     "## Risk Factor Breakdown",

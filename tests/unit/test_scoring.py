@@ -57,7 +57,7 @@ def risk(
             ConfigChange(path=f"cfg{index}", tier=tier, score=scores.get(tier, 25))
             for index, tier in enumerate(tiers)
         ],
-        indirectly_affected=indirect,
+        direct_importers=indirect,
         extra_breaking_severities=list(extra),
     )
 
@@ -193,5 +193,5 @@ def test_every_factor_explains_itself() -> None:
         "Diff size": "1234 changed lines (additions + deletions)",
         "Stale documentation": "1 stale documentation reference",
         "Config changes": "No configuration files changed",
-        "Impact breadth": "3 files indirectly affected through imports",
+        "Impact breadth": "3 files importing the changed files directly",
     }

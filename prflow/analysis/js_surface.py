@@ -1,0 +1,235 @@
+"""The public surface of a JavaScript/TypeScript package: what its entry points export.
+
+A consumer sees a package through ``package.json``: ``exports`` (with its
+conditions), ``types``/``typings``, ``typesVersions``, ``module``/``main``,
+or an ``index`` file. From each entry point we follow ``export *``,
+``export { a as b } from``, ``import``-then-``export`` and ``export =``
+through the package's own files, so the surface is keyed by the name a
+consumer imports, not by the file that declares it: a declaration moved to
+another file but still exported is no change at all.
+
+When a package ships declaration files (``.d.ts``) only those are read;
+otherwise its sources are. Never both: the same API twice would be compared
+twice.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from prflow.analysis.js_exports import JsExport, extract_exports, is_js_path
+from prflow.imports.build import is_skipped
+from prflow.imports.js_imports import JsResolver
+from prflow.imports.tsconfig import TsConfigIndex
+from prflow.source_tree import SourceTree
+
+_CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
+_MAX_DEPTH = 30
+
+
+@dataclass(frozen=True)
+class SurfaceItem:
+    """One exported name, where it is declared, and its shape."""
+
+    file: str
+    export: JsExport
+
+
+@dataclass
+class PackageSurface:
+    root: str
+    entries: dict[str, str]
+    """Subpath (``.``, ``./sub``) to entry file."""
+    names: dict[str, SurfaceItem] = field(default_factory=dict)
+    """``name`` for the main entry, ``sub:name`` for the others."""
+    unreadable: list[str] = field(default_factory=list)
+
+
+def package_roots(paths: list[str]) -> list[str]:
+    """Directories holding a ``package.json`` (outside ``node_modules``), deepest first."""
+    roots = [
+        posixpath.dirname(p)
+        for p in paths
+        if posixpath.basename(p) == "package.json" and not is_skipped(p)
+    ]
+    return sorted(roots, key=lambda r: (-len(r), r))
+
+
+def owning_root(path: str, roots: list[str]) -> str | None:
+    for root in roots:
+        if not root or path.startswith(f"{root}/"):
+            return root
+    return None
+
+
+class SurfaceReader:
+    """Reads package surfaces of one tree, parsing each file once."""
+
+    def __init__(self, tree: SourceTree) -> None:
+        self.tree = tree
+        self.paths = tree.paths()
+        self._exports: dict[str, dict[str, JsExport] | None] = {}
+
+    def file_exports(self, path: str) -> dict[str, JsExport] | None:
+        if path not in self._exports:
+            text = self.tree.read_text(path)
+            self._exports[path] = extract_exports(path, text) if text is not None else None
+        return self._exports[path]
+
+    def surface(self, root: str) -> PackageSurface | None:
+        """The package's surface, or None when it declares no entry point we can find."""
+        prefix = f"{root}/" if root else ""
+        files = [
+            p
+            for p in self.paths
+            if p.startswith(prefix) and is_js_path(p) and "node_modules" not in p.split("/")
+        ]
+        declarations = [p for p in files if p.endswith(".d.ts")]
+        chosen = frozenset(declarations or [p for p in files if not p.endswith(".d.ts")])
+        resolver = JsResolver(files=chosen, configs=TsConfigIndex(self.tree, self.paths))
+        manifest = _manifest(self.tree, f"{prefix}package.json")
+        entries: dict[str, str] = {}
+        for subpath, candidates in _entry_candidates(manifest).items():
+            for candidate in candidates:
+                found = resolver.resolve(f"{prefix}package.json", f"./{candidate.lstrip('./')}")
+                if found is None and candidate.endswith((".js", ".mjs", ".cjs")):
+                    found = resolver.resolve(f"{prefix}package.json", f"./{candidate[:-3]}")
+                if found is not None:
+                    entries[subpath] = found
+                    break
+        if not entries:
+            return None
+        surface = PackageSurface(root, entries)
+        for subpath, entry in sorted(entries.items()):
+            label = "" if subpath == "." else f"{subpath.removeprefix('./')}:"
+            names = self._module_surface(entry, resolver, set(), surface)
+            for name, item in _flatten_export_equals(names).items():
+                surface.names[f"{label}{name}"] = item
+        return surface
+
+    def _module_surface(
+        self, path: str, resolver: JsResolver, seen: set[str], surface: PackageSurface
+    ) -> dict[str, SurfaceItem]:
+        if path in seen or len(seen) > _MAX_DEPTH:
+            return {}
+        seen = seen | {path}
+        exports = self.file_exports(path)
+        if exports is None:
+            surface.unreadable.append(path)
+            return {}
+        names: dict[str, SurfaceItem] = {}
+        stars: list[JsExport] = []
+        for name, export in exports.items():
+            if export.kind == "star":
+                stars.append(export)
+            elif export.source is not None and export.imported is not None:
+                names.update(self._follow(path, name, export, resolver, seen, surface))
+            else:
+                names[name] = SurfaceItem(path, export)
+        for star in stars:
+            target = resolver.resolve(path, star.source or "")
+            if target is None:
+                continue
+            for name, item in self._module_surface(target, resolver, seen, surface).items():
+                if name != "default" and name.split(".", 1)[0] not in names:
+                    names.setdefault(name, item)
+        return names
+
+    def _follow(
+        self,
+        path: str,
+        name: str,
+        export: JsExport,
+        resolver: JsResolver,
+        seen: set[str],
+        surface: PackageSurface,
+    ) -> dict[str, SurfaceItem]:
+        """``export { a as name } from './x'``: ``a`` of ``./x`` (and its members) as ``name``."""
+        target = resolver.resolve(path, export.source or "")
+        if target is None:  # another package: the re-export itself is the surface
+            return {name: SurfaceItem(path, export)}
+        inner = self._module_surface(target, resolver, seen, surface)
+        if export.imported == "*":
+            found = {f"{name}.{k}": v for k, v in inner.items()}
+            found[name] = SurfaceItem(path, replace(export, kind="namespace"))
+            return found
+        wanted = export.imported or name
+        found = {}
+        for key, item in inner.items():
+            if key == wanted or key.startswith(f"{wanted}."):
+                renamed = name + key[len(wanted) :]
+                found[renamed] = SurfaceItem(item.file, replace(item.export, name=renamed))
+        return found or {name: SurfaceItem(path, export)}
+
+
+def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceItem]:
+    """``export = Namespace``: consumers see the namespace's members as the module's names."""
+    default = names.get("default")
+    if default is None or default.export.kind != "namespace":
+        return names
+    flattened = {k: v for k, v in names.items() if k != "default" and not k.startswith("default.")}
+    for key, item in names.items():
+        if key.startswith("default."):
+            short = key.removeprefix("default.")
+            flattened.setdefault(short, SurfaceItem(item.file, replace(item.export, name=short)))
+    return flattened
+
+
+def _manifest(tree: SourceTree, path: str) -> dict[str, Any]:
+    text = tree.read_text(path)
+    if text is None:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _entry_candidates(manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """Subpath to candidate files, from ``exports`` or the older fields."""
+    found: dict[str, list[str]] = {}
+    exports = manifest.get("exports")
+    if isinstance(exports, str):
+        exports = {".": exports}
+    if isinstance(exports, dict):
+        if not any(str(k).startswith(".") for k in exports):
+            exports = {".": exports}
+        for subpath, value in exports.items():
+            if "*" in subpath or subpath.endswith(".json") or not subpath.startswith("."):
+                continue
+            picked = _pick_condition(value)
+            if picked:
+                found[subpath] = picked
+    main: list[str] = []
+    for key in ("types", "typings", "module", "main"):
+        value = manifest.get(key)
+        if isinstance(value, str):
+            main.append(value)
+    main += ["index", "src/index", "lib/index"]
+    versions = manifest.get("typesVersions")
+    if isinstance(versions, dict) and versions:
+        mapping = next(iter(versions.values()))
+        pattern = mapping.get("*") if isinstance(mapping, dict) else None
+        if isinstance(pattern, list) and pattern and isinstance(pattern[0], str):
+            main = [pattern[0].replace("*", m.lstrip("./")) for m in main] + main
+    found.setdefault(".", [])
+    found["."] = found["."] + main
+    return found
+
+
+def _pick_condition(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for item in value for v in _pick_condition(item)]
+    if isinstance(value, dict):
+        picked: list[str] = []
+        for condition in _CONDITIONS:
+            if condition in value:
+                picked += _pick_condition(value[condition])
+        return picked
+    return []

@@ -1,0 +1,216 @@
+"""Parse each file once: results cached by git blob SHA, inputs bounded, both cores used.
+
+An unchanged file has the same blob SHA at base, at head and in the next run,
+so its parse result is looked up instead of computed. Pure analyzers take a
+:class:`ParseCache`; tests pass :class:`MemoryParseCache`, the activity passes
+:class:`~prflow.analysis.blob_parse_cache.BlobStoreParseCache` over the
+content-addressed blob store.
+
+Hostile input costs nothing: a file over :class:`InputLimits` in bytes or
+lines is never parsed, and when many files are parsed in worker processes a
+file that takes longer than its time budget is abandoned. Either way the
+file comes back as a :class:`~prflow.analysis.findings.NotAnalysed` entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import multiprocessing.pool
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from prflow.analysis.findings import NotAnalysed
+from prflow.source_tree import SourceTree
+
+Parser = Callable[[str, str], bytes]
+"""``parse(text, path) -> encoded result``; a module-level function, so workers can run it."""
+
+
+class ParseCache(Protocol):
+    """Bytes by key; keys already say which parser and which file content they belong to."""
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]: ...
+
+    def put_many(self, items: Mapping[str, bytes]) -> None: ...
+
+
+class MemoryParseCache:
+    """A cache held in a dict: for tests, and to share parses between base and head."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, bytes] = {}
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        return {key: self.items[key] for key in keys if key in self.items}
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        self.items.update(items)
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """Files above these are listed as not analysed instead of parsed."""
+
+    max_bytes: int = 1_000_000
+    max_lines: int = 25_000
+    seconds_per_file: float = 20.0
+    parallel_from: int = 150
+    """Parse in worker processes when at least this many files miss the cache."""
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The id git gives a file with these bytes (``git hash-object``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True)
+class ParserSpec:
+    """A parser and the version of its output format: both are part of every cache key."""
+
+    name: str
+    version: str
+    parse: Parser
+
+    def key(self, blob_sha: str) -> str:
+        return f"{self.name}/{self.version}/{blob_sha}"
+
+
+@dataclass
+class ParsedFiles:
+    """Parse results of one tree's files, shared cache underneath, skips recorded."""
+
+    spec: ParserSpec
+    cache: ParseCache
+    limits: InputLimits = field(default_factory=InputLimits)
+    skipped: dict[str, NotAnalysed] = field(default_factory=dict)
+    parsed_count: int = 0
+    progress: Callable[[str], None] | None = None
+    """Called now and then during long work (the activity heartbeats from it)."""
+    _results: dict[tuple[int, str], bytes | None] = field(default_factory=dict)
+
+    def get(self, tree: SourceTree, path: str) -> bytes | None:
+        return self.get_many(tree, [path]).get(path)
+
+    def get_many(self, tree: SourceTree, paths: Iterable[str]) -> dict[str, bytes]:
+        """Results for ``paths`` that exist, fit the limits and were parsed in time."""
+        wanted = [p for p in dict.fromkeys(paths) if (id(tree), p) not in self._results]
+        if wanted:
+            self._load(tree, wanted)
+        found: dict[str, bytes] = {}
+        for path in paths:
+            result = self._results.get((id(tree), path))
+            if result is not None:
+                found[path] = result
+        return found
+
+    def _load(self, tree: SourceTree, paths: list[str]) -> None:
+        texts: dict[str, str] = {}
+        keys: dict[str, str] = {}
+        for path in paths:
+            self._results[(id(tree), path)] = None
+            text = self._readable_text(tree, path)
+            if text is None:
+                continue
+            texts[path] = text
+            keys[path] = self.spec.key(git_blob_sha(text.encode("utf-8", errors="replace")))
+        cached = self.cache.get_many(sorted(set(keys.values())))
+        missing: dict[str, str] = {}
+        for path, key in keys.items():
+            if key in cached:
+                self._results[(id(tree), path)] = cached[key]
+            elif key not in missing.values():
+                missing[path] = key
+        fresh = self._parse(missing, texts)
+        self.cache.put_many({missing[path]: data for path, data in fresh.items()})
+        by_key = {missing[path]: data for path, data in fresh.items()}
+        for path, key in keys.items():
+            if self._results[(id(tree), path)] is None and key in by_key:
+                self._results[(id(tree), path)] = by_key[key]
+
+    def _readable_text(self, tree: SourceTree, path: str) -> str | None:
+        size = tree.size_of(path)
+        if size is None:
+            return None
+        if size > self.limits.max_bytes:
+            self.skip(path, f"larger than {self.limits.max_bytes} bytes ({size})")
+            return None
+        text = tree.read_text(path)
+        if text is None:
+            self.skip(path, "binary or undecodable content")
+            return None
+        lines = text.count("\n") + 1
+        if lines > self.limits.max_lines:
+            self.skip(path, f"more than {self.limits.max_lines} lines ({lines})")
+            return None
+        return text
+
+    def skip(self, path: str, reason: str) -> None:
+        """Record that ``path`` was not analysed (the first reason wins)."""
+        self.skipped.setdefault(path, NotAnalysed(path=path, reason=reason))
+
+    def _parse(self, missing: Mapping[str, str], texts: Mapping[str, str]) -> dict[str, bytes]:
+        paths = sorted(missing)
+        self.parsed_count += len(paths)
+        if self.progress is not None and paths:
+            self.progress(f"parsing {len(paths)} files")
+        if len(paths) >= self.limits.parallel_from:
+            try:
+                return _parse_in_workers(
+                    self.spec.parse, paths, texts, self.limits, self.skip, self.progress
+                )
+            except (OSError, RuntimeError):
+                pass  # no worker processes here (restricted host, odd __main__): parse inline
+        done: dict[str, bytes] = {}
+        for path in paths:
+            try:
+                done[path] = self.spec.parse(texts[path], path)
+            except Exception as exc:  # a parser bug on one file must not sink the rest
+                self.skip(path, f"parser failed: {type(exc).__name__}: {exc}")
+        return done
+
+
+def _parse_in_workers(
+    parse: Parser,
+    paths: list[str],
+    texts: Mapping[str, str],
+    limits: InputLimits,
+    skip: Callable[[str, str], None],
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, bytes]:
+    """Parse on every core; a file over its time budget is skipped and its worker replaced."""
+    done: dict[str, bytes] = {}
+    pending = list(paths)
+    # forkserver: forking a process that runs worker threads can copy held locks.
+    context = multiprocessing.get_context("forkserver")
+    while pending:
+        pool = context.Pool(processes=max(1, min(2, multiprocessing.cpu_count())))
+        try:
+            jobs = [(path, pool.apply_async(parse, (texts[path], path))) for path in pending]
+            pending = []
+            for index, (path, job) in enumerate(jobs):
+                if progress is not None and index % 50 == 0:
+                    progress(f"parsed {index} of {len(jobs)} files")
+                try:
+                    done[path] = job.get(timeout=limits.seconds_per_file)
+                except multiprocessing.TimeoutError:
+                    skip(path, f"parsing took longer than {limits.seconds_per_file:g} s")
+                    pending = [p for p, j in jobs[index + 1 :] if not _finished(j, done, p)]
+                    break
+                except Exception as exc:  # a parser bug on one file must not sink the rest
+                    skip(path, f"parser failed: {type(exc).__name__}")
+        finally:
+            pool.terminate()
+            pool.join()
+    return done
+
+
+def _finished(
+    job: multiprocessing.pool.AsyncResult[bytes], done: dict[str, bytes], path: str
+) -> bool:
+    """Keep a result that was ready when the pool had to be replaced."""
+    if not job.ready() or not job.successful():
+        return False
+    done[path] = job.get()
+    return True
