@@ -22,7 +22,7 @@ def kind() -> KindDeclaration:
 
 
 def test_values_come_from_the_most_specific_place_that_sets_them(
-    kind_with_defaults: object,
+    kind: KindDeclaration,
 ) -> None:
     settings = load_settings()
     settings.budget.usd = 3.0
