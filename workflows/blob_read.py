@@ -8,7 +8,8 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.blobs import BlobChunk, BlobChunkRequest, read_blob_chunk
+    from activities.blobs import read_blob_chunk
+    from prflow.blob_chunks import BlobChunk, BlobChunkRequest
 
 BLOB_READ = "blob_read"
 

@@ -119,7 +119,7 @@ def explain_failure(err: WorkflowFailureError, workflow_id: str) -> Exception:
 
 async def read_blob(client: Client, task_queue: str, key: str) -> str:
     """A stored text, read chunk by chunk through the ``blob_read`` workflow."""
-    from activities.blobs import BlobChunk, BlobChunkRequest
+    from prflow.blob_chunks import BlobChunk, BlobChunkRequest
 
     parts: list[str] = []
     offset: int | None = 0

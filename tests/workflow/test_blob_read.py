@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.blobs import CHUNK_CHARS, BlobChunk, BlobChunkRequest
+from prflow.blob_chunks import CHUNK_CHARS, BlobChunk, BlobChunkRequest
 from prflow.cli.run_client import read_blob
 from prflow.config import Settings, cached_settings
 from prflow.store.blobs import put_text
