@@ -24,9 +24,10 @@ from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
 from prflow.changes import ChangedFile, FileCategory, Totals
 from prflow.config import cached_settings
+from prflow.impact.agent_context import context_message
 from prflow.impact.evidence import CitedText, Unreadable, cited_text, partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
-from prflow.impact.llm_phase import SUBMIT_TOOL, context_message, parse_findings, system_prompt
+from prflow.impact.llm_phase import agent_tools, parse_findings, system_prompt
 from prflow.impact.models import ImpactReport
 from prflow.impact.run_models import ChangeSet, LlmContext, ReportRefs, StaticSummary
 from prflow.impact.scoring import assess_risk
@@ -45,7 +46,6 @@ from prflow.render.sarif import render_sarif
 from prflow.repo_models import ResolvedRange
 from prflow.severity import Severity
 from prflow.store.blobs import get_json, get_text, put_json, put_text
-from prflow.tools.registry import TOOL_SPECS
 
 INLINE_BUDGET_BYTES = 160 * 1024
 """Renderings up to this size (together) travel in the workflow result, below 256 KiB."""
@@ -134,16 +134,15 @@ def llm_context(inp: LlmContextInput) -> LlmContext:
     """Store the system prompt and the first user message for the agent."""
     db = _db()
     system = system_prompt(inp.changes.large_pr)
-    static_json = json.dumps(get_json(db, inp.static_key), indent=1)
     message = context_message(
         repo=inp.range.location,
         base=f"{inp.range.base_ref} ({inp.range.merge_base_sha[:12]})",
         head=f"{inp.range.head_ref} ({inp.range.head_sha[:12]})",
         changed=_load_changes(inp.changes),
-        static_findings_json=static_json,
+        static=StaticFindings.model_validate(get_json(db, inp.static_key)),
     )
     blocks = [{"type": "text", "text": message}]
-    tools = [*TOOL_SPECS, SUBMIT_TOOL]
+    tools = agent_tools(inp.changes.large_pr)
     return LlmContext(
         system_key=put_text(db, system),
         system_chars=len(system),

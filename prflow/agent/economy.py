@@ -16,13 +16,20 @@ from pydantic import BaseModel, Field
 
 
 class PromptEconomy(BaseModel):
-    """Limits on what an agent's conversation may carry."""
+    """Limits on what an agent's conversation may carry.
+
+    The defaults are sized for a 30-turn impact run: one turn may bring a 400-line
+    file or two per-file diffs whole (about 6k tokens), and no request grows much
+    past 40k tokens even when every turn fills its cap, which keeps such a run
+    under a million prompt tokens, most of them cache reads
+    (``tests/agent/test_economy_defaults.py`` plays that worst case).
+    """
 
     max_tool_result_chars_per_turn: int = Field(
-        default=48_000, ge=1_000, description="Combined size of one turn's tool results"
+        default=24_000, ge=1_000, description="Combined size of one turn's tool results"
     )
     elide_after_tokens: int = Field(
-        default=60_000, ge=1_000, description="Prompt size above which old tool results go"
+        default=32_000, ge=1_000, description="Prompt size above which old tool results go"
     )
     keep_recent_messages: int = Field(
         default=6, ge=2, description="The newest messages whose tool results are never elided"

@@ -1,9 +1,9 @@
-"""The model's part of an impact analysis: its prompt, its context, and what it may submit.
+"""The model's part of an impact analysis: its prompt and what it may submit.
 
 The system prompt is package data (one source for the CLI, the Action and the
-MCP server). The model ends its run by calling ``submit_impact_findings``; this
-module turns that call into typed findings and the loop's outcome into the
-report's LLM section.
+MCP server); the first message is built by ``agent_context``. The model ends
+its run by calling ``submit_impact_findings``; this module turns that call into
+typed findings and the loop's outcome into the report's LLM section.
 
 Everything the model writes is untrusted: text inside a pull request can steer
 it. So its prose is bounded in size and stripped of control characters here,
@@ -13,7 +13,6 @@ labelled as model-written by every renderer.
 
 from __future__ import annotations
 
-import json
 import re
 from importlib import resources
 from typing import Any
@@ -22,12 +21,13 @@ from pydantic import ValidationError
 
 from prflow.agent.budget import Spend
 from prflow.agent.outcome import AgentOutcome, StopReason
-from prflow.changes import ChangedFile
+from prflow.impact.agent_context import MAX_CONTEXT_FILES
 from prflow.impact.models import FindingCategory, LargePrStrategy, LlmFinding, LlmOutcome, LlmStatus
 from prflow.llm.messages import ToolSpec
 from prflow.severity import Severity
+from prflow.tools.changed_files import NAME as CHANGED_FILES_TOOL
+from prflow.tools.registry import TOOL_SPECS
 
-MAX_CONTEXT_FILES = 200
 MAX_RECOMMENDATIONS = 6
 MAX_FINDINGS = 50
 MAX_PROBLEM_CHARS = 300
@@ -42,9 +42,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 SUBMIT_TOOL = ToolSpec(
     name="submit_impact_findings",
     description=(
-        "Finish the analysis. Call exactly once with a short summary, the findings you "
-        "verified with the tools (each citing file, line, ref and exact evidence text), "
-        "and recommendations for the author."
+        "Finish the analysis: call once with a short summary, the findings you verified "
+        "(each citing file, line, ref and exact evidence) and recommendations for the author."
     ),
     input_schema={
         "type": "object",
@@ -101,48 +100,32 @@ AGENT_FINISH = f"When you are done, call `{SUBMIT_TOOL.name}` once."
 AGENT_STATIC_RESULTS = "its results are in the first message"
 
 
+def lists_every_file(strategy: LargePrStrategy) -> bool:
+    """Whether the first message holds the whole change list (then its tool is not offered)."""
+    return strategy.changed_files <= MAX_CONTEXT_FILES
+
+
+def agent_tools(strategy: LargePrStrategy) -> list[ToolSpec]:
+    """The repository tools the agent needs for this PR, and the submit tool."""
+    tools = [tool for tool in TOOL_SPECS if tool.name != CHANGED_FILES_TOOL]
+    if not lists_every_file(strategy):
+        tools = list(TOOL_SPECS)
+    return [*tools, SUBMIT_TOOL]
+
+
 def system_prompt(strategy: LargePrStrategy) -> str:
     template = resources.files("prflow").joinpath("prompts/impact_system.md").read_text("utf-8")
+    if lists_every_file(strategy):
+        template = "".join(
+            line
+            for line in template.splitlines(keepends=True)
+            if f"`{CHANGED_FILES_TOOL}`" not in line
+        )
     return (
         template.replace("{large_pr_guidance}", large_pr_guidance(strategy))
         .replace("{static_results}", AGENT_STATIC_RESULTS)
         .replace("{finish}", AGENT_FINISH)
     )
-
-
-def context_message(
-    *,
-    repo: str,
-    base: str,
-    head: str,
-    changed: list[ChangedFile],
-    static_findings_json: str,
-) -> str:
-    """The first user message: the range, the change list (capped) and the static findings."""
-    shown = changed[:MAX_CONTEXT_FILES]
-    files = [
-        {
-            "path": f.path,
-            "status": f.status.value,
-            "category": f.category.value,
-            "additions": f.additions,
-            "deletions": f.deletions,
-        }
-        for f in shown
-    ]
-    more = len(changed) - len(shown)
-    parts = [
-        f"Repository: {repo}\nBase: {base}\nHead: {head}",
-        "Changed files (JSON):\n" + json.dumps(files, indent=1),
-    ]
-    if more > 0:
-        parts.append(f"... and {more} more changed files (use list_changed_files with offset).")
-    parts.append("Static analysis findings (JSON):\n" + static_findings_json)
-    parts.append(
-        "Verify, extend and explain these findings with the tools, then call "
-        "submit_impact_findings."
-    )
-    return "\n\n".join(parts)
 
 
 def model_text(value: object, limit: int) -> str:

@@ -13,8 +13,8 @@ NAME = "list_changed_files"
 DESCRIPTION = (
     "List the files the pull request changes: path, status (added, modified, deleted or "
     "renamed), lines added and deleted, the old path of a renamed file, and whether the "
-    "file is binary. Start an analysis here. Results are paged: when `has_next` is true, "
-    "call again with `offset` set to `next_offset`."
+    "file is binary. Results are paged: when `has_next` is true, call again with `offset` "
+    "set to `next_offset`."
 )
 
 

@@ -1,0 +1,1 @@
+"""``python -m bench.tokens``: prompt tokens of a scripted 6-turn impact agent run."""
