@@ -30,15 +30,16 @@ def _content_blocks(inp: ComposeInput, db_url: str) -> tuple[list[dict[str, Any]
     truncated = 0
     if inp.max_tool_result_chars is not None:
         bodies, truncated = cap_texts(bodies, inp.max_tool_result_chars)
-    blocks: list[dict[str, Any]] = [
-        {
+    blocks: list[dict[str, Any]] = []
+    for part, body in zip(inp.tool_results, bodies, strict=True):
+        block: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": part.tool_use_id,
             "content": body or "(empty result)",
-            "is_error": part.is_error,
         }
-        for part, body in zip(inp.tool_results, bodies, strict=True)
-    ]
+        if part.is_error:  # the API's default is false: saying so costs every later request
+            block["is_error"] = True
+        blocks.append(block)
     if inp.text:
         blocks.append({"type": "text", "text": inp.text})
     return blocks, truncated

@@ -43,7 +43,7 @@ from prflow.llm.token_estimate import tool_schema_chars
 from prflow.render.comment import render_pr_comment
 from prflow.render.markdown import render_markdown
 from prflow.render.sarif import render_sarif
-from prflow.repo_models import ResolvedRange
+from prflow.repo_models import ResolvedRange, repository_name
 from prflow.severity import Severity
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 
@@ -135,9 +135,9 @@ def llm_context(inp: LlmContextInput) -> LlmContext:
     db = _db()
     system = system_prompt(inp.changes.large_pr)
     message = context_message(
-        repo=inp.range.location,
-        base=f"{inp.range.base_ref} ({inp.range.merge_base_sha[:12]})",
-        head=f"{inp.range.head_ref} ({inp.range.head_sha[:12]})",
+        repo=repository_name(inp.range.location),
+        base=inp.range.base_ref,
+        head=inp.range.head_ref,
         changed=_load_changes(inp.changes),
         static=StaticFindings.model_validate(get_json(db, inp.static_key)),
     )

@@ -69,3 +69,12 @@ class ToolCallOutput(BaseModel):
 def looks_like_url(location: str) -> bool:
     """A clone URL (``scheme://`` or scp-like ``user@host:path``), not a local path."""
     return bool(re.match(r"^[a-z][a-z0-9+.-]*://|^[\w.-]+@[\w.-]+:", location))
+
+
+def repository_name(location: str) -> str:
+    """What to call a repository in a prompt: ``api`` for ``/home/me/api`` or ``.../api.git``.
+
+    A local path tells a model nothing it can use and costs tokens in every request.
+    """
+    name = location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return name.removesuffix(".git") or location

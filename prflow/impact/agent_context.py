@@ -46,8 +46,7 @@ def context_message(
     view = static_view(static)
     if view:
         parts.append(
-            "Static findings (symbols as name:line, at base if removed; kinds with nothing "
-            f"found are left out):\n{compact_json(view)}"
+            f"Static findings (symbols as name:line, at base if removed):\n{compact_json(view)}"
         )
     else:
         parts.append("Static analysis found no breaking changes, test gaps or stale docs.")

@@ -42,8 +42,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 SUBMIT_TOOL = ToolSpec(
     name="submit_impact_findings",
     description=(
-        "Finish the analysis: call once with a short summary, the findings you verified "
-        "(each citing file, line, ref and exact evidence) and recommendations for the author."
+        "End the analysis, once: a short summary, the findings you verified (each citing "
+        "file, line, ref and exact evidence) and recommendations."
     ),
     input_schema={
         "type": "object",
@@ -58,7 +58,7 @@ SUBMIT_TOOL = ToolSpec(
                         "category": {"type": "string", "enum": [c.value for c in FindingCategory]},
                         "severity": {"type": "string", "enum": [s.value for s in Severity]},
                         "file": {"type": "string"},
-                        "line": {"type": "integer", "minimum": 1},
+                        "line": {"type": "integer"},
                         "ref": {"type": "string", "enum": ["head", "base"]},
                         "evidence": {"type": "string"},
                         "explanation": {"type": "string"},
@@ -81,8 +81,11 @@ SUBMIT_TOOL = ToolSpec(
 )
 
 
+LARGE_PR_SECTION = "# Large pull requests\n{large_pr_guidance}\n\n"
+
+
 def large_pr_guidance(strategy: LargePrStrategy) -> str:
-    """The prompt paragraph for this PR's size."""
+    """The prompt paragraph for a large PR's shortcuts; empty for a PR read in full."""
     lines: list[str] = []
     if strategy.read_full_files_only_above_lines is not None:
         lines.append(
@@ -92,7 +95,7 @@ def large_pr_guidance(strategy: LargePrStrategy) -> str:
         )
     if strategy.source_files_only:
         lines.append("Look at source files only; skip the documentation review.")
-    return " ".join(lines) or "This PR is small enough to inspect fully."
+    return " ".join(lines)
 
 
 AGENT_FINISH = f"When you are done, call `{SUBMIT_TOOL.name}` once."
@@ -115,14 +118,11 @@ def agent_tools(strategy: LargePrStrategy) -> list[ToolSpec]:
 
 def system_prompt(strategy: LargePrStrategy) -> str:
     template = resources.files("prflow").joinpath("prompts/impact_system.md").read_text("utf-8")
-    if lists_every_file(strategy):
-        template = "".join(
-            line
-            for line in template.splitlines(keepends=True)
-            if f"`{CHANGED_FILES_TOOL}`" not in line
-        )
+    guidance = large_pr_guidance(strategy)
+    if not guidance:  # a small PR: the section would only say so, in every request
+        template = template.replace(LARGE_PR_SECTION, "")
     return (
-        template.replace("{large_pr_guidance}", large_pr_guidance(strategy))
+        template.replace("{large_pr_guidance}", guidance)
         .replace("{static_results}", AGENT_STATIC_RESULTS)
         .replace("{finish}", AGENT_FINISH)
     )

@@ -11,18 +11,16 @@ from prflow.tools.reader import RepoReader
 
 NAME = "list_changed_files"
 DESCRIPTION = (
-    "List the files the pull request changes: path, status (added, modified, deleted or "
-    "renamed), lines added and deleted, the old path of a renamed file, and whether the "
-    "file is binary. Results are paged: when `has_next` is true, call again with `offset` "
-    "set to `next_offset`."
+    "Changed files of the pull request: path, status, lines added and deleted, the old "
+    "path of a rename, binary or not. Paged: with `has_next`, call again at `next_offset`."
 )
 
 
 class ListChangedFilesArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    offset: int = Field(default=0, ge=0, description="Index of the first entry to return")
-    limit: int = Field(default=100, ge=1, le=500, description="Maximum number of entries")
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=100, ge=1, le=500)
 
 
 class ChangedFileEntry(BaseModel):

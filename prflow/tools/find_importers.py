@@ -12,11 +12,10 @@ from prflow.tools.refs import SideName, side_sha
 
 NAME = "find_importers"
 DESCRIPTION = (
-    "Find the files that import `path` (Python and JavaScript/TypeScript imports resolved "
-    "to files of the repository). By default only direct importers; with transitive=true "
-    "also files that reach it through other files, each with its distance in hops "
-    "(1 = direct). Uses the head of the pull request unless ref='base' (useful for a file "
-    "the pull request deletes). Results are paged like list_changed_files."
+    "Files that import `path` (Python and JS/TS imports resolved to repository files): "
+    "direct importers, or with transitive=true every file that reaches it, with its hop "
+    "distance; once per changed source file is enough. At head unless ref='base' (for a "
+    "deleted file). Paged like search_code."
 )
 
 
@@ -24,10 +23,10 @@ class FindImportersArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(description="Repository-relative path of the imported file")
-    transitive: bool = Field(default=False, description="Include indirect importers")
-    ref: SideName = Field(default="head", description="'head' or 'base'")
-    offset: int = Field(default=0, ge=0, description="Index of the first importer to return")
-    limit: int = Field(default=100, ge=1, le=500, description="Maximum number of importers")
+    transitive: bool = False
+    ref: SideName = "head"
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=100, ge=1, le=500)
 
 
 class Importer(BaseModel):

@@ -11,11 +11,9 @@ from prflow.tools.reader import RepoReader, ToolError
 
 NAME = "git_diff"
 DESCRIPTION = (
-    "Unified diff of the pull request (from the commit it forked from to its head). "
-    "Pass `file` to get one file's diff (for a renamed file, its new or old path); "
-    "prefer this over the whole diff, which can be very long. Long output is cut into "
-    "windows of lines: when the text ends with a '[... truncated ...]' line, call again "
-    "with the `offset` it gives."
+    "Unified diff of the pull request (fork point to head). Always pass `file` (new or old "
+    "path of a rename): one file at a time, never the whole diff. Long output is cut: call "
+    "again with the `offset` that its last line gives."
 )
 MAX_CHARS = 60_000
 
@@ -26,8 +24,8 @@ class GitDiffArgs(BaseModel):
     file: str | None = Field(
         default=None, description="Repository-relative path of one changed file"
     )
-    offset: int = Field(default=0, ge=0, description="First diff line to return (0-based)")
-    limit: int = Field(default=600, ge=1, le=2000, description="Maximum number of diff lines")
+    offset: int = Field(default=0, ge=0, description="First diff line (0-based)")
+    limit: int = Field(default=600, ge=1, le=2000)
 
 
 class GitDiffResult(ToolOutput):
@@ -57,7 +55,7 @@ def git_diff(reader: RepoReader, r: ResolvedRange, args: GitDiffArgs) -> GitDiff
         file = clean_repo_path(args.file)
         paths = _diff_paths(reader, r, file)
     text = reader.diff(r.merge_base_sha, r.head_sha, paths)
-    window = window_lines(split_lines(text), args.offset, args.limit, MAX_CHARS)
+    window = window_lines(_for_a_reader(split_lines(text)), args.offset, args.limit, MAX_CHARS)
     return GitDiffResult(
         file=file,
         base_sha=r.merge_base_sha,
@@ -67,6 +65,12 @@ def git_diff(reader: RepoReader, r: ResolvedRange, args: GitDiffArgs) -> GitDiff
         total_lines=window.total_lines,
         next_offset=window.next_offset,
     )
+
+
+def _for_a_reader(lines: list[str]) -> list[str]:
+    """The diff without git's ``index <blob>..<blob>`` header lines: blob ids say nothing to
+    a reader (a content line never starts with "index": it starts with ' ', '+' or '-')."""
+    return [line for line in lines if not line.startswith("index ")]
 
 
 def _diff_paths(reader: RepoReader, r: ResolvedRange, file: str) -> list[str]:

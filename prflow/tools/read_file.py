@@ -13,11 +13,9 @@ from prflow.tools.refs import commit_for
 
 NAME = "read_file_at_ref"
 DESCRIPTION = (
-    "Read a file as it is at `ref`: 'head' (the pull request's latest commit, default), "
-    "'base' (the commit the pull request forked from, which the diff compares against) "
-    "or a commit id. Lines come numbered from 1. Long files are returned in windows: "
-    "when the text ends with a '[... truncated ...]' line, call again with the "
-    "`offset_line` it gives. Binary files are reported, not shown."
+    "A file at `ref`: 'head' (default), 'base' (the fork point) or a commit id, lines "
+    "numbered from 1; quote evidence from it. Long files come in windows: call again with "
+    "the `offset_line` that the last line gives. Binary files are reported, not shown."
 )
 MAX_CHARS = 60_000
 
@@ -25,10 +23,10 @@ MAX_CHARS = 60_000
 class ReadFileArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(description="Repository-relative file path, e.g. 'src/app.py'")
-    ref: str = Field(default="head", description="'head', 'base' or a commit id")
-    offset_line: int = Field(default=1, ge=1, description="First line to return (1-based)")
-    limit_lines: int = Field(default=400, ge=1, le=2000, description="Maximum number of lines")
+    path: str = Field(description="Repository-relative path")
+    ref: str = Field(default="head")
+    offset_line: int = Field(default=1, ge=1, description="First line (1-based)")
+    limit_lines: int = Field(default=400, ge=1, le=2000)
 
 
 class ReadFileResult(ToolOutput):

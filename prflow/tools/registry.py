@@ -70,11 +70,26 @@ TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in _TOOLS)
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema without pydantic's titles, which only cost tokens."""
+    """The argument model's JSON schema as compact as a model needs it.
+
+    Every tool definition is resent with every request, so what only costs
+    tokens goes: titles, ``additionalProperties`` (arguments are validated on
+    arrival anyway), and the ``anyOf [X, null]`` + ``default: null`` pydantic
+    writes for an optional value, which a property left out of ``required``
+    already says.
+    """
     schema = model.model_json_schema()
     schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
+    schema.pop("additionalProperties", None)
+    for name, prop in schema.get("properties", {}).items():
         prop.pop("title", None)
+        options = prop.get("anyOf")
+        if options and {"type": "null"} in options and len(options) == 2:
+            prop.pop("anyOf")
+            prop.update(next(o for o in options if o != {"type": "null"}))
+            if prop.get("default", 0) is None:
+                prop.pop("default")
+        schema["properties"][name] = prop
     return schema
 
 

@@ -12,12 +12,10 @@ from prflow.tools.refs import SideName, side_sha
 
 NAME = "search_code"
 DESCRIPTION = (
-    "Search the repository's text files for a regular expression (POSIX extended syntax, "
-    "as `git grep -E`: use [[:space:]] rather than \\s, no lookarounds). Searches the "
-    "pull request's head by default, or its base with ref='base'. `glob` narrows the "
-    "files, e.g. '*.py' (any directory) or 'src/*.ts'. Returns file, line number and the "
-    "matching line; no match gives an empty list. Results are paged: when `has_next` is "
-    "true, call again with `offset` set to `next_offset`."
+    "Regular-expression search (POSIX extended, as `git grep -E`: [[:space:]] not \\s, no "
+    "lookarounds) over text files at head, or base with ref='base'. `glob` narrows the "
+    "files ('*.py', 'src/*.ts'). Gives file, line and text; no match is an empty list. "
+    "Paged: with `has_next`, call again at `next_offset`."
 )
 MAX_MATCH_CHARS = 300
 
@@ -26,10 +24,10 @@ class SearchCodeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     pattern: str = Field(description="Extended regular expression, e.g. 'def (load|save)_config'")
-    glob: str | None = Field(default=None, description="Limit to files matching this glob")
-    ref: SideName = Field(default="head", description="'head' or 'base'")
-    offset: int = Field(default=0, ge=0, description="Index of the first match to return")
-    limit: int = Field(default=50, ge=1, le=200, description="Maximum number of matches")
+    glob: str | None = None
+    ref: SideName = "head"
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=50, ge=1, le=200)
 
 
 class SearchCodeResult(ToolOutput):

@@ -13,10 +13,8 @@ from prflow.tools.refs import SideName, side_sha
 
 NAME = "list_test_files"
 DESCRIPTION = (
-    "List the test files related to a source file, found both by naming convention "
-    "(test_x.py, x.test.ts, __tests__/x.js ...) and by which tests import it. Each entry "
-    "says whether the pull request changed that test. Uses the head of the pull request "
-    "unless ref='base'."
+    "Test files of a source file, by naming convention and by imports, each marked if the "
+    "pull request changed it. At head unless ref='base'."
 )
 
 
@@ -24,7 +22,7 @@ class ListTestFilesArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(description="Repository-relative path of a source file")
-    ref: SideName = Field(default="head", description="'head' or 'base'")
+    ref: SideName = "head"
 
 
 class RelatedTest(BaseModel):

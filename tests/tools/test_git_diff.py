@@ -64,7 +64,8 @@ def test_long_diff_ends_with_a_marker_that_resumes_exactly(
     full = run_tool(pr_reader, pr_range, "git_diff", {"file": "data/big.txt", "limit": 2000}).text
     full_lines = full.split("\n")
     assert not MARKER.match(full_lines[-1])
-    assert len(full_lines) == BIG_LINES + 6  # 5 header lines + the hunk header
+    assert len(full_lines) == BIG_LINES + 5  # 4 header lines (no blob ids) + the hunk header
+    assert not any(line.startswith("index ") for line in full_lines)
 
     first = run_tool(pr_reader, pr_range, "git_diff", {"file": "data/big.txt", "limit": 100}).text
     *shown, marker = first.split("\n")

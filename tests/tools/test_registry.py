@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -22,10 +24,25 @@ def test_six_tools_with_valid_schemas() -> None:
     for spec in TOOL_SPECS:
         Draft202012Validator.check_schema(spec.input_schema)
         assert spec.input_schema["type"] == "object"
-        assert spec.input_schema["additionalProperties"] is False
         assert len(spec.description) > 80
-        for prop in spec.input_schema["properties"].values():
-            assert prop.get("description"), f"{spec.name}: every argument is described"
+        for name in spec.input_schema.get("required", []):
+            prop = spec.input_schema["properties"][name]
+            assert prop.get("description"), f"{spec.name}: every required argument is described"
+
+
+def test_schemas_carry_nothing_a_model_does_not_need() -> None:
+    """They are resent with every request: no titles, no null unions, no closed-object flag."""
+    text = json.dumps([spec.input_schema for spec in TOOL_SPECS])
+    assert '"title"' not in text
+    assert '"null"' not in text
+    assert "additionalProperties" not in text
+
+
+def test_an_argument_the_schema_does_not_name_is_still_refused(
+    pr_reader: GitRepoReader, pr_range: ResolvedRange
+) -> None:
+    with pytest.raises(ToolError, match="invalid arguments for search_code"):
+        run_tool(pr_reader, pr_range, "search_code", {"pattern": "x", "colour": "red"})
 
 
 def test_required_arguments_match_the_contract() -> None:

@@ -233,6 +233,13 @@ def test_past_the_listed_files_the_change_list_tool_is_offered_for_the_rest() ->
     text = message(files)
 
     assert CHANGED_FILES_TOOL in [tool.name for tool in agent_tools(strategy)]
-    assert f"`{CHANGED_FILES_TOOL}`: only for changed files beyond those you were given" in prompt
+    assert CHANGED_FILES_TOOL not in prompt, "the first message says when to use it"
     assert len(json_payloads(text)[0]) == MAX_CONTEXT_FILES
     assert f"list_changed_files with offset={MAX_CONTEXT_FILES} returns the other 25" in text
+
+
+def test_the_large_pr_section_is_sent_only_to_a_large_pr() -> None:
+    small = system_prompt(large_pr_strategy(changed()))
+    large = system_prompt(large_pr_strategy(changed(60)))
+    assert "Large pull requests" not in small and "{large_pr_guidance}" not in small
+    assert "# Large pull requests\n" in large and "source files only" in large
