@@ -110,7 +110,7 @@ async def request_slot(ask: SlotAsk) -> None:
     await activity.client().start_workflow(
         GATE_WORKFLOW,
         GateState(org=ask.org, capacity=capacity),
-        id=gate_workflow_id(ask.org),
+        id=gate_workflow_id(ask.org, info.task_queue),
         task_queue=info.task_queue,
         start_signal="acquire",
         start_signal_args=[request],

@@ -39,8 +39,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 PHASES = ["wait", "slot", "plan", "jobs"]
-HISTORY_LIMIT = 2_000
-"""Events after which an idle PR workflow continues-as-new (well below Temporal's limits)."""
 JOB_TIMEOUT = timedelta(hours=6)
 
 
@@ -193,7 +191,7 @@ class PrQueueWorkflow(KindWorkflow):
             timeout=timedelta(seconds=30),
             retry=NETWORK_RETRY,
             heartbeat=None,
-            summary=f"ask {gate_workflow_id(state.org)} for a slot",
+            summary=f"ask {gate_workflow_id(state.org, state.queues.main)} for a slot",
         )
         await workflow.wait_condition(lambda: self._slot or state.closed)
         self._waiting_for_slot = False
@@ -204,7 +202,8 @@ class PrQueueWorkflow(KindWorkflow):
         if not self._slot and not self._waiting_for_slot:
             return
         self._slot = False
-        gate = workflow.get_external_workflow_handle(gate_workflow_id(self.state.org))
+        gate_id = gate_workflow_id(self.state.org, self.state.queues.main)
+        gate = workflow.get_external_workflow_handle(gate_id)
         # The gate may have ended (idle) meanwhile: then nothing is held there.
         with contextlib.suppress(ApplicationError):
             await gate.signal("release", workflow.info().workflow_id)
@@ -213,9 +212,8 @@ class PrQueueWorkflow(KindWorkflow):
 
     def _history_is_long(self) -> bool:
         info = workflow.info()
-        return (
-            info.is_continue_as_new_suggested() or info.get_current_history_length() > HISTORY_LIMIT
-        )
+        limit = self.state.history_limit
+        return info.is_continue_as_new_suggested() or info.get_current_history_length() > limit
 
     async def _continue_as_new(self) -> None:
         await self._release_slot()

@@ -93,5 +93,6 @@ class GateState(BaseModel):
         self.last_turn = {repo: turn for repo, turn in self.last_turn.items() if repo in active}
 
 
-def gate_workflow_id(org: str) -> str:
-    return f"queue-gate:{org}"
+def gate_workflow_id(org: str, task_queue: str) -> str:
+    """``queue-gate:prflow:acme``: one gate per organisation and deployment (its main queue)."""
+    return f"queue-gate:{task_queue}:{org}"

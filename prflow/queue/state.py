@@ -64,6 +64,9 @@ class QueueState(BaseModel):
     runs: list[JobRun] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     continued: int = Field(default=0, description="How many times the workflow continued-as-new")
+    history_limit: int = Field(
+        default=2_000, ge=50, description="History events after which an idle run continues-as-new"
+    )
 
     @property
     def org(self) -> str:

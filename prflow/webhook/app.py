@@ -21,8 +21,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from datetime import timedelta
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import timedelta
 
 from starlette.applications import Starlette
 from starlette.requests import Request

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client, WorkflowHandle
 
+from prflow.pr_identifier import PullRequestRef
 from prflow.queue.kind import pr_queue_id
 from prflow.queue.state import QueueStatus
-from prflow.pr_identifier import PullRequestRef
 from tests.support.fake_github import FakeGitHub
 from tests.support.github_org import SimulatedOrg
 
@@ -34,10 +34,10 @@ def queue_handle(client: Client, org: SimulatedOrg, repo: str, number: int) -> W
 async def wait_for_status(
     handle: WorkflowHandle,  # type: ignore[type-arg]
     check: Callable[[QueueStatus], bool],
-    timeout: float = 60.0,
+    within: float = 60.0,
 ) -> QueueStatus:
     """Query ``status`` until ``check`` holds; fail with the last status seen."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     last: QueueStatus | None = None
     while time.monotonic() < deadline:
         try:
