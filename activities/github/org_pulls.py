@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
+
+from github.PaginatedList import PaginatedList
+from github.Repository import Repository
 
 from activities.github.client import github_client
 from activities.github.errors import classified_errors, in_thread
@@ -35,9 +39,11 @@ def _repositories(org: str) -> list[Any]:
         missing=f"Organisation {org} was not found",
         permission="read access to the organisation's repositories",
     ):
-        return [
-            repo for repo in github_client().get_organization(org).get_repos() if not repo.archived
-        ]
+        client = github_client()
+        # Listed straight away: Organization.get_repos() would first fetch the org itself.
+        path = f"/orgs/{quote(org, safe='')}/repos"
+        listed = PaginatedList(Repository, client.requester, path, None)
+        return [repo for repo in listed if not repo.archived]
 
 
 def _events(repo: Any, since: datetime) -> list[PrEvent]:
