@@ -23,7 +23,7 @@ from prflow.queue.delivery import deliver
 from prflow.queue.gate import GateState, SlotAsk, SlotRequest, gate_workflow_id
 from prflow.queue.jobs import PlanInput, PlannedJob, QueueJob, QueuePlan, build_request, queue_kinds
 from prflow.queue.kind import GATE_WORKFLOW
-from prflow.queue.poll import PollOutcome, PollQuery
+from prflow.queue.poll import OVERLAP, PollOutcome, PollQuery
 from prflow.queue.repo_config import CONFIG_PATH, RepoConfig, parse_repo_config
 from prflow.queue.rules import jobs_for_head
 from prflow.queue.state import QueueState
@@ -102,27 +102,32 @@ def _skip_reason(config: RepoConfig, rng: ResolvedRange, state: QueueState) -> s
 
 
 @activity.defn(name="queue_request_slot")
-async def request_slot(ask: SlotAsk) -> None:
-    """Ask ``ask.org``'s gate for a slot, starting the gate if it is not running."""
+async def request_slot(ask: SlotAsk) -> str:
+    """Ask ``ask.org``'s gate for a slot, starting the gate if it is not running; its id."""
     capacity = cached_settings().queue.org_max_running
     request = SlotRequest(**ask.model_dump(), capacity=capacity)
     info = activity.info()
+    gate_id = gate_workflow_id(ask.org, info.task_queue)
     await activity.client().start_workflow(
         GATE_WORKFLOW,
         GateState(org=ask.org, capacity=capacity),
-        id=gate_workflow_id(ask.org, info.task_queue),
+        id=gate_id,
         task_queue=info.task_queue,
         start_signal="acquire",
         start_signal_args=[request],
         static_summary=f"job slots of {ask.org} ({capacity} at once)",
     )
+    return gate_id
 
 
 @activity.defn(name="queue_poll_org")
 async def poll_org(query: PollQuery) -> PollOutcome:
     """List the org's PRs updated since the last poll and hand each to its PR workflow."""
     started = datetime.now(UTC)
-    since = query.since or started - timedelta(seconds=query.first_lookback_seconds)
+    if query.since is not None:
+        since = query.since - OVERLAP
+    else:
+        since = started - timedelta(seconds=query.first_lookback_seconds)
     events = await updated_pull_events(query.org, since, on_progress=activity.heartbeat)
     client = activity.client()
     for event in events:

@@ -183,7 +183,7 @@ class PrQueueWorkflow(KindWorkflow):
         state = self.state
         self._waiting_for_slot = True
         self.kit.set("slot", PhaseState.running, f"waiting for a slot of {state.org}")
-        await self.kit.step(
+        gate_id: str = await self.kit.step(
             "slot",
             request_slot,
             SlotAsk(org=state.org, repo=state.repo, holder=workflow.info().workflow_id),
@@ -195,7 +195,7 @@ class PrQueueWorkflow(KindWorkflow):
         )
         await workflow.wait_condition(lambda: self._slot or state.closed)
         self._waiting_for_slot = False
-        self.kit.set("slot", PhaseState.done, "held" if self._slot else "closed while waiting")
+        self.kit.set("slot", PhaseState.done, f"held at {gate_id}" if self._slot else "closed")
         return self._slot
 
     async def _release_slot(self) -> None:

@@ -7,6 +7,7 @@ than ``since``, so a poll costs a page or two per active repository.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -28,7 +29,7 @@ async def updated_pull_events(
     repos = await in_thread(lambda: _repositories(org))
     events: list[PrEvent] = []
     for repo in repos:
-        events += await in_thread(lambda repo=repo: _events(repo, since))
+        events += await in_thread(functools.partial(_events, repo, since))
         on_progress()
     return events
 

@@ -18,6 +18,9 @@ from prflow.errors import UserError
 from prflow.queue.state import QueueNames
 
 FIRST_LOOKBACK = timedelta(days=1)
+OVERLAP = timedelta(minutes=1)
+"""Each poll reaches this far before the previous one ended: GitHub's ``updated_at`` has
+one-second precision and its clock is not ours. What is seen twice dedupes by delivery id."""
 
 
 class PollRequest(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +20,9 @@ from tests.support.github_org import SimulatedOrg
 
 @pytest.fixture
 def org(fake_github: FakeGitHub, prflow_home: Path, tmp_path: Path) -> SimulatedOrg:
-    """``octo-org`` with one repository, ``shop``, and no PR yet."""
-    simulated = SimulatedOrg(fake_github, tmp_path / "org")
+    """An organisation of its own (PR workflow ids are global on the session's server) with
+    one repository, ``shop``, and no PR yet."""
+    simulated = SimulatedOrg(fake_github, tmp_path / "org", org=f"octo-{secrets.token_hex(3)}")
     simulated.add_repo("shop")
     return simulated
 

@@ -26,7 +26,8 @@ def opened(org: SimulatedOrg, repo: str, number: int) -> PrEvent:
 
 async def gate_state(client: Client, org: SimulatedOrg, settings: Settings) -> GateState:
     handle = client.get_workflow_handle(gate_workflow_id(org.org, settings.temporal.task_queue))
-    return await handle.query("gate", result_type=GateState)
+    found: GateState = await handle.query("gate", result_type=GateState)
+    return found
 
 
 async def test_a_busy_repository_takes_turns_with_a_quiet_one_under_the_org_cap(
@@ -56,7 +57,7 @@ async def test_a_busy_repository_takes_turns_with_a_quiet_one_under_the_org_cap(
                 queue_handle(temporal_client, org, repo, number), lambda s: s.waiting_for_slot
             )
         gate = await gate_state(temporal_client, org, temporal_settings)
-        assert list(gate.holders) == ["queue:octo-org/shop#1"], "the cap is one running PR"
+        assert list(gate.holders) == [f"queue:{org.org}/shop#1"], "the cap is one running PR"
         assert len(gate.waiting) == 4
         first_job.set()
         finished: list[str] = []
@@ -73,7 +74,7 @@ async def test_a_busy_repository_takes_turns_with_a_quiet_one_under_the_org_cap(
             await temporal_client.get_workflow_handle(workflow_id).describe()
         ).start_time
     order = [workflow_id.split("@")[0] for workflow_id in sorted(starts, key=lambda w: starts[w])]
-    assert order[0] == "impact:octo-org/tools#1", (
+    assert order[0] == f"impact:{org.org}/tools#1", (
         f"the quiet repository waited behind the busy one: {order}"
     )
 
@@ -89,4 +90,4 @@ async def test_jobs_carry_their_repository_as_the_task_queue_fairness_key(
     child = temporal_client.get_workflow_handle(status.state.runs[0].workflow_id)
     for described in (await handle.describe(), await child.describe()):
         priority = described.raw_description.workflow_execution_info.priority
-        assert priority.fairness_key == "octo-org/shop"
+        assert priority.fairness_key == f"{org.org}/shop"

@@ -57,7 +57,7 @@ async def test_a_signed_pull_request_delivery_reaches_its_pr_workflow(
     ):
         answer = await post(url, pull_request_delivery(org.fake, org.org, "shop", 11, "opened"))
         assert answer.status_code == 202, answer.text
-        assert answer.json() == {"delivered": "queue:octo-org/shop#11", "kind": "head"}
+        assert answer.json() == {"delivered": f"queue:{org.org}/shop#11", "kind": "head"}
         status = await wait_for_status(
             queue_handle(temporal_client, org, "shop", 11),
             lambda s: s.state.last_reviewed_sha == head,
@@ -95,7 +95,7 @@ async def test_a_delivery_without_the_right_signature_is_refused_and_starts_noth
     assert answer.status_code == 401
     assert problem in answer.json()["error"]
     assert altered.status_code == 401
-    assert not await started(temporal_client, "queue:octo-org/shop#12")
+    assert not await started(temporal_client, f"queue:{org.org}/shop#12")
 
 
 async def test_events_the_queue_does_not_act_on_are_answered_with_the_reason(
@@ -123,7 +123,7 @@ async def test_events_the_queue_does_not_act_on_are_answered_with_the_reason(
     assert "no /prflow command" in reasons[1]
     assert "not NONE" in reasons[2]
     assert "unknown job deploy" in reasons[3]
-    assert not await started(temporal_client, "queue:octo-org/shop#13")
+    assert not await started(temporal_client, f"queue:{org.org}/shop#13")
 
 
 async def test_a_comment_command_is_delivered_as_a_request_for_that_job(
