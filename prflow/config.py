@@ -213,6 +213,12 @@ class Settings(BaseSettings):
         le=65_535,
         description="Port of a worker's Prometheus /metrics endpoint (PRFLOW_METRICS_PORT)",
     )
+    health_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65_535,
+        description="Port of a worker's /healthz and /readyz probes (PRFLOW_HEALTH_PORT)",
+    )
     github_api_url: str = Field(
         default="https://api.github.com",
         validation_alias=AliasChoices("PRFLOW_GITHUB_API_URL", "GITHUB_API_URL", "github_api_url"),
