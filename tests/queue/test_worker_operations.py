@@ -36,6 +36,7 @@ class WorkerSubprocess:
         self.log = log
 
 
+@contextlib.asynccontextmanager
 async def start_worker(
     settings: Settings, log: Path, *args: str
 ) -> AsyncIterator[WorkerSubprocess]:
@@ -66,12 +67,12 @@ async def start_worker(
 async def llm_only_worker(
     temporal_settings: Settings, tmp_path: Path
 ) -> AsyncIterator[WorkerSubprocess]:
-    async for started in start_worker(
+    async with start_worker(
         temporal_settings,
         tmp_path / "llm-worker.log",
         "--queues",
         temporal_settings.temporal.llm_task_queue,
-    ):
+    ) as started:
         yield started
 
 
@@ -102,9 +103,7 @@ async def test_probes_answer_on_the_health_port(
     temporal_settings: Settings, tmp_path: Path
 ) -> None:
     port = free_port()
-    async for _ in start_worker(
-        temporal_settings, tmp_path / "worker.log", "--health-port", str(port)
-    ):
+    async with start_worker(temporal_settings, tmp_path / "worker.log", "--health-port", str(port)):
         async with httpx.AsyncClient() as http:
             live = await http.get(f"http://127.0.0.1:{port}/healthz")
             ready = await http.get(f"http://127.0.0.1:{port}/readyz")
