@@ -103,10 +103,13 @@ async def test_probes_answer_on_the_health_port(
     temporal_settings: Settings, tmp_path: Path
 ) -> None:
     port = free_port()
-    async with start_worker(temporal_settings, tmp_path / "worker.log", "--health-port", str(port)):
-        async with httpx.AsyncClient() as http:
-            live = await http.get(f"http://127.0.0.1:{port}/healthz")
-            ready = await http.get(f"http://127.0.0.1:{port}/readyz")
+    log = tmp_path / "worker.log"
+    async with (
+        start_worker(temporal_settings, log, "--health-port", str(port)),
+        httpx.AsyncClient() as http,
+    ):
+        live = await http.get(f"http://127.0.0.1:{port}/healthz")
+        ready = await http.get(f"http://127.0.0.1:{port}/readyz")
     assert (live.status_code, live.text) == (200, "ok")
     assert (ready.status_code, ready.text) == (200, "ready")
 
