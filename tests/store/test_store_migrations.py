@@ -119,16 +119,3 @@ def _race_first_use(url: str, racers: int) -> None:
         versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
     assert versions == [(_script_head(),)]
 
-
-def _script_head() -> str:
-    """The newest revision the migrations folder holds (the lead chains branches' revisions)."""
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    from prflow.store.database import MIGRATIONS_DIR
-
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    head = ScriptDirectory.from_config(config).get_current_head()
-    assert head is not None
-    return head
