@@ -118,4 +118,3 @@ def _race_first_use(url: str, racers: int) -> None:
     with engine_for(url).connect() as connection:
         versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
     assert versions == [(_script_head(),)]
-
