@@ -9,7 +9,7 @@ from prflow.config import Settings
 from prflow.queue.delivery import deliver, queue_names
 from prflow.queue.events import PrEvent, map_delivery
 from prflow.queue.kind import pr_queue_id
-from prflow.queue.state import QueueState, QueueSummary, RunOutcome
+from prflow.queue.state import QueueNames, QueueState, QueueSummary, RunOutcome
 from tests.queue.conftest import queue_handle, wait_for_status
 from tests.support.fixtures_temporal import run_worker
 from tests.support.github_org import SimulatedOrg
@@ -22,6 +22,19 @@ def event_of(delivery: Delivery) -> PrEvent:
     mapped = map_delivery(delivery.event, delivery.delivery_id, delivery.payload)
     assert isinstance(mapped, PrEvent), mapped
     return mapped
+
+
+async def send(
+    client: Client,
+    queues: QueueNames,
+    org: SimulatedOrg,
+    number: int,
+    action: str,
+    before: str | None = None,
+) -> None:
+    """Deliver a ``pull_request`` event for ``shop#number`` as the receiver would."""
+    delivery = pull_request_delivery(org.fake, org.org, "shop", number, action, before=before)
+    await deliver(client, event_of(delivery), queues)
 
 
 async def test_an_opened_pr_gets_one_impact_run_on_its_head(
@@ -47,36 +60,20 @@ async def test_a_push_supersedes_the_running_job_and_the_next_run_starts_from_th
     first = org.open_pr("shop", 2)
     handle = queue_handle(temporal_client, org, "shop", 2)
     async with run_worker(temporal_client, temporal_settings):
-        await deliver(
-            temporal_client,
-            event_of(pull_request_delivery(org.fake, org.org, "shop", 2, "opened")),
-            queues,
-        )
+        await send(temporal_client, queues, org, 2, "opened")
         await wait_for_status(handle, lambda s: s.state.last_reviewed_sha == first)
 
         # GitHub turns slow at the comment step: the run on the second head stays in flight.
         slow = org.fake.hold("GET", r"/issues/2/comments$")
         second = org.push("shop", 2)
-        await deliver(
-            temporal_client,
-            event_of(
-                pull_request_delivery(org.fake, org.org, "shop", 2, "synchronize", before=first)
-            ),
-            queues,
-        )
+        await send(temporal_client, queues, org, 2, "synchronize", before=first)
         running = await wait_for_status(
             handle, lambda s: s.running is not None and s.running.head_sha == second
         )
         assert running.state.last_reviewed_sha == first
 
         third = org.push("shop", 2)
-        await deliver(
-            temporal_client,
-            event_of(
-                pull_request_delivery(org.fake, org.org, "shop", 2, "synchronize", before=second)
-            ),
-            queues,
-        )
+        await send(temporal_client, queues, org, 2, "synchronize", before=second)
         # The cancelled run is replaced while GitHub still holds its request.
         replanned = await wait_for_status(
             handle, lambda s: s.running is not None and s.running.head_sha == third
@@ -109,11 +106,7 @@ async def test_redelivered_and_repeated_events_start_nothing_new(
             await deliver(temporal_client, event_of(opened), queues)
         await wait_for_status(handle, lambda s: s.state.last_reviewed_sha == head)
         # A different delivery reporting the same head (a poll, a reopened hook) is no new work.
-        await deliver(
-            temporal_client,
-            event_of(pull_request_delivery(org.fake, org.org, "shop", 3, "ready_for_review")),
-            queues,
-        )
+        await send(temporal_client, queues, org, 3, "ready_for_review")
         await deliver(temporal_client, event_of(opened), queues)
         status = await wait_for_status(handle, lambda s: len(s.state.deliveries) == 2)
     assert [(r.head_sha, r.outcome) for r in status.state.runs] == [(head, RunOutcome.completed)]
@@ -128,18 +121,10 @@ async def test_closing_the_pr_cancels_its_job_and_ends_the_workflow(
     handle = queue_handle(temporal_client, org, "shop", 4)
     slow = org.fake.hold("GET", r"/issues/4/comments$")
     async with run_worker(temporal_client, temporal_settings):
-        await deliver(
-            temporal_client,
-            event_of(pull_request_delivery(org.fake, org.org, "shop", 4, "opened")),
-            queues,
-        )
+        await send(temporal_client, queues, org, 4, "opened")
         await wait_for_status(handle, lambda s: s.running is not None)
         org.close("shop", 4, merged=True)
-        await deliver(
-            temporal_client,
-            event_of(pull_request_delivery(org.fake, org.org, "shop", 4, "closed")),
-            queues,
-        )
+        await send(temporal_client, queues, org, 4, "closed")
         summary = QueueSummary.model_validate(await handle.result())
         slow.set()
     assert summary.runs[-1].head_sha == head
