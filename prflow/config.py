@@ -173,6 +173,18 @@ class PhaseSettings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
 
 
+class QueueSettings(BaseModel):
+    """The org-wide PR queue: which jobs run on each PR and how many run at once."""
+
+    jobs: list[str] = Field(
+        default_factory=lambda: ["impact"],
+        description="Job kinds run on every new head of a PR, unless its .prflow.toml says",
+    )
+    org_max_running: int = Field(
+        default=8, ge=1, description="PRs of one organisation whose jobs may run at the same time"
+    )
+
+
 class Settings(BaseSettings):
     """All prflow settings. Build with :func:`load_settings`."""
 
@@ -193,6 +205,19 @@ class Settings(BaseSettings):
     phases: dict[str, dict[str, PhaseSettings]] = Field(
         default_factory=dict,
         description="Per kind and phase: model and caps, e.g. [phases.review.reviewers]",
+    )
+    queue: QueueSettings = Field(default_factory=QueueSettings)
+    metrics_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65_535,
+        description="Port of a worker's Prometheus /metrics endpoint (PRFLOW_METRICS_PORT)",
+    )
+    health_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65_535,
+        description="Port of a worker's /healthz and /readyz probes (PRFLOW_HEALTH_PORT)",
     )
     github_api_url: str = Field(
         default="https://api.github.com",

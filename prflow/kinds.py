@@ -85,6 +85,9 @@ class KindDeclaration:
     """Import path of ``register(app: typer.Typer) -> None`` adding the kind's commands."""
     extra_workflows: Sequence[str] = ()
     """Workflows the kind starts as children (they run on its main queue)."""
+    queue_job: str | None = None
+    """Import path of ``(prflow.queue.jobs.QueueJob, Settings) -> input_type``: set when the
+    org-wide PR queue may run this kind on each new head of a PR (``[queue] jobs``)."""
 
 
 def import_path(path: str) -> Any:

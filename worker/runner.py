@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from functools import lru_cache
@@ -23,7 +23,9 @@ from temporalio.worker import Worker
 
 from prflow import __version__
 from prflow.config import Settings
+from prflow.errors import UserError
 from prflow.kinds import QueueRole
+from worker.metrics import PrflowMetrics
 from worker.registry import activities_for, queue_names, workflows
 
 GRACEFUL_SHUTDOWN = timedelta(seconds=30)
@@ -54,14 +56,20 @@ def build_workers(
     extra_workflows: Sequence[type] = (),
     extra_activities: ActivitiesByRole | None = None,
     graceful_shutdown: timedelta = GRACEFUL_SHUTDOWN,
+    roles: Collection[QueueRole] | None = None,
 ) -> list[Worker]:
-    """One worker per configured task queue, serving the registry (plus any extras).
+    """One worker per configured task queue (or per queue of ``roles``), serving the registry
+    plus any extras.
 
-    The extras let tests run their own workflows on the real worker setup.
+    The extras let tests run their own workflows on the real worker setup. Workflows
+    run on the main queue only, so a process serving just the LLM queue runs model calls
+    and nothing else.
     """
     extras = extra_activities or {}
     built: list[Worker] = []
     for role, queue in queue_names(settings).items():
+        if roles is not None and role not in roles:
+            continue
         rate_limit = settings.temporal.llm_max_activities_per_second
         built.append(
             Worker(
@@ -76,9 +84,24 @@ def build_workers(
                 graceful_shutdown_timeout=graceful_shutdown,
                 # Named, not hashed from every loaded module (which costs ~0.4 s per start).
                 build_id=f"prflow-{__version__}",
+                interceptors=[PrflowMetrics()],
             )
         )
     return built
+
+
+def roles_for(names: str, settings: Settings) -> list[QueueRole]:
+    """The roles of the comma-separated task queue names given to ``prflow worker --queues``."""
+    by_name = {queue: role for role, queue in queue_names(settings).items()}
+    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in by_name]
+    if unknown or not wanted:
+        raise UserError(
+            f"--queues {names!r} names no configured task queue"
+            + (f" ({', '.join(unknown)})" if unknown else "")
+            + f"; choose from: {', '.join(by_name)}"
+        )
+    return [by_name[name] for name in dict.fromkeys(wanted)]
 
 
 async def _shutdown_all(workers: Sequence[Worker]) -> None:
@@ -94,6 +117,7 @@ async def running_workers(
     extra_workflows: Sequence[type] = (),
     extra_activities: ActivitiesByRole | None = None,
     graceful_shutdown: timedelta = GRACEFUL_SHUTDOWN,
+    roles: Collection[QueueRole] | None = None,
 ) -> AsyncIterator[list[Worker]]:
     """Run the workers for the duration of the block; a fatal worker error cancels the block."""
     workers = build_workers(
@@ -102,6 +126,7 @@ async def running_workers(
         extra_workflows=extra_workflows,
         extra_activities=extra_activities,
         graceful_shutdown=graceful_shutdown,
+        roles=roles,
     )
     async with contextlib.AsyncExitStack() as stack:
         for worker in workers:
@@ -117,9 +142,12 @@ async def run_workers(
     *,
     graceful_shutdown: timedelta = GRACEFUL_SHUTDOWN,
     on_started: Callable[[list[Worker]], None] | None = None,
+    roles: Collection[QueueRole] | None = None,
 ) -> None:
-    """Serve every queue until ``stop`` is set, then shut down gracefully."""
-    async with running_workers(client, settings, graceful_shutdown=graceful_shutdown) as workers:
+    """Serve every queue (or those of ``roles``) until ``stop`` is set, then shut down."""
+    async with running_workers(
+        client, settings, graceful_shutdown=graceful_shutdown, roles=roles
+    ) as workers:
         if on_started is not None:
             on_started(workers)
         await stop.wait()

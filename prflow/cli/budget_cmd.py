@@ -7,11 +7,12 @@ import json
 from typing import Annotated
 
 import typer
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from prflow.agent.budget import BudgetRaise, BudgetStatus
-from prflow.config import Settings, load_settings
+from prflow.cli.cluster import cluster_client
+from prflow.config import load_settings
 from prflow.errors import UserError
 
 budget_app = typer.Typer(
@@ -19,20 +20,6 @@ budget_app = typer.Typer(
 )
 
 WorkflowId = Annotated[str, typer.Argument(help="Workflow id, as shown by `prflow impact`.")]
-
-
-async def _client(settings: Settings) -> Client:
-    from worker.client import connect
-    from worker.embedded import connect_local_server
-
-    if settings.temporal.address:
-        return await connect(settings)
-    client = await connect_local_server(settings)
-    if client is None:
-        raise UserError(
-            "no Temporal server is running here; set TEMPORAL_ADDRESS or start `prflow server`"
-        )
-    return client
 
 
 def _print_status(status: BudgetStatus, as_json: bool) -> None:
@@ -50,7 +37,7 @@ def _print_status(status: BudgetStatus, as_json: bool) -> None:
 
 
 async def _query(workflow_id: str) -> BudgetStatus:
-    client = await _client(load_settings())
+    client = await cluster_client(load_settings())
     try:
         status: BudgetStatus = await client.get_workflow_handle(workflow_id).query(
             "spend", result_type=BudgetStatus
@@ -63,7 +50,7 @@ async def _query(workflow_id: str) -> BudgetStatus:
 
 
 async def _raise(workflow_id: str, change: BudgetRaise) -> BudgetStatus:
-    client = await _client(load_settings())
+    client = await cluster_client(load_settings())
     handle = client.get_workflow_handle(workflow_id)
     try:
         raised: BudgetStatus = await handle.execute_update(

@@ -11,7 +11,16 @@ from rich.console import Console
 from rich.table import Table
 
 from prflow.config import load_settings
-from prflow.store.costs import CostReport, Spend, parse_since, summarize
+from prflow.errors import UserError
+from prflow.store.costs import (
+    GROUPINGS,
+    CostReport,
+    GroupSpend,
+    Spend,
+    group_spend,
+    parse_since,
+    summarize,
+)
 from prflow.store.ledger import spend_slices
 
 # Without a terminal rich would wrap to 80 columns; pipes and CI logs get full rows.
@@ -21,8 +30,9 @@ COSTS_HELP = (
     "Show LLM spend from the cost ledger.\n\n"
     "One table groups spend by workflow kind, phase and model, another by workflow id "
     "(with its repository and PR); both show attempts, failed attempts, tokens by kind "
-    "and USD, followed by the totals.\n\n"
-    "Example: prflow costs --since 7d --json"
+    "and USD, followed by the totals. With --by, one table groups spend by repository, "
+    "pull request, kind, phase or model instead.\n\n"
+    "Example: prflow costs --since 2026-11-01 --until 2026-12-01 --by repo"
 )
 
 TOKEN_HEADERS = ("Input tok", "Output tok", "Cache write", "Cache read")
@@ -46,6 +56,18 @@ def costs(
             "or since an ISO date/time (2026-01-31).",
         ),
     ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until",
+            help="Only count attempts before this moment: a duration back from now (1d) or an "
+            "ISO date/time (2026-02-01, exclusive).",
+        ),
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Group by one of: repo, pr, kind, phase, model."),
+    ] = None,
     as_json: Annotated[
         bool,
         typer.Option("--json", help="Print the figures as JSON (stable keys) instead of tables."),
@@ -58,23 +80,53 @@ def costs(
         ),
     ] = None,
 ) -> None:
-    start = parse_since(since, datetime.now(UTC)) if since else None
+    now = datetime.now(UTC)
+    start = parse_since(since, now) if since else None
+    end = parse_since(until, now, option="--until") if until else None
+    if start is not None and end is not None and end <= start:
+        raise UserError(f"--until {until} is not after --since {since}; swap or widen them")
+    if by is not None and by not in GROUPINGS:
+        raise UserError(f"--by {by!r} is not a grouping; use one of: {', '.join(GROUPINGS)}")
     url = database_url or load_settings().resolved_database_url()
-    report = summarize(spend_slices(url, workflow_id=workflow_id, since=start))
+    slices = spend_slices(url, workflow_id=workflow_id, since=start, until=end)
+    report = summarize(slices)
+    groups = group_spend(slices, by) if by else None
     if as_json:
-        payload = {
+        payload: dict[str, object] = {
             "filters": {
                 "workflow_id": workflow_id,
                 "since": start.isoformat() if start else None,
+                "until": end.isoformat() if end else None,
             },
             **report.model_dump(mode="json"),
         }
+        if groups is not None:
+            payload["by"] = by
+            payload["groups"] = [group.model_dump(mode="json") for group in groups]
         typer.echo(json.dumps(payload, indent=2, sort_keys=True))
         return
     console = Console()
     if not console.is_terminal:
         console = Console(width=PLAIN_OUTPUT_WIDTH)
+    if groups is not None and by is not None:
+        print_groups(console, by, groups, report.totals)
+        return
     print_report(console, report)
+
+
+def print_groups(console: Console, by: str, groups: list[GroupSpend], totals: Spend) -> None:
+    """One table: spend per repository, PR, kind, phase or model."""
+    if totals.attempts == 0:
+        console.print("No LLM attempts recorded for this selection.")
+        return
+    table = Table(title=f"Spend by {by}")
+    table.add_column(by.capitalize(), no_wrap=True)
+    _add_figure_columns(table)
+    for group in groups:
+        table.add_row(group.key, *_figures(group))
+    table.add_section()
+    table.add_row("Total", *_figures(totals))
+    console.print(table)
 
 
 def print_report(console: Console, report: CostReport) -> None:

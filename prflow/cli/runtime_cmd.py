@@ -8,8 +8,10 @@ and workers that can be restarted, scaled and killed independently.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,7 +22,9 @@ from prflow.errors import UserError
 
 if TYPE_CHECKING:
     from temporalio.client import Client
+    from temporalio.runtime import Runtime as CoreRuntime
 
+    from prflow.kinds import QueueRole
     from worker.devserver import DevServer
 
 SERVER_HELP = "\n\n".join(
@@ -36,12 +40,20 @@ SERVER_HELP = "\n\n".join(
 
 WORKER_HELP = "\n\n".join(
     [
-        "Run prflow workers for every task queue until Ctrl-C or SIGTERM.",
+        "Run prflow workers for every task queue (or those named by --queues) until Ctrl-C "
+        "or SIGTERM.",
         "Connects to TEMPORAL_ADDRESS when set, otherwise to a `prflow server` running on "
         "this machine. On shutdown, running activities get a grace period to finish; "
         "whatever is cut short is retried by another worker, so stopping or killing a "
         "worker loses no work.",
-        "Example: TEMPORAL_ADDRESS=temporal.internal:7233 prflow worker --metrics-port 9464",
+        "Scale by resource: `--queues prflow` runs workflows, git and analysis; "
+        "`--queues prflow-llm` only model calls (rate-limited fleet-wide by "
+        "PRFLOW_TEMPORAL__LLM_MAX_ACTIVITIES_PER_SECOND); `--queues prflow-github` only "
+        "GitHub writes. With --metrics-port, Prometheus metrics of the worker runtime and "
+        "prflow's counters (runs, model spend, tokens, findings) are served on /metrics; with "
+        "--health-port, /healthz and /readyz answer probes.",
+        "Example: TEMPORAL_ADDRESS=temporal.internal:7233 prflow worker --queues prflow-llm "
+        "--metrics-port 9464 --health-port 8081",
     ]
 )
 
@@ -183,13 +195,43 @@ async def _register_search_attributes(client: Client, namespace: str) -> None:
 
 
 def worker(
+    queues: Annotated[
+        str | None,
+        typer.Option(
+            "--queues",
+            help="Comma-separated task queues to serve (default: all three), e.g. "
+            "prflow,prflow-llm.",
+        ),
+    ] = None,
     metrics_port: Annotated[
         int | None,
         typer.Option(
             "--metrics-port",
-            help="Serve Prometheus metrics of the worker runtime on this port (/metrics).",
+            min=1,
+            max=65_535,
+            help="Serve Prometheus metrics (worker runtime and prflow counters) on this port "
+            "(/metrics); default PRFLOW_METRICS_PORT.",
         ),
     ] = None,
+    health_port: Annotated[
+        int | None,
+        typer.Option(
+            "--health-port",
+            min=1,
+            max=65_535,
+            help="Serve /healthz (liveness) and /readyz (Temporal answers) on this port; "
+            "default PRFLOW_HEALTH_PORT.",
+        ),
+    ] = None,
+    wait_seconds: Annotated[
+        float,
+        typer.Option(
+            "--wait-seconds",
+            min=0,
+            help="At start, keep trying to reach Temporal this long before giving up "
+            "(a cluster starting alongside the workers).",
+        ),
+    ] = 60.0,
     grace_seconds: Annotated[
         float,
         typer.Option(
@@ -198,24 +240,59 @@ def worker(
         ),
     ] = 30.0,
 ) -> None:
-    asyncio.run(_work(load_settings(), metrics_port, grace_seconds))
+    from worker.runner import roles_for
+
+    settings = load_settings()
+    roles = roles_for(queues, settings) if queues is not None else None
+    ports = WorkerPorts(
+        metrics=metrics_port or settings.metrics_port,
+        health=health_port or settings.health_port,
+    )
+    asyncio.run(_work(settings, ports, grace_seconds, roles, wait_seconds))
 
 
-async def _work(settings: Settings, metrics_port: int | None, grace_seconds: float) -> None:
+@dataclass(frozen=True)
+class WorkerPorts:
+    metrics: int | None
+    health: int | None
+
+
+async def _connect_patiently(
+    settings: Settings, runtime: CoreRuntime | None, wait_seconds: float
+) -> Client:
+    """Connect to the configured cluster, retrying for ``wait_seconds`` while it starts."""
+    from worker.client import connect
+
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            return await connect(settings, runtime=runtime, within_seconds=5.0)
+        except UserError:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(2.0)
+
+
+async def _work(
+    settings: Settings,
+    ports: WorkerPorts,
+    grace_seconds: float,
+    roles: list[QueueRole] | None,
+    wait_seconds: float,
+) -> None:
     from datetime import timedelta
 
-    from temporalio.worker import Worker
-
-    from worker.client import connect, embedded_address, metrics_runtime
+    from worker.client import embedded_address, metrics_runtime
     from worker.embedded import connect_local_server
-    from worker.runner import run_workers
+    from worker.health import serving_probes
+    from worker.runner import running_workers
 
     stop = _stop_on_signals(
         f"prflow worker stopping: running activities get up to {grace_seconds:g}s to finish ..."
     )
-    core_runtime = metrics_runtime(f"0.0.0.0:{metrics_port}") if metrics_port else None
+    core_runtime = metrics_runtime(f"0.0.0.0:{ports.metrics}") if ports.metrics else None
     if settings.temporal.address:
-        client = await connect(settings, runtime=core_runtime)
+        client = await _connect_patiently(settings, core_runtime, wait_seconds)
         address = settings.temporal.address
         await _register_search_attributes(client, settings.temporal.namespace)
     else:
@@ -228,15 +305,16 @@ async def _work(settings: Settings, metrics_port: int | None, grace_seconds: flo
             )
         client = local
 
-    def announce(workers: list[Worker]) -> None:
+    async with running_workers(
+        client, settings, graceful_shutdown=timedelta(seconds=grace_seconds), roles=roles
+    ) as workers:
         queues = ", ".join(w.task_queue for w in workers)
         typer.echo(f"prflow worker serving {queues} on {address} ({client.namespace})")
-
-    await run_workers(
-        client,
-        settings,
-        stop,
-        graceful_shutdown=timedelta(seconds=grace_seconds),
-        on_started=announce,
-    )
+        probes = (
+            serving_probes(client, workers, ports.health)
+            if ports.health
+            else contextlib.nullcontext()
+        )
+        async with probes:
+            await stop.wait()
     typer.echo("prflow worker stopped.")

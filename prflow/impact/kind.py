@@ -35,4 +35,5 @@ IMPACT = KindDeclaration(
     search_attributes=(RISK_SCORE, RISK_LEVEL),
     phases={LLM_PHASE: PhaseDefaults(tier=ModelTier.mid)},
     cli="prflow.cli.impact_cmd:register",
+    queue_job="prflow.impact.queue_job:impact_job",
 )

@@ -81,6 +81,41 @@ class CostReport(BaseModel):
 
 Row = TypeVar("Row", bound=Spend)
 
+GROUPINGS = ("repo", "pr", "kind", "phase", "model")
+"""What ``prflow costs --by`` groups on."""
+
+
+class GroupSpend(Spend):
+    """Spend of one value of a grouping: a repository, a PR, a kind, a phase or a model."""
+
+    key: str
+
+
+def _group_key(piece: SpendSlice, by: str) -> str:
+    if by == "repo":
+        return piece.repo or "(no repository)"
+    if by == "pr":
+        if piece.repo is None or piece.pr_number is None:
+            return "(no pull request)"
+        return f"{piece.repo}#{piece.pr_number}"
+    if by == "kind":
+        return piece.workflow_kind
+    if by == "phase":
+        return f"{piece.workflow_kind}/{piece.phase}"
+    return piece.model
+
+
+def group_spend(slices: Iterable[SpendSlice], by: str) -> list[GroupSpend]:
+    """Spend per value of ``by`` (repo, pr, kind, phase or model), most expensive first."""
+    if by not in GROUPINGS:
+        raise UserError(f"--by {by!r} is not a grouping; use one of: {', '.join(GROUPINGS)}")
+    groups = _group(
+        list(slices),
+        key=lambda s: _group_key(s, by),
+        start=lambda s: GroupSpend(key=_group_key(s, by)),
+    )
+    return sorted(groups, key=lambda g: (-g.usd, g.key))
+
 
 def summarize(slices: Iterable[SpendSlice]) -> CostReport:
     """Group slices per kind/phase/model and per workflow id, most expensive first."""
@@ -128,7 +163,7 @@ _DURATION = re.compile(r"(\d+)\s*([mhdw])")
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-def parse_since(text: str, now: datetime) -> datetime:
+def parse_since(text: str, now: datetime, option: str = "--since") -> datetime:
     """Start of the reporting window: ``30m``/``24h``/``7d``/``2w`` before ``now``, or an ISO date.
 
     A date without a time means midnight UTC; a time without an offset is UTC.
@@ -142,8 +177,8 @@ def parse_since(text: str, now: datetime) -> datetime:
             return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
         except OverflowError:
             raise UserError(
-                f"--since {text.strip()} reaches back before the year 1; use a shorter duration "
-                "such as 52w, or leave --since out to count every attempt"
+                f"{option} {text.strip()} reaches back before the year 1; use a shorter "
+                f"duration such as 52w, or leave {option} out"
             ) from None
     try:
         if len(cleaned) == 10:
@@ -153,6 +188,6 @@ def parse_since(text: str, now: datetime) -> datetime:
         return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     except (ValueError, OverflowError):
         raise UserError(
-            f"--since {text!r} is not understood: use a duration such as 24h, 7d or 2w, "
+            f"{option} {text!r} is not understood: use a duration such as 24h, 7d or 2w, "
             "or an ISO date such as 2026-01-31"
         ) from None

@@ -110,9 +110,13 @@ def spend_for_workflow(db_url: str, workflow_id: str) -> float:
 
 
 def spend_slices(
-    db_url: str, workflow_id: str | None = None, since: datetime | None = None
+    db_url: str,
+    workflow_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
 ) -> list[SpendSlice]:
-    """Ledger spend grouped per workflow, kind, phase and model, for ``prflow costs``."""
+    """Ledger spend grouped per workflow, kind, phase and model, for ``prflow costs``;
+    ``since`` is inclusive, ``until`` exclusive."""
     row = LlmAttemptRow
     keys = (row.workflow_id, row.workflow_kind, row.phase, row.model, row.repo, row.pr_number)
     failed = case((row.outcome.in_([SUCCESS, SENT]), 0), else_=1)
@@ -134,6 +138,8 @@ def spend_slices(
         query = query.where(row.workflow_id == workflow_id)
     if since is not None:
         query = query.where(row.created_at >= since)
+    if until is not None:
+        query = query.where(row.created_at < until)
     with engine_for(db_url).connect() as connection:
         rows = connection.execute(query).mappings().all()
     return [SpendSlice.model_validate(dict(found)) for found in rows]

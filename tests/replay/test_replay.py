@@ -37,6 +37,9 @@ RECORDED_IDS = {
     "blob-read-replay": "blob-read",
     "pr-checks-wait-1": "pr-checks-wait",
     "pr-checks-crash-1": "pr-checks-worker-restart",
+    "queue:octo-replay/shop#1": "queue-open-push-close",
+    "queue-gate:prflow-queue-replay:octo-replay": "queue-gate",
+    "queue-poll-replay": "queue-poll",
 }
 
 

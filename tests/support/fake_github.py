@@ -90,6 +90,8 @@ class FakeIssue:
     body: str | None = None
     pull: FakePull | None = None
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    closed_at: datetime | None = None
 
 
 @dataclass
@@ -200,6 +202,7 @@ class FakeGitHub:
         self._issues: dict[tuple[str, str, int], FakeIssue] = {}
         self._comments: dict[int, FakeComment] = {}
         self._faults: list[Fault] = []
+        self._holds: list[tuple[str, re.Pattern[str], threading.Event]] = []
         self._apps: dict[int, _App] = {}
         self._threads: dict[tuple[str, str, int], list[FakeReviewThread]] = {}
         self._check_runs: dict[int, FakeCheckRun] = {}
@@ -425,10 +428,35 @@ class FakeGitHub:
     def set_pull_state(self, owner: str, repo: str, number: int, **changes: Any) -> None:
         """Change a seeded PR's fields (``state``, ``merged``, ``mergeable``, ``head_sha``...)."""
         with self._lock:
-            pull = self._issues[(owner, repo, number)].pull
+            issue = self._issues[(owner, repo, number)]
+            pull = issue.pull
             assert pull is not None
             for name, value in changes.items():
                 setattr(pull, name, value)
+            issue.updated_at = max(datetime.now(UTC), issue.updated_at + timedelta(seconds=1))
+            if pull.state == "closed" and issue.closed_at is None:
+                issue.closed_at = issue.updated_at
+
+    def push(self, owner: str, repo: str, number: int, head_sha: str) -> datetime:
+        """A new head on a PR, as a push to its branch makes it (``refs/pull/N/head`` too);
+        returns the PR's new ``updated_at``."""
+        self.set_pull_state(owner, repo, number, head_sha=head_sha)
+        with self._lock:
+            issue = self._issues[(owner, repo, number)]
+        if issue.repo.git_dir is not None:
+            subprocess.run(
+                [
+                    "git",
+                    "--git-dir",
+                    str(issue.repo.git_dir),
+                    "update-ref",
+                    f"refs/pull/{number}/head",
+                    head_sha,
+                ],
+                check=True,
+                capture_output=True,
+            )
+        return issue.updated_at
 
     def register_app(
         self, app_id: str, public_key_pem: str, installation_id: int, slug: str
@@ -443,6 +471,19 @@ class FakeGitHub:
     def inject(self, fault: Fault) -> None:
         with self._lock:
             self._faults.append(fault)
+
+    def hold(self, method: str, path_pattern: str) -> threading.Event:
+        """Park matching requests until the returned event is set (a slow GitHub), 60 s at most."""
+        gate = threading.Event()
+        with self._lock:
+            self._holds.append((method, re.compile(path_pattern), gate))
+        return gate
+
+    def _wait_for_holds(self, method: str, path: str) -> None:
+        with self._lock:
+            gates = [g for m, pattern, g in self._holds if m == method and pattern.search(path)]
+        for gate in gates:
+            gate.wait(timeout=60)
 
     def fail_with_server_error(self, times: int = 1, status: int = 500) -> None:
         self.inject(Fault(status, {"message": "Server Error"}, times=times))
@@ -582,6 +623,7 @@ class FakeGitHub:
             return self._issue_installation_token(int(installation[1]), token)
         login = self._authenticate(token)
         self._raise_fault(method, path)
+        self._wait_for_holds(method, path)
         for route_method, pattern, handler in self._routes():
             match = re.fullmatch(pattern, path)
             if match and route_method == method:
@@ -592,6 +634,7 @@ class FakeGitHub:
         repo = r"/repos/([^/]+)/([^/]+)"
         return [
             ("GET", r"/user", self._get_user),
+            ("GET", r"/orgs/([^/]+)/repos", self._list_org_repos),
             ("GET", repo, self._get_repo),
             ("GET", repo + r"/pulls", self._list_pulls),
             ("GET", repo + r"/pulls/(\d+)", self._get_pull),
@@ -662,10 +705,28 @@ class FakeGitHub:
             and (head is None or f"{owner}:{i.pull.head_ref}" == head)
             and (base is None or i.pull.base_ref == base)
         ]
+        if call.query.get("sort") == "updated":
+            newest_first = call.query.get("direction", "desc") == "desc"
+            chosen.sort(key=lambda i: i.updated_at, reverse=newest_first)
         path = f"{self.api_prefix}/repos/{owner}/{name}/pulls"
         page, headers = self._page_of(chosen, call.query, path)
         payload = [self._pull_simple_json(i) for i in page]
         return _Answer(200, payload, "pull-request-simple[]", headers)
+
+    def _list_org_repos(self, call: _Call) -> _Answer:
+        """``GET /orgs/{org}/repos``: the organisation's repositories the caller can see."""
+        (org,) = call.args
+        with self._lock:
+            owner = self._users.get(org)
+            repos = [
+                r
+                for r in sorted(self._repos.values(), key=lambda r: r.full_name)
+                if r.owner == org and (not r.private or call.login == org)
+            ]
+        if owner is None or owner.type != "Organization":
+            raise _Reply(_not_found())
+        page, headers = self._page_of(repos, call.query, f"{self.api_prefix}/orgs/{org}/repos")
+        return _Answer(200, [self._repo_json(r) for r in page], "minimal-repository[]", headers)
 
     def _list_check_runs(self, call: _Call) -> _Answer:
         owner, name, ref = call.args
@@ -1061,9 +1122,11 @@ class FakeGitHub:
             "milestone": None,
             "active_lock_reason": None,
             "created_at": created,
-            "updated_at": created,
-            "closed_at": None if pull.state == "open" else created,
-            "merged_at": created if pull.merged else None,
+            "updated_at": _timestamp(issue.updated_at),
+            "closed_at": None
+            if pull.state == "open"
+            else _timestamp(issue.closed_at or issue.updated_at),
+            "merged_at": _timestamp(issue.closed_at or issue.updated_at) if pull.merged else None,
             "merge_commit_sha": pull.head_sha if pull.merged else None,
             "assignee": None,
             "assignees": [],

@@ -39,6 +39,7 @@ SCHEMA_MODEL_NAMES = {
     "validation-error": "ValidationError",
     "installation-token": "InstallationToken",
     "pull-request-simple": "PullRequestSimple",
+    "minimal-repository": "MinimalRepository",
     "check-runs-list": "ReposOwnerRepoCommitsRefCheckRunsGetResponse200",
     "combined-commit-status": "CombinedCommitStatus",
 }

@@ -123,6 +123,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
         choices = getattr(alias, "choices", None)
         variable = str(choices[0]) if choices else f"PRFLOW_{name.upper()}"
         value = dumped[name]
+        if value is None:
+            continue  # unset: the default applies (JSON null is no integer, path or URL)
         env[variable] = value if isinstance(value, str) else json.dumps(value)
     return env
 

@@ -1,0 +1,26 @@
+"""The impact request the org-wide queue runs on a PR's head.
+
+Impact always scores the whole pull request (base..head), whatever ran
+before: a risk score is a property of the PR, not of the latest push. The
+comment it posts is upserted, so each new head edits the same comment.
+"""
+
+from __future__ import annotations
+
+from prflow.config import Settings
+from prflow.impact.request import llm_plan
+from prflow.impact.run_models import ImpactRequest
+from prflow.queue.jobs import QueueJob
+
+
+def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
+    on_queues = settings.model_copy(deep=True)
+    on_queues.temporal.task_queue = job.queues.main
+    on_queues.temporal.llm_task_queue = job.queues.llm
+    on_queues.temporal.github_task_queue = job.queues.github
+    return ImpactRequest(
+        pull_request=job.pr,
+        post_comment=job.config.post_comment,
+        llm=llm_plan(on_queues, budget_usd=job.config.budget_usd),
+        github_task_queue=job.queues.github,
+    )

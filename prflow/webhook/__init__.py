@@ -1,0 +1,1 @@
+"""The GitHub webhook receiver (``prflow webhook``): an ASGI app that only verifies and signals."""
