@@ -6,8 +6,9 @@ from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.kinds import KindDeclaration
 from prflow.pr_tools.kind import PR_CHECKS
+from prflow.review.kind import REVIEW
 
-KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS)
+KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW)
 
 
 def kind_named(name: str) -> KindDeclaration:

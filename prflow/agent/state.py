@@ -27,6 +27,14 @@ class RepoToolBackend(BaseModel):
     kind: Literal["repo"] = "repo"
     range: ResolvedRange
     task_queue: str | None = Field(default=None, description="None: the workflow's own queue")
+    focus_paths: list[str] = Field(
+        default_factory=list, description="Files the agent may read without limit"
+    )
+    max_reads_outside_focus: int | None = Field(
+        default=None,
+        description="How many other files read_file_at_ref may open (reference following); "
+        "None: no limit",
+    )
 
 
 class AgentSpec(BaseModel):
@@ -87,6 +95,9 @@ class AgentState(BaseModel):
     elide_before: int = 0
     runs: int = 1
     turns_this_run: int = 0
+    reads_outside_focus: list[str] = Field(
+        default_factory=list, description="Files opened outside the backend's focus so far"
+    )
 
     @classmethod
     def start(cls, spec: AgentSpec, budget: PhaseBudget) -> AgentState:

@@ -125,8 +125,8 @@ class IngestInput(BaseModel):
 
     submitted: dict[str, Any] | None
     dimension: Dimension
-    range: ResolvedRange
-    facts_key: str
+    range: ResolvedRange = Field(description="What the agent read (the review's range)")
+    pr_base_sha: str = Field(description="The PR diff's base: where deleted lines are placed")
 
 
 class FindingBatch(BaseModel):
@@ -156,7 +156,7 @@ class LayerIngestInput(BaseModel):
     new_keys: list[str]
     earlier_keys: list[str]
     range: ResolvedRange
-    facts_key: str
+    pr_base_sha: str
 
 
 class LayerBatch(BaseModel):
@@ -213,6 +213,7 @@ class SynthesisInput(BaseModel):
     depth: ReviewDepth = ReviewDepth.standard
     used_model: bool = False
     workflow_id: str
+    run_marker: str = Field(description="Hidden in the review body: a retried post finds it")
     cost_usd: float = 0.0
 
 
@@ -232,6 +233,7 @@ class SynthesisRefs(BaseModel):
     sarif_key: str
     review_key: str = Field(description="JSON payload of the GitHub review (body, event, comments)")
     summary_key: str = Field(description="Markdown of the sticky summary comment")
+    run_marker: str
     fingerprints: list[str] = Field(default_factory=list, description="Posted with this review")
     inline: dict[str, str] = Field(default_factory=dict)
 
@@ -256,7 +258,7 @@ class PostedReview(BaseModel):
 class MarksInput(BaseModel):
     repo: str
     pr_number: int
-    head_sha: str
+    head_sha: str = ""
     fingerprints: list[str] = Field(default_factory=list)
     workflow_id: str = ""
 

@@ -52,7 +52,7 @@ def test_first_use_creates_the_tables_at_head(db_url: str) -> None:
     assert {"key", "data", "size", "media_type", "created_at"} <= blob_columns
     with engine.connect() as connection:
         versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
-    assert versions == [("0002",)]
+    assert versions == [("0003",)]
 
 
 def test_sqlite_file_and_its_directories_are_created(tmp_path: Path) -> None:
@@ -103,4 +103,4 @@ def _race_first_use(url: str, racers: int) -> None:
         assert stdout.strip() == "migrated"
     with engine_for(url).connect() as connection:
         versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
-    assert versions == [("0002",)]
+    assert versions == [("0003",)]

@@ -139,20 +139,24 @@ def parse_report(
 
 
 def investigation_dimension(
-    parent: Dimension, request: InvestigationRequest, number: int, known_paths: set[str]
+    parent: Dimension,
+    request: InvestigationRequest,
+    number: int,
+    source: FindingSource = FindingSource.investigation,
 ) -> Dimension:
-    """A child reviewer answering one question its parent raised, credited to the parent."""
-    files = [p for p in request.files if p in known_paths] or parent.target_files
+    """A reviewer answering one question raised by ``parent`` (a reviewer, or the
+    cross-reference resolver), credited to it."""
+    files = request.files or parent.target_files
     return Dimension(
         id=f"{parent.id}-i{number}",
         name=parent.name,
         prompt=(
-            f"The reviewer of '{parent.name}' needs this investigated before it can conclude:\n\n"
-            f"{request.question}\n\nAnswer it by reading the code, and report as findings only "
-            "problems this pull request introduces."
+            f"The {parent.name!r} part of the review needs this investigated before it can "
+            f"conclude:\n\n{request.question}\n\nAnswer it by reading the code, and report as "
+            "findings only problems this pull request introduces."
         ),
         target_files=files[:10],
         context_files=[p for p in parent.target_files if p not in files][:10],
         priority=parent.priority,
-        source=FindingSource.investigation,
+        source=source,
     )

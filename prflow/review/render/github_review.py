@@ -43,8 +43,9 @@ class ReviewPayload(BaseModel):
     fingerprints: list[str] = Field(default_factory=list, description="Every finding posted")
 
 
-def run_marker(workflow_id: str, head_sha: str) -> str:
-    return RUN_MARKER.format(f"{workflow_id}@{head_sha}")
+def run_marker(run: str, head_sha: str) -> str:
+    """The hidden line naming the run (workflow and run id) and the head it reviewed."""
+    return RUN_MARKER.format(f"{run}@{head_sha}")
 
 
 def _comment(finding: ScoredFinding) -> ReviewComment:
@@ -79,7 +80,8 @@ def _first_paragraph(text: str, limit: int = 400) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def review_payload(report: ReviewReport) -> ReviewPayload:
+def review_payload(report: ReviewReport, marker: str) -> ReviewPayload:
+    """The review to post; ``marker`` (hidden in the body) lets a retried post find it."""
     inline = [f for f in report.findings if f.placement.inline][:MAX_INLINE_COMMENTS]
     inline_ids = {id(f) for f in inline}
     elsewhere = [f for f in report.findings if id(f) not in inline_ids]
@@ -104,12 +106,12 @@ def review_payload(report: ReviewReport) -> ReviewPayload:
                 else "over the inline comment limit"
             )
             lines.append(_listed(finding, why))
-    lines += ["", run_marker(report.workflow_id, report.head_sha)]
+    lines += ["", marker]
     body = "\n".join(lines)
     if len(body) > BODY_LIMIT:
         body = body[: BODY_LIMIT - 200].rsplit("\n", 1)[0]
         body += "\n\n_(list cut to fit GitHub's limit; see the JSON or Markdown report)_\n"
-        body += run_marker(report.workflow_id, report.head_sha)
+        body += marker
     return ReviewPayload(
         event=report.event.value,
         body=body,
