@@ -64,6 +64,19 @@ class AgentSpec(BaseModel):
     )
 
 
+CHILD_AGENT_MARK = "/agent:"
+"""A child agent's workflow id is its run's id, this mark, and the agent's name."""
+
+
+def child_agent_id(parent_workflow_id: str, agent_name: str) -> str:
+    return f"{parent_workflow_id}{CHILD_AGENT_MARK}{agent_name}"
+
+
+def run_of(workflow_id: str) -> str:
+    """The run a workflow id belongs to: itself, or the run that started the child agent."""
+    return workflow_id.split(CHILD_AGENT_MARK, 1)[0]
+
+
 def spec_from_prompt(prompt: PreparedPrompt, **fields: Any) -> AgentSpec:
     """An agent spec whose prompt, tools and first message are those stored in ``prompt``."""
     return AgentSpec(

@@ -84,7 +84,9 @@ def test_score_is_weight_times_confidence_times_multipliers() -> None:
     assert compute_score(ReviewSeverity.critical, 0.5, []) == 0.5
     assert compute_score(ReviewSeverity.important, 1.0, [Multiplier.cross_ref_compound]) == 1.05
     assert compute_score(
-        ReviewSeverity.suggestion, 0.5, [Multiplier.adversary_challenged, Multiplier.ai_generated_pr]
+        ReviewSeverity.suggestion,
+        0.5,
+        [Multiplier.adversary_challenged, Multiplier.ai_generated_pr],
     ) == round(0.3 * 0.5 * 0.5 * 1.2, 3)
 
 
@@ -132,7 +134,9 @@ def test_each_severity_has_its_confidence_floor(diff: DiffIndex) -> None:
 
 def test_verdicts_and_multipliers_change_scores_and_severity(diff: DiffIndex) -> None:
     confirmed = finding("confirmed one", line=6, severity=ReviewSeverity.critical, confidence=1.0)
-    challenged = finding("challenged one", line=38, severity=ReviewSeverity.critical, confidence=1.0)
+    challenged = finding(
+        "challenged one", line=38, severity=ReviewSeverity.critical, confidence=1.0
+    )
     inputs = SynthesisInputs(
         verdicts=[
             AdversaryVerdict(fingerprint=confirmed.fingerprint, verdict=VerdictKind.confirmed),
@@ -186,7 +190,9 @@ def test_every_kept_finding_is_placed_on_the_diff_or_in_the_body(diff: DiffIndex
     placed = {f.title: f.placement for f in result.findings}
     assert placed["on a changed line"].inline and placed["on a changed line"].line == 6
     assert placed["about the old code"].side == DiffSide.left
-    assert not placed["between hunks"].inline and "outside the diff" in placed["between hunks"].reason
+    assert (
+        not placed["between hunks"].inline and "outside the diff" in placed["between hunks"].reason
+    )
     assert not placed["unchanged file"].inline
 
 
