@@ -29,6 +29,8 @@ from tests.support.review_runs import (
     review_request,
     review_script,
     start_review,
+    two_reviewers_script,
+    wait_for_route,
 )
 from tests.support.scripted_anthropic import ScriptedAnthropic
 
@@ -84,7 +86,7 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     request = review_request(temporal_settings, repo=sample_repo)
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_review(temporal_client, temporal_settings, request, "review-agents-1")
-        await asyncio.to_thread(_wait_for_route, scripted_anthropic, ADVERSARY)
+        await asyncio.to_thread(wait_for_route, scripted_anthropic, ADVERSARY)
         gate.set()
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
 
@@ -133,15 +135,30 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     assert costs.totals.usd == pytest.approx(result.cost_usd, rel=0.01)
 
 
-def _wait_for_route(server: ScriptedAnthropic, route: str, timeout: float = 60) -> None:
-    """Block until a request of ``route`` arrives (the layer started on early findings)."""
-    import time
+async def test_a_phase_that_hits_its_cap_stops_and_the_review_says_it_is_incomplete(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.route(two_reviewers_script())
+    request = review_request(temporal_settings, repo=sample_repo)
+    reviewers = request.plans["reviewers"]
+    reviewers.caps = reviewers.caps.model_copy(update={"usd": 0.0001})
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_review(temporal_client, temporal_settings, request, "review-cut-1")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
 
-    deadline = time.monotonic() + timeout
-    while not server.requests_of(route):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no {route!r} request while a reviewer was still running")
-        time.sleep(0.05)
+    assert not result.complete and result.cut_phases == ["reviewers"]
+    assert not scripted_anthropic.requests_of(dimension_key(CART)), "no call past the cap"
+    report = _report(result.report_key)
+    cut = next(p for p in report.phases if p.name == "reviewers")
+    assert cut.state == "failed" and "USD cap" in cut.detail
+    assert {n.reason for n in report.not_reviewed} == {"budget"}
+    assert result.event != ReviewEvent.approve, "an incomplete review never approves"
+    assert result.findings > 0, "what the other phases found is still reported"
+    assert "This review is incomplete" in result.inline["md"]
 
 
 def _reference_reads(server: ScriptedAnthropic) -> list[bool]:

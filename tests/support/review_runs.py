@@ -12,6 +12,8 @@ prflow computes them.
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from prflow.review.fingerprints import finding_fingerprint
 from prflow.review.models import FindingCategory, ReviewDepth
 from prflow.review.request import review_plans
 from prflow.review.run_models import ReviewRequest, ReviewResult
-from tests.support.scripted_anthropic import ToolUse, Turn
+from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 from workflows.review import ReviewWorkflow
 
 INTAKE = "You triage pull requests"
@@ -195,6 +197,33 @@ def review_script(repo: Path) -> dict[str, list[Turn]]:
     }  # fmt: skip
 
 
+def two_reviewers_script(held_by: threading.Event | None = None) -> dict[str, list[Turn]]:
+    """A short review: two reviewers (cart, TypeScript), nothing escalated or asked for; the
+    TypeScript reviewer's answer waits for ``held_by`` when given."""
+    held = submit("submit_findings", findings=[])
+    held.release = held_by
+    return {
+        INTAKE: [submit("submit_intake", pr_type="refactor", complexity="standard",
+                        areas_touched=[], risk_signals=[], confident=True)],
+        ANATOMY: [submit("submit_anatomy", narrative="API changes.", risk_surfaces=[],
+                         unrelated_changes=[], intent_gaps=[])],
+        PLANNER: [submit("submit_review_plan", cross_ref_hints=[], dimensions=[
+            {"name": CART, "prompt": "Check the cart.", "target_files": ["shop/cart.py"],
+             "priority": 1},
+            {"name": TYPESCRIPT, "prompt": "Check the TS.", "target_files": ["web/src/api.ts"],
+             "priority": 2},
+        ])],
+        dimension_key(CART): [
+            reading(("read_file_at_ref", {"path": "shop/cart.py"})),
+            submit("submit_findings", findings=[TOTAL_NEEDS_TAX]),
+        ],
+        dimension_key(TYPESCRIPT): [held],
+        ADVERSARY: [submit("submit_challenges", verdicts=[], missed=[])],
+        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
+        COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
+    }  # fmt: skip
+
+
 def review_request(
     settings: Settings,
     *,
@@ -225,3 +254,12 @@ async def start_review(
     return await client.start_workflow(
         ReviewWorkflow.run, request, id=workflow_id, task_queue=settings.temporal.task_queue
     )
+
+
+def wait_for_route(server: ScriptedAnthropic, route: str, timeout: float = 90) -> None:
+    """Block until a request of ``route`` arrives (call through ``asyncio.to_thread``)."""
+    deadline = time.monotonic() + timeout
+    while not server.requests_of(route):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {route!r} request arrived within {timeout:.0f}s")
+        time.sleep(0.05)
