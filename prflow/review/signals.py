@@ -81,8 +81,12 @@ def naming_signal(files: Iterable[AddedCode]) -> AiSignal:
     )
 
 
+_FILLER = frozenset({"a", "an", "the", "to", "of", "in", "on", "for", "over", "and", "is", "it"})
+
+
 def _restates(comment: str, next_code: str) -> bool:
-    words = set(_WORD.findall(comment.lower()))
+    """Whether most words of ``comment`` are names in the code line below it."""
+    words = set(_WORD.findall(comment.lower())) - _FILLER
     code_words = set(_WORD.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", next_code).lower()))
     code_words |= {w for token in code_words for w in token.split("_")}
     return len(words) >= 2 and len(words & code_words) / len(words) >= 0.6
@@ -167,7 +171,7 @@ def _normalised(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip()
 
 
-def test_mirror_signal(files: Sequence[AddedCode]) -> AiSignal:
+def mirrored_tests_signal(files: Sequence[AddedCode]) -> AiSignal:
     source = {
         _normalised(line)
         for code in files
@@ -203,7 +207,7 @@ def ai_likelihood(
         comment_signal(files),
         uniformity_signal(files),
         import_signal(new_imports, unresolved_imports),
-        test_mirror_signal(files),
+        mirrored_tests_signal(files),
     ]
     score = sum(WEIGHTS[s.name] * s.score for s in signals)
     return round(_clamp(score), 3), signals
