@@ -19,6 +19,7 @@ from unidiff.patch import PatchSet
 from activities.agent_messages import prepare_prompt
 from activities.gitrepo import GitError, GitRepoReader, repo_for_range, run_git
 from activities.heartbeats import heartbeating
+from activities.impact_analysis import small_outputs
 from prflow import __version__
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.changes import ChangedFile, FileCategory, FileStatus
@@ -97,7 +98,6 @@ from prflow.store.review_marks import last_review, record_review
 from prflow.tools.reader import ToolError
 from prflow.tools.registry import TOOL_SPECS
 
-INLINE_BUDGET_BYTES = 160 * 1024
 MAX_MANIFESTS = 20
 MAX_COMMIT_SUBJECTS = 50
 
@@ -510,18 +510,6 @@ def _not_reviewed(facts: ReviewFacts, examined: set[str], used_model: bool) -> l
         elif path not in examined:
             entries.append(NotReviewed(path=path, reason=SkipReason.budget))
     return entries
-
-
-def small_outputs(outputs: dict[str, str], budget: int = INLINE_BUDGET_BYTES) -> dict[str, str]:
-    """The renderings that fit inline in a workflow result, smallest first."""
-    kept: dict[str, str] = {}
-    for name, text in sorted(outputs.items(), key=lambda item: len(item[1])):
-        size = len(text.encode("utf-8"))
-        if size > budget:
-            break
-        kept[name] = text
-        budget -= size
-    return kept
 
 
 @activity.defn(name="review_synthesize")

@@ -263,41 +263,31 @@ class ReviewWorkflow(KindWorkflow):
             self.book.skip(ReviewPhase.intake, "static mode: classified in code", "intake")
             return code
         facts = run.facts
-        prompt = await self.kit.step(
-            "intake",
-            review_intake_prompt,
-            AgentPromptInput(facts_key=facts.facts_key, structure_key=facts.structure_key),
-            timeout=SHORT,
-        )
-        spec = self.book.spec(
-            run.request,
-            prompt,
-            name="intake",
+        outcome = await self.book.ask(
+            run,
+            step="intake",
             phase=ReviewPhase.intake,
+            name="intake",
+            prepare=review_intake_prompt,
+            prompt_input=AgentPromptInput(
+                facts_key=facts.facts_key, structure_key=facts.structure_key
+            ),
             terminal=SUBMIT_INTAKE.name,
         )
-        outcome = await self.kit.run_inline_agent(spec)
-        self.book.note(ReviewPhase.intake, outcome)
         result = parse_intake(outcome.terminal_input, code, escalated=False)
         if result is None or not result.confident:
-            prompt = await self.kit.step(
-                "intake",
-                review_intake_prompt,
-                AgentPromptInput(
+            escalated = await self.book.ask(
+                run,
+                step="intake",
+                phase=ReviewPhase.intake_escalation,
+                name="intake_escalation",
+                prepare=review_intake_prompt,
+                prompt_input=AgentPromptInput(
                     facts_key=facts.facts_key, structure_key=facts.structure_key, escalation=True
                 ),
-                timeout=SHORT,
-            )
-            spec = self.book.spec(
-                run.request,
-                prompt,
-                name="intake_escalation",
-                phase=ReviewPhase.intake_escalation,
                 terminal=SUBMIT_INTAKE.name,
                 backend=run.tools(),
             )
-            escalated = await self.kit.run_inline_agent(spec)
-            self.book.note(ReviewPhase.intake_escalation, escalated)
             result = parse_intake(escalated.terminal_input, code, escalated=True) or result
         result = result or code
         self.book.show(
@@ -312,26 +302,20 @@ class ReviewWorkflow(KindWorkflow):
         if not model:
             self.book.skip(ReviewPhase.anatomy, "static mode: structure only", "anatomy")
             return None
-        prompt = await self.kit.step(
-            "anatomy",
-            review_anatomy_prompt,
-            AgentPromptInput(
+        outcome = await self.book.ask(
+            run,
+            step="anatomy",
+            phase=ReviewPhase.anatomy,
+            name="anatomy",
+            prepare=review_anatomy_prompt,
+            prompt_input=AgentPromptInput(
                 facts_key=run.facts.facts_key,
                 structure_key=run.facts.structure_key,
                 intake=run.intake,
             ),
-            timeout=SHORT,
-        )
-        spec = self.book.spec(
-            run.request,
-            prompt,
-            name="anatomy",
-            phase=ReviewPhase.anatomy,
             terminal=SUBMIT_ANATOMY.name,
             backend=run.tools(),
         )
-        outcome = await self.kit.run_inline_agent(spec)
-        self.book.note(ReviewPhase.anatomy, outcome)
         self.book.show("anatomy", [ReviewPhase.anatomy])
         return parse_anatomy(outcome.terminal_input)
 
@@ -344,28 +328,22 @@ class ReviewWorkflow(KindWorkflow):
             self.book.skip(ReviewPhase.planning, "no reviewable changed files", "planning")
             return None
         facts = run.facts
-        prompt = await self.kit.step(
-            "planning",
-            review_planning_prompt,
-            AgentPromptInput(
+        outcome = await self.book.ask(
+            run,
+            step="planning",
+            phase=ReviewPhase.planning,
+            name="planning",
+            prepare=review_planning_prompt,
+            prompt_input=AgentPromptInput(
                 facts_key=facts.facts_key,
                 structure_key=facts.structure_key,
                 intake=run.intake,
                 semantic=run.semantic,
                 depth=run.request.depth,
             ),
-            timeout=SHORT,
-        )
-        spec = self.book.spec(
-            run.request,
-            prompt,
-            name="planning",
-            phase=ReviewPhase.planning,
             terminal=SUBMIT_PLAN.name,
             backend=run.tools(),
         )
-        outcome = await self.kit.run_inline_agent(spec)
-        self.book.note(ReviewPhase.planning, outcome)
         plan: ReviewPlan = await self.kit.step(
             "planning",
             review_finalize_plan,

@@ -209,27 +209,21 @@ class ReviewFanOut:
         for iteration in range(1, MAX_COVERAGE_ITERATIONS + 1):
             if self.book.cut(ReviewPhase.coverage):
                 return
-            prompt = await self.kit.step(
-                "review_layer",
-                review_coverage_prompt,
-                CoverageInput(
+            outcome = await self.book.ask(
+                run,
+                step="review_layer",
+                phase=ReviewPhase.coverage,
+                name=f"coverage:{iteration}",
+                prepare=review_coverage_prompt,
+                prompt_input=CoverageInput(
                     facts_key=run.facts.facts_key,
                     structure_key=run.facts.structure_key,
                     pr_type=run.intake.pr_type,
                     examined_by=self.examined,
                 ),
-                timeout=TIMEOUT,
-            )
-            spec = self.book.spec(
-                run.request,
-                prompt,
-                name=f"coverage:{iteration}",
-                phase=ReviewPhase.coverage,
                 terminal=SUBMIT_COVERAGE.name,
                 after_spend=True,
             )
-            outcome = await self.kit.run_inline_agent(spec)
-            self.book.note(ReviewPhase.coverage, outcome)
             gaps: list[Dimension] = await self.kit.step(
                 "review_layer",
                 review_gap_dimensions,
@@ -274,10 +268,13 @@ class ReviewFanOut:
         if run.request.plans[phase].caps.usd - self.book.spent(phase).usd < MIN_PASS_USD:
             self.book.stop(phase, f"cut: budget spent before pass {number}")
             return
-        prompt = await self.kit.step(
-            "review_layer",
-            review_layer_prompt,
-            LayerPromptInput(
+        outcome = await self.book.ask(
+            run,
+            step="review_layer",
+            phase=phase,
+            name=f"{phase}:{number}",
+            prepare=review_layer_prompt,
+            prompt_input=LayerPromptInput(
                 role=role,
                 new_keys=new,
                 earlier_keys=earlier,
@@ -286,19 +283,11 @@ class ReviewFanOut:
                 ai_generated=run.intake.ai_generated,
                 deep_dives_left=self._deep_dives_left,
             ),
-            timeout=TIMEOUT,
-        )
-        spec = self.book.spec(
-            run.request,
-            prompt,
-            name=f"{phase}:{number}",
-            phase=phase,
             terminal=TOOL_OF[role].name,
             backend=run.tools(),
+            child=True,
             after_spend=True,
         )
-        outcome = await self.kit.run_child_agent(spec)
-        self.book.note(phase, outcome)
         batch: LayerBatch = await self.kit.step(
             "review_layer",
             review_ingest_layer,

@@ -4,12 +4,16 @@ and how each phase ended (ran, cut by its cap, failed, skipped) for progress and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import BaseModel
+
     from prflow.agent.budget import Spend
     from prflow.agent.messages import PreparedPrompt
     from prflow.agent.outcome import AgentOutcome, StopReason
@@ -47,6 +51,7 @@ ON_DEMAND = frozenset(
     }
 )
 """Phases that run only when asked for: not listed as skipped when nothing asked."""
+PROMPT_TIMEOUT = timedelta(minutes=5)
 
 
 @dataclass
@@ -105,6 +110,41 @@ class PhaseBook:
             repo=f"{pr.owner}/{pr.repo}" if pr else None,
             pr_number=pr.number if pr else None,
         )
+
+    async def ask(
+        self,
+        run: ReviewRun,
+        *,
+        step: str,
+        phase: str,
+        name: str,
+        prepare: Callable[[Any], Awaitable[PreparedPrompt]] | Callable[[Any], PreparedPrompt],
+        prompt_input: BaseModel,
+        terminal: str,
+        backend: RepoToolBackend | None = None,
+        child: bool = False,
+        after_spend: bool = False,
+    ) -> AgentOutcome:
+        """One agent, start to end: its prompt prepared by ``prepare`` (an activity), run
+        inline or as a child workflow, its outcome folded into ``phase``."""
+        prompt: PreparedPrompt = await self.kit.step(
+            step, prepare, prompt_input, timeout=PROMPT_TIMEOUT
+        )
+        spec = self.spec(
+            run.request,
+            prompt,
+            name=name,
+            phase=phase,
+            terminal=terminal,
+            backend=backend,
+            after_spend=after_spend,
+        )
+        if child:
+            outcome = await self.kit.run_child_agent(spec)
+        else:
+            outcome = await self.kit.run_inline_agent(spec)
+        self.note(phase, outcome)
+        return outcome
 
     def spent(self, phase: str) -> Spend:
         outcome = self.outcomes.get(phase)

@@ -31,24 +31,12 @@ from bench.impact.measure import Timing, repeat, run_checked, timed
 from bench.impact.prflow_cli import PrflowCli
 from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
 from bench.review.conversation import impact_conversation, review_conversation
+from prflow.review.run_models import MODEL_PHASES
 from tests.support.scripted_anthropic import ScriptedAnthropic
 
 PACKAGE, BASE_VERSION, HEAD_VERSION = "requests", "2.31.0", "2.32.0"
 MIN_CACHEABLE_TOKENS = 1024
 BUDGET_USD = "20"
-PHASE_ORDER = (
-    "intake",
-    "intake_escalation",
-    "anatomy",
-    "planning",
-    "reviewers",
-    "investigations",
-    "adversary",
-    "cross_ref",
-    "deep_dives",
-    "coverage",
-    "gap_reviewers",
-)
 
 
 def _progress(message: str) -> None:
@@ -102,7 +90,7 @@ def _phase_table(costs: dict[str, Any], requests: int) -> list[str]:
     lines = [
         f"{'phase':<18}{'calls':>6}{'input tokens':>14}{'cache read':>12}{'output':>9}",
     ]
-    for phase in PHASE_ORDER:
+    for phase in MODEL_PHASES:
         row = rows.get(phase)
         if row is None:
             continue

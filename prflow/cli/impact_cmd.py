@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from prflow.cli.output_file import check_output_path, write_output
+from prflow.cli.output_file import check_output_path
+from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
@@ -34,12 +34,6 @@ Examples:
 
   prflow impact --pr https://github.com/acme/api/pull/123 --post   # upsert one PR comment
 """
-
-
-class OutputFormat(StrEnum):
-    md = "md"
-    json = "json"
-    sarif = "sarif"
 
 
 def impact(
@@ -179,18 +173,10 @@ def impact(
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
-    _emit(result, texts, output_format, output)
+    emit_report(result, texts, output_format, output)
     if threshold is not None and result.score >= threshold:
         typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-def _output_key(result: ImpactResult, output_format: OutputFormat) -> str:
-    return {
-        OutputFormat.md: result.markdown_key,
-        OutputFormat.json: result.report_key,
-        OutputFormat.sarif: result.sarif_key,
-    }[output_format]
 
 
 async def _execute(
@@ -203,25 +189,11 @@ async def _execute(
     from prflow.cli.run_client import run_with_display
 
     def wanted(result: ImpactResult) -> list[str]:
-        inline = result.inline.get(output_format.value)
-        return [] if inline is not None else [_output_key(result, output_format)]
+        return blobs_needed(result, output_format)
 
     title = f"prflow impact  {IMPACT.workflow_id(draft)}"
     result, texts = await run_with_display(settings, IMPACT, title, build, wanted, quiet=quiet)
     return result, texts
-
-
-def _emit(
-    result: ImpactResult, texts: dict[str, str], output_format: OutputFormat, output: Path | None
-) -> None:
-    text = result.inline.get(output_format.value)
-    if text is None:
-        text = texts[_output_key(result, output_format)]
-    if output is None:
-        typer.echo(text)
-        return
-    write_output(output, text)
-    typer.echo(f"prflow: wrote {output_format.value} report to {output}", err=True)
 
 
 def register(app: typer.Typer) -> None:

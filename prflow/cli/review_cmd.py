@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from prflow.cli.output_file import check_output_path, write_output
+from prflow.cli.output_file import check_output_path
+from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
@@ -36,12 +36,6 @@ Examples:
 
   prflow review --pr acme/api#123 --format sarif -o review.sarif --threshold important
 """
-
-
-class OutputFormat(StrEnum):
-    md = "md"
-    json = "json"
-    sarif = "sarif"
 
 
 class Gate:
@@ -205,14 +199,6 @@ def review(
         raise typer.Exit(EXIT_THRESHOLD)
 
 
-def _output_key(result: ReviewResult, output_format: OutputFormat) -> str:
-    return {
-        OutputFormat.md: result.markdown_key,
-        OutputFormat.json: result.report_key,
-        OutputFormat.sarif: result.sarif_key,
-    }[output_format]
-
-
 async def _execute(
     settings: Settings,
     draft: ReviewRequest,
@@ -223,9 +209,7 @@ async def _execute(
     from prflow.cli.run_client import run_with_display
 
     def wanted(result: ReviewResult) -> list[str]:
-        if result.already_reviewed or output_format.value in result.inline:
-            return []
-        return [_output_key(result, output_format)]
+        return [] if result.already_reviewed else blobs_needed(result, output_format)
 
     title = f"prflow review  {REVIEW.workflow_id(draft)}"
     result, texts = await run_with_display(settings, REVIEW, title, build, wanted, quiet=quiet)
@@ -237,18 +221,12 @@ def _emit(
 ) -> None:
     if result.already_reviewed:
         typer.echo(
-            f"prflow: {result.head_sha[:12]} was reviewed already; no new commits, nothing posted",
+            f"prflow: {result.head_sha[:12]} was reviewed already; no new commits, nothing "
+            "posted (--full reviews it again)",
             err=True,
         )
         return
-    text = result.inline.get(output_format.value)
-    if text is None:
-        text = texts[_output_key(result, output_format)]
-    if output is None:
-        typer.echo(text)
-    else:
-        write_output(output, text)
-        typer.echo(f"prflow: wrote {output_format.value} review to {output}", err=True)
+    emit_report(result, texts, output_format, output)
     counts = ", ".join(f"{n} {name}" for name, n in sorted(result.by_severity.items())) or "none"
     line = f"prflow: {result.event.value if result.event else 'no review'}; findings: {counts}"
     if not result.complete:

@@ -14,6 +14,7 @@ from typing import Any
 from prflow.impact.llm_phase import model_text
 from prflow.llm.messages import ToolSpec
 from prflow.review.agents.finding_input import path_list
+from prflow.review.agents.schemas import DIMENSION_ITEM
 from prflow.review.anatomy import DiffStructure
 from prflow.review.models import Dimension, FindingSource
 
@@ -27,19 +28,7 @@ SUBMIT_COVERAGE = ToolSpec(
         "type": "object",
         "properties": {
             "complete": {"type": "boolean"},
-            "gaps": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "prompt": {"type": "string"},
-                        "target_files": {"type": "array", "items": {"type": "string"}},
-                        "context_files": {"type": "array", "items": {"type": "string"}},
-                    },
-                    "required": ["name", "prompt", "target_files"],
-                },
-            },
+            "gaps": {"type": "array", "items": DIMENSION_ITEM},
         },
         "required": ["complete", "gaps"],
     },

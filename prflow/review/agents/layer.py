@@ -27,6 +27,7 @@ from prflow.review.agents.finding_input import (
 )
 from prflow.review.agents.prompts import load_prompt
 from prflow.review.agents.reviewer import InvestigationRequest
+from prflow.review.agents.schemas import QUESTION_ITEM
 from prflow.review.models import FindingSource, ReviewFinding
 from prflow.review.synthesis import AI_GENERATED_THRESHOLD, AdversaryVerdict, VerdictKind
 
@@ -83,17 +84,7 @@ SUBMIT_INTERACTIONS = ToolSpec(
                     "required": ["ids", *FINDING_REQUIRED],
                 },
             },
-            "deep_dives": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "question": {"type": "string"},
-                        "files": {"type": "array", "items": {"type": "string"}},
-                    },
-                    "required": ["question", "files"],
-                },
-            },
+            "deep_dives": {"type": "array", "items": QUESTION_ITEM},
         },
         "required": ["compounds", "deep_dives"],
     },

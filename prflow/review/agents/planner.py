@@ -20,6 +20,7 @@ from prflow.llm.messages import ToolSpec
 from prflow.review.agents.anatomy_reader import structure_brief
 from prflow.review.agents.finding_input import path_list, text_list
 from prflow.review.agents.prompts import load_prompt
+from prflow.review.agents.schemas import DIMENSION_ITEM
 from prflow.review.anatomy import ChangeCluster, DiffStructure
 from prflow.review.models import (
     DIMENSIONS_BY_DEPTH,
@@ -47,15 +48,12 @@ SUBMIT_PLAN = ToolSpec(
             "dimensions": {
                 "type": "array",
                 "items": {
-                    "type": "object",
+                    **DIMENSION_ITEM,
                     "properties": {
-                        "name": {"type": "string"},
-                        "prompt": {"type": "string"},
-                        "target_files": {"type": "array", "items": {"type": "string"}},
-                        "context_files": {"type": "array", "items": {"type": "string"}},
+                        **DIMENSION_ITEM["properties"],
                         "priority": {"type": "integer", "minimum": 1, "maximum": 5},
                     },
-                    "required": ["name", "prompt", "target_files", "priority"],
+                    "required": [*DIMENSION_ITEM["required"], "priority"],
                 },
             },
             "cross_ref_hints": {"type": "array", "items": {"type": "string"}},

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from prflow.impact.llm_phase import model_text
 from prflow.llm.messages import ToolSpec
 from prflow.review.agents.finding_input import FINDING_SCHEMA, parse_findings, path_list
+from prflow.review.agents.schemas import QUESTION_ITEM
 from prflow.review.models import Dimension, FindingSource, ReviewFinding
 
 MAX_INVESTIGATIONS = 2
@@ -39,14 +40,7 @@ SUBMIT_FINDINGS = ToolSpec(
             "investigations": {
                 "type": "array",
                 "maxItems": MAX_INVESTIGATIONS,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "question": {"type": "string"},
-                        "files": {"type": "array", "items": {"type": "string"}},
-                    },
-                    "required": ["question", "files"],
-                },
+                "items": QUESTION_ITEM,
             },
         },
         "required": ["findings"],
