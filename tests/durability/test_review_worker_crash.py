@@ -46,7 +46,7 @@ async def test_a_killed_worker_resumes_the_fan_out_without_rerunning_finished_re
     request = review_request(temporal_settings, repo=sample_repo)
     for plan in request.plans.values():
         plan.heartbeat_timeout_seconds = 8
-    handle = await start_review(temporal_client, temporal_settings, request, "review-crash-1")
+    handle = await start_review(temporal_client, temporal_settings, request, "review-worker-crash")
     # The cart reviewer has finished and the layer is judging its findings; TS still waits.
     await asyncio.to_thread(wait_for_route, scripted_anthropic, ADVERSARY)
     await asyncio.to_thread(wait_for_route, scripted_anthropic, dimension_key(TYPESCRIPT))

@@ -37,11 +37,11 @@ RECORDED_IDS = {
     "blob-read-replay": "blob-read",
     "pr-checks-wait-1": "pr-checks-wait",
     "pr-checks-crash-1": "pr-checks-worker-restart",
-    "review-static-1": "review-static",
-    "review-agents-1": "review-agents",
-    "review-agents-1/agent:reviewers:d1-cart-api-compatibility": "review-reviewer-child",
-    "review-crash-1": "review-worker-crash",
-    "review-post-2": "review-incremental-post",
+    "review-static": "review-static",  # runs with child agents replay under their own id
+    "review-agents": "review-agents",
+    "review-agents/agent:reviewers:d1-cart-api-compatibility": "review-reviewer-child",
+    "review-worker-crash": "review-worker-crash",
+    "review-incremental-post": "review-incremental-post",
 }
 
 

@@ -90,7 +90,7 @@ async def test_one_review_with_valid_inline_comments_then_only_new_commits_are_r
     scripted_anthropic.route(review_script(work))
     request = review_request(temporal_settings, pull_request=PR, post=True)
     async with run_worker(temporal_client, temporal_settings):
-        first = await _review(temporal_client, temporal_settings, request, "review-post-1")
+        first = await _review(temporal_client, temporal_settings, request, "review-post")
 
         (review,) = fake_github.reviews(OWNER, REPO, NUMBER)
         assert review.state == "CHANGES_REQUESTED" and first.event == ReviewEvent.request_changes
@@ -120,7 +120,9 @@ async def test_one_review_with_valid_inline_comments_then_only_new_commits_are_r
         git(work, "push", "-q", str(bare), "feature")
         fake_github.push_to_pull(OWNER, REPO, NUMBER, new_head)
         scripted_anthropic.route(_rerun_script())
-        second = await _review(temporal_client, temporal_settings, request, "review-post-2")
+        second = await _review(
+            temporal_client, temporal_settings, request, "review-incremental-post"
+        )
 
         assert second.reviewed_from_sha == first.head_sha and second.head_sha == new_head
         planner_prompt = scripted_anthropic.requests_of(PLANNER)[-1].body["messages"][0]
@@ -140,7 +142,7 @@ async def test_one_review_with_valid_inline_comments_then_only_new_commits_are_r
         assert read_state(summary.body).head == new_head  # type: ignore[union-attr]
         assert "new since the last review" in summary.body
 
-        third = await _review(temporal_client, temporal_settings, request, "review-post-3")
+        third = await _review(temporal_client, temporal_settings, request, "review-nothing-new")
         assert third.already_reviewed and len(fake_github.reviews(OWNER, REPO, NUMBER)) == 2
 
 

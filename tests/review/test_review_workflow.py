@@ -10,7 +10,9 @@ import pytest
 from temporalio.client import Client
 
 from prflow.config import Settings, cached_settings
+from prflow.review.models import FindingSource
 from prflow.review.report import ReviewReport
+from prflow.review.run_models import MODEL_PHASES
 from prflow.review.synthesis import Multiplier, ReviewEvent
 from prflow.store.blobs import get_text
 from prflow.store.costs import summarize
@@ -20,7 +22,7 @@ from tests.support.impact_runs import tool_results
 from tests.support.review_runs import (
     ADVERSARY,
     CART,
-    CROSS_REF,
+    COVERAGE,
     ESCALATION,
     INVESTIGATION,
     PRICING,
@@ -50,7 +52,7 @@ async def test_static_mode_still_reviews_and_says_the_model_phases_were_skipped(
 ) -> None:
     request = review_request(temporal_settings, repo=sample_repo, model=False)
     async with run_worker(temporal_client, temporal_settings):
-        handle = await start_review(temporal_client, temporal_settings, request, "review-static-1")
+        handle = await start_review(temporal_client, temporal_settings, request, "review-static")
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
 
     assert result.event == ReviewEvent.request_changes
@@ -85,7 +87,7 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     scripted_anthropic.route(script)
     request = review_request(temporal_settings, repo=sample_repo)
     async with run_worker(temporal_client, temporal_settings):
-        handle = await start_review(temporal_client, temporal_settings, request, "review-agents-1")
+        handle = await start_review(temporal_client, temporal_settings, request, "review-agents")
         await asyncio.to_thread(wait_for_route, scripted_anthropic, ADVERSARY)
         gate.set()
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
@@ -115,23 +117,24 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     assert hops[:3] == [False, False, False] and hops[3], "the fourth hop is refused"
     assert scripted_anthropic.requests_of(ESCALATION), "unsure intake escalated"
     assert scripted_anthropic.requests_of(INVESTIGATION), "the reviewer's investigation ran"
-    assert scripted_anthropic.requests_of(dimension_key(PRICING)), "the coverage gap ran"
-    assert scripted_anthropic.requests_of(CROSS_REF)
+    assert len(scripted_anthropic.requests_of(COVERAGE)) == 2, "the outer loop stops at two"
+    assert len(scripted_anthropic.requests_of(dimension_key(PRICING))) == 2, "a gap per round"
+    trap = by_title["loadUser answers a fixed name for every id"]
+    assert trap.source == FindingSource.adversary
+    dives = [r for r in scripted_anthropic.requests_of(INVESTIGATION)
+             if "Cross-reference resolver" in str(r.body["messages"][0])]  # fmt: skip
+    assert 1 <= len(dives) <= 5, "deep dives ran, within their cap"
+    discount = by_title["discount() now truncates to int"]
+    assert Multiplier.cross_ref_compound in discount.multipliers, "a deep dive's finding compounds"
 
-    costs = summarize(spend_slices(cached_settings().resolved_database_url(), "review-agents-1"))
-    assert [w.workflow_id for w in costs.by_workflow] == ["review-agents-1"], "agents count"
-    assert {p.phase for p in costs.by_phase if p.workflow_kind == "review"} == {
-        "intake",
-        "intake_escalation",
-        "anatomy",
-        "planning",
-        "reviewers",
-        "investigations",
-        "adversary",
-        "cross_ref",
-        "coverage",
-        "gap_reviewers",
-    }
+    costs = summarize(spend_slices(cached_settings().resolved_database_url(), "review-agents"))
+    assert [w.workflow_id for w in costs.by_workflow] == ["review-agents"], "agents count"
+    models = {p.phase: p.model for p in costs.by_phase if p.workflow_kind == "review"}
+    assert set(models) == set(MODEL_PHASES), "every phase has its own line in prflow costs"
+    tiers = temporal_settings.models
+    assert models["intake"] == models["coverage"] == tiers.budget
+    assert models["planning"] == models["adversary"] == models["cross_ref"] == tiers.premium
+    assert models["reviewers"] == models["anatomy"] == models["intake_escalation"] == tiers.mid
     assert costs.totals.usd == pytest.approx(result.cost_usd, rel=0.01)
 
 
@@ -147,7 +150,7 @@ async def test_a_phase_that_hits_its_cap_stops_and_the_review_says_it_is_incompl
     reviewers = request.plans["reviewers"]
     reviewers.caps = reviewers.caps.model_copy(update={"usd": 0.0001})
     async with run_worker(temporal_client, temporal_settings):
-        handle = await start_review(temporal_client, temporal_settings, request, "review-cut-1")
+        handle = await start_review(temporal_client, temporal_settings, request, "review-cut")
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
 
     assert not result.complete and result.cut_phases == ["reviewers"]

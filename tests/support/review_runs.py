@@ -127,6 +127,12 @@ DISCOUNT_INT = finding(
     "def discount(amount: float, percent: float) -> int:",
     "discount() now truncates to int",
 )
+MISSED_TRAP = finding(
+    "web/src/api.ts",
+    4,
+    "return Promise.resolve({ id, name: 'x' });",
+    "loadUser answers a fixed name for every id",
+)
 HOPS = ["app/report.py", "README.md", "docs/pricing.md", "tests/test_cart.py"]
 
 
@@ -179,14 +185,15 @@ def review_script(repo: Path) -> dict[str, list[Turn]]:
             submit("submit_challenges",
                    verdicts=[{"id": total_id, "verdict": "confirmed", "reason": "one arg"},
                              {"id": format_id, "verdict": "challenged", "reason": "internal"}],
-                   missed=[]),
+                   missed=[MISSED_TRAP]),
         ],
         CROSS_REF: [
             submit("submit_interactions",
                    compounds=[{"ids": [total_id, format_id], **finding(
                        "shop/cart.py", 10, "return sum(cart.items) * (1 + tax)",
                        "Both public APIs change shape in one release", confidence=0.7)}],
-                   deep_dives=[]),
+                   deep_dives=[{"question": "Do shipping costs still add up?",
+                                "files": ["shop/pricing.py"]}]),
         ],
         COVERAGE: [
             submit("submit_coverage", complete=False,
