@@ -11,7 +11,7 @@ follows from the severities that remain.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -279,8 +279,3 @@ def title_similarity(a: str, b: str) -> float:
     if not words_a or not words_b:
         return 0.0
     return len(words_a & words_b) / len(words_a | words_b)
-
-
-def high_blast_files(dependents: Mapping[str, int], threshold: int) -> list[str]:
-    """Changed files with at least ``threshold`` files depending on them."""
-    return sorted(path for path, count in dependents.items() if count >= threshold)

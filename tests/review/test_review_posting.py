@@ -18,6 +18,7 @@ from prflow.review.run_models import ReviewRequest, ReviewResult
 from prflow.review.synthesis import ReviewEvent
 from prflow.store.blobs import get_text
 from tests.support.fake_github import FakeGitHub
+from tests.support.fixtures_github import FAKE_GITHUB_LOGIN
 from tests.support.fixtures_temporal import run_worker
 from tests.support.review_runs import (
     ADVERSARY,
@@ -187,3 +188,27 @@ def _layer_and_gates() -> dict[str, list[Turn]]:
         CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
+
+
+async def test_on_your_own_pull_request_the_review_is_posted_as_a_comment(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    fake_github: FakeGitHub,
+    pr_repos: tuple[Path, Path],
+) -> None:
+    """GitHub refuses REQUEST_CHANGES (and APPROVE) on one's own PR with a 422: the same
+    review, inline comments and all, goes out as COMMENT instead of failing the run."""
+    issue = fake_github.issue_state(OWNER, REPO, NUMBER)
+    assert issue is not None
+    issue.author = FAKE_GITHUB_LOGIN
+    request = review_request(temporal_settings, pull_request=PR, post=True, model=False)
+    async with run_worker(temporal_client, temporal_settings):
+        result = await _review(temporal_client, temporal_settings, request, "review-own-pr")
+
+    assert result.event == ReviewEvent.request_changes, "the verdict itself is unchanged"
+    statuses = [p.status for p in fake_github.requests("POST", r"/pulls/7/reviews$")]
+    assert statuses == [422, 200]
+    (review,) = fake_github.reviews(OWNER, REPO, NUMBER)
+    assert review.state == "COMMENTED"
+    assert len(fake_github.review_comments(OWNER, REPO, NUMBER)) == result.inline_comments > 0

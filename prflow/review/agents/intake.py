@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 from prflow.changes import FileCategory
-from prflow.impact.llm_phase import model_text
 from prflow.llm.messages import ToolSpec
 from prflow.review.agents.finding_input import text_list
 from prflow.review.anatomy import DiffStructure
@@ -142,12 +141,4 @@ def parse_intake(
             "escalated": escalated,
             "origin": "model",
         }
-    )
-
-
-def intake_note(result: IntakeResult) -> str:
-    """One line for reports and prompts."""
-    return model_text(
-        f"{result.pr_type}, {result.complexity}; areas: {', '.join(result.areas_touched) or '-'}",
-        300,
     )
