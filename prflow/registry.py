@@ -7,8 +7,9 @@ from prflow.impact.kind import IMPACT
 from prflow.kinds import KindDeclaration
 from prflow.pr_tools.kind import PR_CHECKS
 from prflow.queue.kind import QUEUE
+from prflow.review.kind import REVIEW
 
-KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, QUEUE)
+KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW, QUEUE)
 
 
 def kind_named(name: str) -> KindDeclaration:

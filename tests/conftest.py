@@ -9,6 +9,7 @@ pytest_plugins = [
     "tests.support.fixtures_github",
     "tests.support.fixtures_git",
     "tests.support.fixtures_impact",
+    "tests.support.pr_setup",
 ]
 
 TEMPORAL_FIXTURES = frozenset(

@@ -27,11 +27,12 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.economy import next_elision_point
     from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
     from prflow.agent.outcome import AgentOutcome, StopReason
-    from prflow.agent.state import AgentState
+    from prflow.agent.state import AgentState, RepoToolBackend
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
     from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
     from prflow.repo_models import ToolCallInput, ToolCallOutput
     from prflow.run_progress import AgentProgress, PhaseState
+    from prflow.tools.read_file import NAME as READ_FILE_TOOL
 
 CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
@@ -277,6 +278,9 @@ class AgentLoop:
             return ToolResultPart(
                 tool_use_id=call.id, text="This agent has no tools to run.", is_error=True
             )
+        refusal = self._beyond_focus(backend, call)
+        if refusal is not None:
+            return ToolResultPart(tool_use_id=call.id, text=refusal, is_error=True)
         output: ToolCallOutput = await workflow.execute_activity(
             run_repo_tool,
             ToolCallInput(range=backend.range, tool=call.name, arguments=call.input or {}),
@@ -287,6 +291,28 @@ class AgentLoop:
             summary=f"{self.state.spec.name}: tool {call.name} {brief(call.input)}",
         )
         return tool_result_part(call, output)
+
+    def _beyond_focus(self, backend: RepoToolBackend, call: ToolCall) -> str | None:
+        """Why a read outside the agent's focus is refused (its limit is spent), else None.
+
+        Opening a file outside the focus is one hop of reference following; reopening
+        a file already opened is free.
+        """
+        limit = backend.max_reads_outside_focus
+        if limit is None or call.name != READ_FILE_TOOL:
+            return None
+        path = str((call.input or {}).get("path", "")).strip().removeprefix("./")
+        opened = self.state.reads_outside_focus
+        if path in backend.focus_paths or path in opened:
+            return None
+        if len(opened) >= limit:
+            return (
+                f"Reference-following limit reached: you already opened {limit} files outside "
+                f"your target and context files ({', '.join(opened)}). Conclude with what you "
+                "have, or ask for an investigation."
+            )
+        opened.append(path)
+        return None
 
     async def _compose(
         self,

@@ -12,7 +12,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.github import resolve_pull_request, upsert_pr_comment
+    from activities.github import upsert_pr_comment
     from activities.impact_analysis import (
         build_report,
         collect_changes,
@@ -21,10 +21,9 @@ with workflow.unsafe.imports_passed_through():
         verify_findings,
     )
     from activities.llm import llm_configured
-    from activities.repo_tools import resolve_range_activity
     from prflow import search_attributes as sa
     from prflow.agent.state import AgentSpec, RepoToolBackend
-    from prflow.github_models import CommentUpsertInput, CommentUpsertResult, PullRequestInfo
+    from prflow.github_models import CommentUpsertInput, CommentUpsertResult
     from prflow.impact.llm_phase import SUBMIT_TOOL, outcome_from_agent
     from prflow.impact.models import LlmFinding, LlmOutcome, LlmStatus
     from prflow.impact.run_models import (
@@ -44,10 +43,11 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.llm.token_estimate import tool_schema_chars
     from prflow.render.comment import IMPACT_COMMENT_MARKER
-    from prflow.repo_models import RepoSpec, ResolvedRange, ResolveRangeInput
+    from prflow.repo_models import ResolvedRange
     from prflow.run_progress import PhaseState
     from prflow.tools.registry import TOOL_SPECS
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
+    from workflows.targets import resolve_target
 
 PHASES = ["resolve", "changes", "static", "agent", "report", "publish"]
 SELF_TAGGING = "impact-tags-itself"
@@ -121,34 +121,14 @@ class ImpactWorkflow(KindWorkflow):
         )
 
     async def _resolve(self, request: ImpactRequest) -> ResolvedRange:
-        kit = self.kit
-        kit.set("resolve", PhaseState.running)
-        location, base, head, pr_number = request.repo, request.base, request.head, None
-        if request.pull_request is not None:
-            info: PullRequestInfo = await kit.step(
-                "resolve",
-                resolve_pull_request,
-                request.pull_request,
-                task_queue=request.github_task_queue,
-                timeout=timedelta(seconds=60),
-                retry=NETWORK_RETRY,
-                heartbeat=None,
-                summary=f"resolve {request.pull_request.slug}",
-            )
-            location = location or info.clone_url
-            base, head, pr_number = info.base_sha, info.head_sha, info.ref.number
-        rng: ResolvedRange = await kit.step(
-            "resolve",
-            resolve_range_activity,
-            ResolveRangeInput(
-                spec=RepoSpec(location=location or ".", pr_number=pr_number),
-                base=base,
-                head=head or "HEAD",
-            ),
-            timeout=timedelta(minutes=20),
-            summary=f"resolve {base or 'default'}..{head or 'HEAD'}",
+        rng, _ = await resolve_target(
+            self.kit,
+            pull_request=request.pull_request,
+            repo=request.repo,
+            base=request.base,
+            head=request.head,
+            github_task_queue=request.github_task_queue,
         )
-        kit.set("resolve", PhaseState.done, f"{rng.base_sha[:10]}..{rng.head_sha[:10]}")
         return rng
 
     async def _agent_phase(

@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
     from prflow.agent.outcome import AgentOutcome
-    from prflow.agent.state import AgentSpec, AgentState
+    from prflow.agent.state import AgentSpec, AgentState, child_agent_id
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop, ToolRunner
     from workflows.agent_workflow import AgentWorkflow
@@ -132,7 +132,7 @@ class RunKit:
         budget = self.open_budget(spec)
         parent = workflow.info().workflow_id
         spec = spec.model_copy(update={"parent_workflow_id": parent})
-        child_id = f"{parent}/agent:{spec.name}"
+        child_id = child_agent_id(parent, spec.name)
         self._child_ids[spec.name] = child_id
         self._children[spec.name] = AgentProgress(
             name=spec.name, phase=spec.phase, caps=budget.caps

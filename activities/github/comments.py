@@ -41,7 +41,7 @@ def _upsert(inp: CommentUpsertInput, text: str) -> CommentUpsertResult:
         issue = repo.get_issue(ref.number)
         if issue.pull_request is None:
             raise UserError(f"{ref.slug} is an issue, not a pull request: give a PR number.")
-        existing = _find_marked_comment(issue.get_comments(), inp.marker, _own_login(client))
+        existing = _find_marked_comment(issue.get_comments(), inp.marker, own_login(client))
         if existing is None:
             posted = issue.create_comment(text)
             return CommentUpsertResult(comment_id=posted.id, url=posted.html_url, created=True)
@@ -50,7 +50,7 @@ def _upsert(inp: CommentUpsertInput, text: str) -> CommentUpsertResult:
         return CommentUpsertResult(comment_id=existing.id, url=existing.html_url, created=False)
 
 
-def _own_login(client: github.Github) -> str | None:
+def own_login(client: github.Github) -> str | None:
     """The login comments are posted as, or None when the credentials cannot tell.
 
     GitHub App installation tokens may not read ``/user``; then a bot-authored

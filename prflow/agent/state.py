@@ -27,6 +27,14 @@ class RepoToolBackend(BaseModel):
     kind: Literal["repo"] = "repo"
     range: ResolvedRange
     task_queue: str | None = Field(default=None, description="None: the workflow's own queue")
+    focus_paths: list[str] = Field(
+        default_factory=list, description="Files the agent may read without limit"
+    )
+    max_reads_outside_focus: int | None = Field(
+        default=None,
+        description="How many other files read_file_at_ref may open (reference following); "
+        "None: no limit",
+    )
 
 
 class AgentSpec(BaseModel):
@@ -54,6 +62,19 @@ class AgentSpec(BaseModel):
     parent_workflow_id: str | None = Field(
         default=None, description="Where a child agent reports its progress"
     )
+
+
+CHILD_AGENT_MARK = "/agent:"
+"""A child agent's workflow id is its run's id, this mark, and the agent's name."""
+
+
+def child_agent_id(parent_workflow_id: str, agent_name: str) -> str:
+    return f"{parent_workflow_id}{CHILD_AGENT_MARK}{agent_name}"
+
+
+def run_of(workflow_id: str) -> str:
+    """The run a workflow id belongs to: itself, or the run that started the child agent."""
+    return workflow_id.split(CHILD_AGENT_MARK, 1)[0]
 
 
 def spec_from_prompt(prompt: PreparedPrompt, **fields: Any) -> AgentSpec:
@@ -87,6 +108,9 @@ class AgentState(BaseModel):
     elide_before: int = 0
     runs: int = 1
     turns_this_run: int = 0
+    reads_outside_focus: list[str] = Field(
+        default_factory=list, description="Files opened outside the backend's focus so far"
+    )
 
     @classmethod
     def start(cls, spec: AgentSpec, budget: PhaseBudget) -> AgentState:

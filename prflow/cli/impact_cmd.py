@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from prflow.cli.output_file import check_output_path, write_output
+from prflow.cli.output_file import check_output_path
+from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
+from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
-from prflow.pr_identifier import PullRequestRef, parse_pr_identifier
-from prflow.repo_models import looks_like_url
+from prflow.pr_identifier import parse_pr_identifier
 
 EXIT_THRESHOLD = 1
 EXIT_FAILED = 3
@@ -34,12 +34,6 @@ Examples:
 
   prflow impact --pr https://github.com/acme/api/pull/123 --post   # upsert one PR comment
 """
-
-
-class OutputFormat(StrEnum):
-    md = "md"
-    json = "json"
-    sarif = "sarif"
 
 
 def impact(
@@ -153,9 +147,9 @@ def impact(
     if post and not pr:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
     pull = parse_pr_identifier(pr) if pr else None
-    location = _location(repo, pull)
+    location = run_location(repo, pull)
     if location and pull is None:
-        _preflight(location, base, head)
+        preflight(location, base, head)
 
     def build(run_settings: Settings) -> ImpactRequest:
         plan = llm_plan(
@@ -179,46 +173,10 @@ def impact(
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
-    _emit(result, texts, output_format, output)
+    emit_report(result, texts, output_format, output)
     if threshold is not None and result.score >= threshold:
         typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-def _location(repo: str | None, pull: PullRequestRef | None) -> str | None:
-    """What the run reads: a clone URL as given, a local path made absolute, or (for a PR
-    without --repo) None, meaning the PR's own repository."""
-    if repo and looks_like_url(repo):
-        return repo
-    if repo is None and pull is not None:
-        return None
-    path = Path(repo or ".").resolve()
-    if not path.is_dir():
-        raise UserError(f"--repo {repo} is not a directory; pass a local clone or a clone URL")
-    return str(path)
-
-
-def _preflight(location: str, base: str | None, head: str) -> None:
-    """Fail in one line, before anything starts, when a local checkout lacks the refs or a
-    remote does not answer.
-
-    Only a check: the workflow resolves the refs itself and reports the SHAs it read.
-    """
-    from activities.gitrepo import check_remote, resolve_range
-    from prflow.repo_models import RepoSpec
-
-    if looks_like_url(location):
-        check_remote(location)
-    else:
-        resolve_range(RepoSpec(location=location), base, head)
-
-
-def _output_key(result: ImpactResult, output_format: OutputFormat) -> str:
-    return {
-        OutputFormat.md: result.markdown_key,
-        OutputFormat.json: result.report_key,
-        OutputFormat.sarif: result.sarif_key,
-    }[output_format]
 
 
 async def _execute(
@@ -228,33 +186,14 @@ async def _execute(
     output_format: OutputFormat,
     quiet: bool,
 ) -> tuple[ImpactResult, dict[str, str]]:
-    from prflow.cli.progress import PhaseDisplay
-    from prflow.cli.run_client import run_on
-    from worker.embedded import temporal_runtime
+    from prflow.cli.run_client import run_with_display
 
     def wanted(result: ImpactResult) -> list[str]:
-        inline = result.inline.get(output_format.value)
-        return [] if inline is not None else [_output_key(result, output_format)]
+        return blobs_needed(result, output_format)
 
     title = f"prflow impact  {IMPACT.workflow_id(draft)}"
-    with PhaseDisplay(title, quiet=quiet) as display:
-        async with temporal_runtime(settings) as runtime:
-            request = build(runtime.settings)
-            result, texts = await run_on(runtime, IMPACT, request, display, wanted_blobs=wanted)
+    result, texts = await run_with_display(settings, IMPACT, title, build, wanted, quiet=quiet)
     return result, texts
-
-
-def _emit(
-    result: ImpactResult, texts: dict[str, str], output_format: OutputFormat, output: Path | None
-) -> None:
-    text = result.inline.get(output_format.value)
-    if text is None:
-        text = texts[_output_key(result, output_format)]
-    if output is None:
-        typer.echo(text)
-        return
-    write_output(output, text)
-    typer.echo(f"prflow: wrote {output_format.value} report to {output}", err=True)
 
 
 def register(app: typer.Typer) -> None:

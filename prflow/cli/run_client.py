@@ -25,6 +25,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, FailureError
 from temporalio.service import RPCError
 
 from prflow.cli.progress import PhaseDisplay
+from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
 from prflow.run_progress import RunProgress
@@ -162,3 +163,23 @@ async def run_on(
         for key in wanted_blobs(result)
     }
     return result, texts
+
+
+async def run_with_display(
+    settings: Settings,
+    kind: KindDeclaration,
+    title: str,
+    build: Callable[[Settings], BaseModel],
+    wanted_blobs: Callable[[Any], Sequence[str]],
+    *,
+    quiet: bool,
+) -> tuple[Any, dict[str, str]]:
+    """Start (or attach to) a run of ``kind`` on the configured or embedded Temporal, showing
+    its phases; ``build`` makes the request from the runtime's settings (embedded runs use
+    private task queues)."""
+    from worker.embedded import temporal_runtime
+
+    with PhaseDisplay(title, quiet=quiet) as display:
+        async with temporal_runtime(settings) as runtime:
+            request = build(runtime.settings)
+            return await run_on(runtime, kind, request, display, wanted_blobs=wanted_blobs)

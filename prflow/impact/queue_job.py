@@ -14,13 +14,9 @@ from prflow.queue.jobs import QueueJob
 
 
 def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
-    on_queues = settings.model_copy(deep=True)
-    on_queues.temporal.task_queue = job.queues.main
-    on_queues.temporal.llm_task_queue = job.queues.llm
-    on_queues.temporal.github_task_queue = job.queues.github
     return ImpactRequest(
         pull_request=job.pr,
         post_comment=job.config.post_comment,
-        llm=llm_plan(on_queues, budget_usd=job.config.budget_usd),
+        llm=llm_plan(job.settings_for(settings), budget_usd=job.config.budget_usd),
         github_task_queue=job.queues.github,
     )

@@ -36,6 +36,14 @@ class QueueJob(BaseModel):
     config: RepoConfig
     queues: QueueNames
 
+    def settings_for(self, settings: Settings) -> Settings:
+        """``settings`` aimed at the queues this job's run must use."""
+        on_queues = settings.model_copy(deep=True)
+        on_queues.temporal.task_queue = self.queues.main
+        on_queues.temporal.llm_task_queue = self.queues.llm
+        on_queues.temporal.github_task_queue = self.queues.github
+        return on_queues
+
 
 class PlanInput(BaseModel):
     """Input of the plan activity: the PR, what ran before and what was asked for."""

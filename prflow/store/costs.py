@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from prflow.agent.state import run_of
 from prflow.errors import UserError
 from prflow.llm.usage import Usage
 
@@ -125,11 +126,11 @@ def summarize(slices: Iterable[SpendSlice]) -> CostReport:
         key=lambda s: (s.workflow_kind, s.phase, s.model),
         start=lambda s: PhaseSpend(workflow_kind=s.workflow_kind, phase=s.phase, model=s.model),
     )
-    by_workflow = _group(
+    by_workflow = _group(  # a run's child agents count toward the run
         slice_list,
-        key=lambda s: s.workflow_id,
+        key=lambda s: run_of(s.workflow_id),
         start=lambda s: WorkflowSpend(
-            workflow_id=s.workflow_id,
+            workflow_id=run_of(s.workflow_id),
             workflow_kind=s.workflow_kind,
             repo=s.repo,
             pr_number=s.pr_number,

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import case, func, or_, select, update
 
+from prflow.agent.state import child_agent_id
 from prflow.llm.usage import Usage
 from prflow.store.costs import SpendSlice
 from prflow.store.database import engine_for
@@ -134,8 +135,13 @@ def spend_slices(
         func.sum(row.cache_read_tokens).label("cache_read_tokens"),
         func.sum(row.usd).label("usd"),
     ).group_by(*keys)
-    if workflow_id is not None:
-        query = query.where(row.workflow_id == workflow_id)
+    if workflow_id is not None:  # the run and its child agents
+        query = query.where(
+            or_(
+                row.workflow_id == workflow_id,
+                row.workflow_id.startswith(child_agent_id(workflow_id, ""), autoescape=True),
+            )
+        )
     if since is not None:
         query = query.where(row.created_at >= since)
     if until is not None:

@@ -109,3 +109,16 @@ class BlobRow(Base):
     size: Mapped[int] = mapped_column(BigInteger())
     media_type: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)
+
+
+class ReviewMarkRow(Base):
+    """The last review of one pull request: the head it covered and the findings posted."""
+
+    __tablename__ = "review_marks"
+
+    repo: Mapped[str] = mapped_column(String(255), primary_key=True)
+    pr_number: Mapped[int] = mapped_column(Integer(), primary_key=True)
+    head_sha: Mapped[str] = mapped_column(String(64))
+    fingerprints: Mapped[str] = mapped_column(Text(), default="[]")
+    workflow_id: Mapped[str] = mapped_column(String())
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)

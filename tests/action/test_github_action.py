@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from prflow.render.comment import IMPACT_COMMENT_MARKER
+from prflow.review.render.summary import REVIEW_COMMENT_MARKER
 from tests.action.composite import StepRun, load_action, run_composite
 from tests.support.cli_runs import embedded_environment, free_port
 from tests.support.fake_github import FakeGitHub
@@ -130,6 +131,27 @@ def test_the_action_installs_from_its_checkout_and_comments_on_the_pr(
     assert f"**{OWNER}/{REPO}#{NUMBER}**" in comment.body
     sarif = json.loads((workspace / "prflow-impact.sarif").read_text())
     assert sarif["version"] == "2.1.0"
+
+
+def test_review_mode_posts_one_review_and_a_summary_comment(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    workspace = _checkout(tmp_path, fake_github)
+    bin_dir = _runner_python(tmp_path)
+
+    steps = _run_action(tmp_path, fake_github, workspace, bin_dir, mode="review")
+
+    install, analyse = steps
+    assert install.code == 0, install.stderr
+    assert analyse.code == 0, f"{analyse.stdout}\n{analyse.stderr}"
+    (review,) = fake_github.reviews(OWNER, REPO, NUMBER)
+    assert review.state == "CHANGES_REQUESTED" and "prflow review" in review.body
+    assert fake_github.review_comments(OWNER, REPO, NUMBER), "inline comments on the diff"
+    assert all(p.status == 200 for p in fake_github.requests("POST", r"/reviews$"))
+    (summary,) = fake_github.comments(OWNER, REPO, NUMBER)
+    assert summary.body.startswith(REVIEW_COMMENT_MARKER)
+    sarif = json.loads((workspace / "prflow-impact.sarif").read_text())
+    assert sarif["runs"][0]["properties"]["reviewEvent"] == "REQUEST_CHANGES"
 
 
 def test_a_bad_mode_or_a_missing_pr_fails_with_one_error_line(

@@ -252,11 +252,25 @@ def test_every_kind_of_response_matches_githubs_published_schema(
     commit.get_combined_status()
     list(repo.get_pulls(state="all"))
     list(client.withLazy(True).get_organization("octo-org").get_repos())
+    pull = repo.get_pull(5)
+    review = pull.create_review(body="looks fine", event="COMMENT")
+    list(pull.get_review_comments())
+    list(pull.get_single_review_comments(review.id))
+    with pytest.raises(github.GithubException):  # no diff to place a comment on: 422
+        pull.create_review(
+            body="b", event="COMMENT", comments=[{"path": "x", "line": 1, "body": "c"}]
+        )
     fake_github.exhaust_rate_limit()
     _get(fake_github, "/user")
 
     served = {exchange.schema for exchange in fake_github.exchanges}
-    listed = {"issue-comment", "pull-request-simple", "minimal-repository"}
+    listed = {
+        "issue-comment",
+        "pull-request-simple",
+        "pull-request-review-comment",
+        "review-comment",
+        "minimal-repository",
+    }
     expected = {f"{n}[]" if n in listed else n for n in SCHEMA_MODEL_NAMES}
     expected |= {"issue-comment"}
     assert served >= expected - {"installation-token"}

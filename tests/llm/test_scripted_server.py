@@ -81,6 +81,38 @@ async def test_a_gated_turn_answers_only_once_released(
     assert (await pending).content[0].text == "released"
 
 
+async def test_routes_script_each_conversation_apart(
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.script([Turn(text="default")])
+    scripted_anthropic.route(
+        {
+            "You plan": [Turn(text="planner 0"), Turn(text="planner 1")],
+            "dimension: B": [Turn(text="b")],
+        }
+    )
+    planner = await _ask(
+        scripted_anthropic, [{"role": "user", "content": "go"}], system="You plan it"
+    )
+    follow_up = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "planner 0"},
+        {"role": "user", "content": "more"},
+    ]
+    second = await _ask(scripted_anthropic, follow_up, system="You plan it")
+    reviewer = await _ask(scripted_anthropic, [{"role": "user", "content": "# dimension: B"}])
+    other = await _ask(scripted_anthropic, [{"role": "user", "content": "anything else"}])
+    texts = [m.content[0].text for m in (planner, second, reviewer, other)]
+    assert texts == ["planner 0", "planner 1", "b", "default"]
+    assert [r.route for r in scripted_anthropic.requests] == [
+        "You plan",
+        "You plan",
+        "dimension: B",
+        None,
+    ]
+    assert len(scripted_anthropic.requests_of("You plan")) == 2
+
+
 def test_prefix_stability_fails_when_an_earlier_part_changed() -> None:
     earlier = _recorded({"system": "v1", "messages": [{"role": "user", "content": "go"}]})
     grown = _recorded(

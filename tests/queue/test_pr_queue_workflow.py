@@ -178,3 +178,23 @@ async def test_a_long_lived_pr_continues_as_new_and_keeps_its_state(
     assert [r.outcome for r in status.state.runs] == [RunOutcome.completed]
     assert described.run_id != handle.result_run_id, "a new run carries the PR on"
     assert opened.delivery_id in status.state.deliveries
+
+
+async def test_a_review_command_runs_the_review_kind_on_the_head(
+    temporal_client: Client, temporal_settings: Settings, org: SimulatedOrg
+) -> None:
+    """The queue is data-driven by kind: `/prflow review` starts a review child like impact."""
+    queues = queue_names(temporal_settings)
+    head = org.open_pr("shop", 8)
+    handle = queue_handle(temporal_client, org, "shop", 8)
+    async with run_worker(temporal_client, temporal_settings):
+        opened = pull_request_delivery(org.fake, org.org, "shop", 8, "opened")
+        await deliver(temporal_client, event_of(opened), queues)
+        await wait_for_status(handle, lambda s: len(s.state.runs) == 1)
+        command = comment_delivery(org.fake, org.org, "shop", 8, "/prflow review\n")
+        await deliver(temporal_client, event_of(command), queues)
+        status = await wait_for_status(handle, lambda s: len(s.state.runs) == 2, within=120)
+    review = status.state.runs[1]
+    assert (review.kind, review.head_sha, review.outcome) == ("review", head, RunOutcome.completed)
+    child = temporal_client.get_workflow_handle(review.workflow_id)
+    assert (await child.describe()).status == WorkflowExecutionStatus.COMPLETED

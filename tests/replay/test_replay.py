@@ -40,6 +40,11 @@ RECORDED_IDS = {
     "queue:octo-replay/shop#1": "queue-open-push-close",
     "queue-gate:prflow-queue-replay:octo-replay": "queue-gate",
     "queue-poll-replay": "queue-poll",
+    "review-static": "review-static",  # runs with child agents replay under their own id
+    "review-agents": "review-agents",
+    "review-agents/agent:reviewers:d1-cart-api-compatibility": "review-reviewer-child",
+    "review-worker-crash": "review-worker-crash",
+    "review-incremental-post": "review-incremental-post",
 }
 
 

@@ -101,6 +101,14 @@ def test_spend_is_grouped_per_workflow_with_repo_and_pr() -> None:
     ]
 
 
+def test_a_runs_child_agents_count_toward_the_run() -> None:
+    child = piece("review#3/agent:reviewers:d1-x#3", "review", "reviewers", "opus", usd=0.25)
+    report = summarize([*SLICES, child])
+    review = next(r for r in report.by_workflow if r.workflow_kind == "review")
+    assert [r.workflow_id for r in report.by_workflow].count("review#3") == 1
+    assert review.usd == 1.76
+
+
 def test_totals_add_up_every_slice() -> None:
     totals = summarize(SLICES).totals
     assert totals.attempts == 10

@@ -43,6 +43,17 @@ from tests.support.fake_github_graphql import (
     FakeThreadComment,
     answer_graphql,
 )
+from tests.support.fake_github_reviews import (
+    FakeReview,
+    FakeReviewComment,
+    ReviewRejected,
+    place_comment,
+    pull_diff,
+    rejection_json,
+    review_comment_json,
+    review_json,
+    validate_review_request,
+)
 
 DOCS = "https://docs.github.com/rest"
 RATE_LIMIT = 5000
@@ -205,6 +216,8 @@ class FakeGitHub:
         self._holds: list[tuple[str, re.Pattern[str], threading.Event]] = []
         self._apps: dict[int, _App] = {}
         self._threads: dict[tuple[str, str, int], list[FakeReviewThread]] = {}
+        self._reviews: list[tuple[FakeIssue, FakeReview]] = []
+        self._review_comments: list[tuple[FakeIssue, FakeReviewComment]] = []
         self._check_runs: dict[int, FakeCheckRun] = {}
         self._statuses: list[FakeStatus] = []
         self._downloads: dict[str, int] = {}  # signed download token -> job id
@@ -458,6 +471,29 @@ class FakeGitHub:
             )
         return issue.updated_at
 
+    def push_to_pull(self, owner: str, repo: str, number: int, head_sha: str) -> None:
+        """A new push to the PR's branch: its head moves, and ``refs/pull/N/head`` with it."""
+        with self._lock:
+            issue = self._issues[(owner, repo, number)]
+            assert issue.pull is not None and issue.repo.git_dir is not None
+            issue.pull.head_sha = head_sha
+            git_dir = issue.repo.git_dir
+        subprocess.run(
+            ["git", "--git-dir", str(git_dir), "update-ref", f"refs/pull/{number}/head", head_sha],
+            check=True,
+            capture_output=True,
+        )
+
+    def resolve_thread(self, thread_id: str) -> None:
+        """A person resolves a review thread."""
+        with self._lock:
+            for threads in self._threads.values():
+                for thread in threads:
+                    if thread.id == thread_id:
+                        thread.is_resolved = True
+                        return
+        raise KeyError(thread_id)
+
     def register_app(
         self, app_id: str, public_key_pem: str, installation_id: int, slug: str
     ) -> None:
@@ -528,6 +564,16 @@ class FakeGitHub:
         with self._lock:
             issue = self._issues[(owner, repo, number)]
             return [c for c in self._comments.values() if c.issue is issue]
+
+    def reviews(self, owner: str, repo: str, number: int) -> list[FakeReview]:
+        with self._lock:
+            issue = self._issues[(owner, repo, number)]
+            return [review for target, review in self._reviews if target is issue]
+
+    def review_comments(self, owner: str, repo: str, number: int) -> list[FakeReviewComment]:
+        with self._lock:
+            issue = self._issues[(owner, repo, number)]
+            return [c for target, c in self._review_comments if target is issue]
 
     def repo_state(self, owner: str, name: str) -> FakeRepo | None:
         with self._lock:
@@ -638,6 +684,10 @@ class FakeGitHub:
             ("GET", repo, self._get_repo),
             ("GET", repo + r"/pulls", self._list_pulls),
             ("GET", repo + r"/pulls/(\d+)", self._get_pull),
+            ("GET", repo + r"/pulls/(\d+)/reviews", self._list_reviews),
+            ("POST", repo + r"/pulls/(\d+)/reviews", self._create_review),
+            ("GET", repo + r"/pulls/(\d+)/reviews/(\d+)/comments", self._list_one_reviews_comments),
+            ("GET", repo + r"/pulls/(\d+)/comments", self._list_review_comments),
             ("GET", repo + r"/commits/([^/]+)/check-runs", self._list_check_runs),
             ("GET", repo + r"/commits/([^/]+)/status", self._combined_status),
             ("GET", repo + r"/actions/jobs/(\d+)/logs", self._job_logs),
@@ -727,6 +777,113 @@ class FakeGitHub:
             raise _Reply(_not_found())
         page, headers = self._page_of(repos, call.query, f"{self.api_prefix}/orgs/{org}/repos")
         return _Answer(200, [self._repo_json(r) for r in page], "minimal-repository[]", headers)
+
+    def _pull_issue(self, call: _Call) -> FakeIssue:
+        issue = self._visible_issue(_Call(call.login, call.query, call.body, call.args[:3]))
+        if issue.pull is None:
+            raise _Reply(_not_found())
+        return issue
+
+    def _pull_api(self, issue: FakeIssue) -> tuple[str, str]:
+        repo = issue.repo.full_name
+        return f"{self.api_url}/repos/{repo}/pulls/{issue.number}", f"{self.web_url}/{repo}"
+
+    def _create_review(self, call: _Call) -> _Answer:
+        """``POST .../pulls/{n}/reviews``: one review and all its inline comments, or a 422
+        for the whole of it when one comment is not on a line of the PR's diff."""
+        issue = self._pull_issue(call)
+        pull = issue.pull
+        assert pull is not None
+        try:
+            state = validate_review_request(call.body, own_pr=call.login == issue.author)
+            commit_id = str(call.body.get("commit_id") or pull.head_sha)
+            comments = call.body.get("comments") or []
+            placed = [place_comment(c, self._diff_at(issue, commit_id)) for c in comments]
+        except ReviewRejected as rejected:
+            raise _Reply(
+                _Answer(422, rejection_json(rejected.errors), "validation-error-simple")
+            ) from None
+        with self._lock:
+            review = FakeReview(
+                next(self._ids),
+                issue.number,
+                call.login,
+                call.body.get("body") or "",
+                state,
+                commit_id,
+            )
+            self._reviews.append((issue, review))
+            for request, where in zip(comments, placed, strict=True):
+                thread = FakeReviewThread(
+                    id=f"PRRT_kwDO{next(self._ids):08d}",
+                    path=where.path,
+                    line=where.line,
+                    comments=[],
+                    start_line=where.start_line,
+                )
+                comment = FakeReviewComment(
+                    next(self._ids), review.id, issue.number, call.login, request["body"],
+                    where, commit_id, thread.id,
+                )  # fmt: skip
+                thread.comments.append(FakeThreadComment(comment.id, call.login, comment.body))
+                self._threads.setdefault(
+                    (issue.repo.owner, issue.repo.name, issue.number), []
+                ).append(thread)
+                self._review_comments.append((issue, comment))
+        api, web = self._pull_api(issue)
+        user = self._user_json(self._users[call.login])
+        return _Answer(200, review_json(review, user, api, web), "pull-request-review")
+
+    def _diff_at(self, issue: FakeIssue, commit_id: str) -> dict[str, Any]:
+        pull, git_dir = issue.pull, issue.repo.git_dir
+        assert pull is not None
+        if git_dir is None:
+            return {}
+        try:
+            return pull_diff(git_dir, pull.base_sha, commit_id)
+        except LookupError:
+            raise ReviewRejected(
+                [f"commit_id {commit_id} is not part of the pull request"]
+            ) from None
+
+    def _list_reviews(self, call: _Call) -> _Answer:
+        issue = self._pull_issue(call)
+        with self._lock:
+            items = [review for target, review in self._reviews if target is issue]
+        owner, name, number = call.args[:3]
+        page, headers = self._page_of(
+            items, call.query, f"{self.api_prefix}/repos/{owner}/{name}/pulls/{number}/reviews"
+        )
+        api, web = self._pull_api(issue)
+        payload = [review_json(r, self._user_json(self._users[r.author]), api, web) for r in page]
+        return _Answer(200, payload, "pull-request-review[]", headers)
+
+    def _review_comment_page(self, call: _Call, review_id: int | None, schema: str) -> _Answer:
+        issue = self._pull_issue(call)
+        with self._lock:
+            items = [
+                c
+                for target, c in self._review_comments
+                if target is issue and (review_id is None or c.review_id == review_id)
+            ]
+        path = (
+            self.api_prefix
+            + "/repos/"
+            + "/".join(call.args[:2])
+            + f"/pulls/{issue.number}/comments"
+        )
+        page, headers = self._page_of(items, call.query, path)
+        api, web = self._pull_api(issue)
+        payload = [
+            review_comment_json(c, self._user_json(self._users[c.author]), api, web) for c in page
+        ]
+        return _Answer(200, payload, schema, headers)
+
+    def _list_review_comments(self, call: _Call) -> _Answer:
+        return self._review_comment_page(call, None, "pull-request-review-comment[]")
+
+    def _list_one_reviews_comments(self, call: _Call) -> _Answer:
+        return self._review_comment_page(call, int(call.args[3]), "review-comment[]")
 
     def _list_check_runs(self, call: _Call) -> _Answer:
         owner, name, ref = call.args

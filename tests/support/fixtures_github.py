@@ -42,6 +42,10 @@ SCHEMA_MODEL_NAMES = {
     "minimal-repository": "MinimalRepository",
     "check-runs-list": "ReposOwnerRepoCommitsRefCheckRunsGetResponse200",
     "combined-commit-status": "CombinedCommitStatus",
+    "pull-request-review": "PullRequestReview",
+    "pull-request-review-comment": "PullRequestReviewComment",
+    "review-comment": "ReviewComment",
+    "validation-error-simple": "ValidationErrorSimple",
 }
 # Answers that are not REST JSON: GraphQL (checked against GitHub's GraphQL schema when
 # executed), a redirect to a download, and the downloaded file itself.

@@ -7,7 +7,10 @@ client, its error classes and its header parsing are exercised for real.
 The script is a list of :class:`Turn`. A request is served by the turn whose
 index is the number of assistant messages it carries, so a retried or
 replayed request gets the same answer, even from a restarted worker. Each turn
-may carry faults, used one per attempt before the answer is given.
+may carry faults, used one per attempt before the answer is given. Runs with
+several agents script each conversation apart (:meth:`ScriptedAnthropic.route`):
+a request follows the first route whose key appears in its system prompt or
+its first user message.
 
 Token usage is derived from request size, and a request carrying
 ``cache_control`` reports cache reads for any prefix an earlier request wrote,
@@ -20,7 +23,7 @@ import hashlib
 import json
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -132,6 +135,7 @@ class RecordedRequest:
     served: str
     status: int
     response: dict[str, Any] | None = None
+    route: str | None = None
 
     @property
     def usage(self) -> dict[str, Any] | None:
@@ -264,7 +268,8 @@ class ScriptedAnthropic:
     def __init__(self, turns: Sequence[Turn] = (), *, min_cacheable_tokens: int = 0) -> None:
         self._lock = threading.Condition()
         self._turns: list[Turn] = list(turns)
-        self._served_per_turn: dict[int, int] = {}
+        self._routes: dict[str, list[Turn]] = {}
+        self._served_per_turn: dict[tuple[str | None, int], int] = {}
         self._requests: list[RecordedRequest] = []
         self._cache = PromptCache(min_cacheable_tokens)
         self._stopping = threading.Event()
@@ -306,6 +311,18 @@ class ScriptedAnthropic:
             self._turns = list(turns)
             self._served_per_turn.clear()
 
+    def route(self, routes: Mapping[str, Sequence[Turn]]) -> None:
+        """Script several conversations: a request whose system prompt or first user
+        message contains a key (tried in order) is served from that key's turns; others
+        from :meth:`script`'s. Replaces earlier routes; their faults start unused."""
+        with self._lock:
+            self._routes = {key: list(turns) for key, turns in routes.items()}
+            self._served_per_turn.clear()
+
+    def requests_of(self, route: str) -> list[RecordedRequest]:
+        """The requests that followed ``route``."""
+        return [r for r in self.requests if r.route == route]
+
     @property
     def requests(self) -> list[RecordedRequest]:
         """Every request so far, oldest first (a snapshot)."""
@@ -324,7 +341,8 @@ class ScriptedAnthropic:
     def _decide(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> _Decision:
         """Pick the answer for one request and log it, atomically."""
         with self._lock:
-            decision = self._choose(path, headers, body)
+            route = _route_of(body, self._routes)
+            decision = self._choose(path, headers, body, route)
             self._requests.append(
                 RecordedRequest(
                     path=path,
@@ -334,22 +352,27 @@ class ScriptedAnthropic:
                     served=decision.served,
                     status=decision.status,
                     response=decision.payload if decision.status == 200 else None,
+                    route=route,
                 )
             )
             self._lock.notify_all()
             return decision
 
-    def _choose(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> _Decision:
+    def _choose(
+        self, path: str, headers: dict[str, str], body: dict[str, Any], route: str | None
+    ) -> _Decision:
         problem = _validation_error(path, headers, body)
         if problem is not None:
             return _error_decision(problem, turn=None, served="invalid")
+        turns = self._turns if route is None else self._routes[route]
         turn_index = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-        if turn_index >= len(self._turns):
-            message = f"scripted server has no turn {turn_index} ({len(self._turns)} scripted)"
+        if turn_index >= len(turns):
+            where = f" of route {route!r}" if route else ""
+            message = f"scripted server has no turn {turn_index}{where} ({len(turns)} scripted)"
             return _error_decision(bad_request(message), turn=turn_index, served="invalid")
-        turn = self._turns[turn_index]
-        attempt = self._served_per_turn.get(turn_index, 0)
-        self._served_per_turn[turn_index] = attempt + 1
+        turn = turns[turn_index]
+        attempt = self._served_per_turn.get((route, turn_index), 0)
+        self._served_per_turn[(route, turn_index)] = attempt + 1
         fault = turn.faults[attempt] if attempt < len(turn.faults) else None
         if isinstance(fault, ApiError):
             return _error_decision(fault, turn=turn_index, served=f"error {fault.status}")
@@ -405,6 +428,22 @@ def _error_decision(error: ApiError, *, turn: int | None, served: str) -> _Decis
         "request_id": "req_" + _digest("error", served, turn, error.status)[:24],
     }
     return _Decision(turn, served, error.status, payload, dict(error.headers))
+
+
+def _route_of(body: dict[str, Any], routes: Mapping[str, Sequence[Turn]]) -> str | None:
+    """The first route whose key appears in the system prompt or the first user message."""
+    if not routes:
+        return None
+    system = body.get("system")
+    texts = [system] if isinstance(system, str) else [b.get("text", "") for b in system or []]
+    messages = body.get("messages") or []
+    first = messages[0].get("content") if messages else ""
+    if isinstance(first, str):
+        texts.append(first)
+    elif isinstance(first, list):
+        texts += [str(b.get("text", "")) for b in first if isinstance(b, dict)]
+    haystack = "\n".join(str(t) for t in texts)
+    return next((key for key in routes if key in haystack), None)
 
 
 def _validation_error(path: str, headers: dict[str, str], body: dict[str, Any]) -> ApiError | None:

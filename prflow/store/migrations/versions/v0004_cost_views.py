@@ -5,8 +5,7 @@ attempts, failed attempts (neither success nor still ``sent``), attempts of
 unknown outcome (``sent``) with their worst case, tokens by kind and USD.
 
 Revision ID: 0004
-Revises: 0002 (the parse-cache revision 0003 is being added on another branch; chain 0004
-after it when both land)
+Revises: 0003
 Create Date: 2026-11-23
 """
 
@@ -15,7 +14,7 @@ from __future__ import annotations
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,0 +1,41 @@
+"""What a command reads, checked before any run starts: a local checkout, a clone URL, or a PR.
+
+Shared by every command that analyses a change (``impact``, ``review``), so a
+bad path or a missing ref fails the same way, in one line, before a run starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prflow.errors import UserError
+from prflow.pr_identifier import PullRequestRef
+from prflow.repo_models import looks_like_url
+
+
+def run_location(repo: str | None, pull: PullRequestRef | None) -> str | None:
+    """What the run reads: a clone URL as given, a local path made absolute, or (for a PR
+    without --repo) None, meaning the PR's own repository."""
+    if repo and looks_like_url(repo):
+        return repo
+    if repo is None and pull is not None:
+        return None
+    path = Path(repo or ".").resolve()
+    if not path.is_dir():
+        raise UserError(f"--repo {repo} is not a directory; pass a local clone or a clone URL")
+    return str(path)
+
+
+def preflight(location: str, base: str | None, head: str) -> None:
+    """Fail in one line, before anything starts, when a local checkout lacks the refs or a
+    remote does not answer.
+
+    Only a check: the workflow resolves the refs itself and reports the SHAs it read.
+    """
+    from activities.gitrepo import check_remote, resolve_range
+    from prflow.repo_models import RepoSpec
+
+    if looks_like_url(location):
+        check_remote(location)
+    else:
+        resolve_range(RepoSpec(location=location), base, head)

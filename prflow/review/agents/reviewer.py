@@ -1,0 +1,156 @@
+"""The one reviewer definition: the same system prompt and tools, a crafted prompt per dimension.
+
+Dimensions from the planner, gap dimensions from the coverage gate, the
+investigations a reviewer asks for and the cross-reference resolver's deep
+dives all run as this reviewer; only the first message differs. Sharing the
+system prompt and tools also shares their prompt-cache prefix across every
+reviewer of a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from prflow.impact.llm_phase import model_text
+from prflow.llm.messages import ToolSpec
+from prflow.review.agents.finding_input import FINDING_SCHEMA, parse_findings, path_list
+from prflow.review.agents.schemas import QUESTION_ITEM
+from prflow.review.models import Dimension, FindingSource, ReviewFinding
+
+MAX_INVESTIGATIONS = 2
+MAX_REFERENCE_HOPS = 3
+"""Files outside its target and context files a reviewer may open (reference following)."""
+MAX_DIFF_CHARS = 40_000
+MAX_QUESTION_CHARS = 2_000
+
+SUBMIT_FINDINGS = ToolSpec(
+    name="submit_findings",
+    description=(
+        "Finish your review: the findings you verified (possibly none) and at most two "
+        "investigations you need someone to carry out. Call exactly once."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "summary": {"type": "string", "description": "One or two sentences."},
+            "findings": {"type": "array", "items": FINDING_SCHEMA},
+            "investigations": {
+                "type": "array",
+                "maxItems": MAX_INVESTIGATIONS,
+                "items": QUESTION_ITEM,
+            },
+        },
+        "required": ["findings"],
+    },
+)
+
+
+class InvestigationRequest(BaseModel):
+    question: str
+    files: list[str] = Field(default_factory=list)
+
+
+class ReviewerReport(BaseModel):
+    findings: list[ReviewFinding] = Field(default_factory=list)
+    investigations: list[InvestigationRequest] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    summary: str = ""
+
+
+def reviewer_message(
+    dimension: Dimension,
+    *,
+    title: str,
+    context_note: str,
+    diffs: Mapping[str, str],
+    range_note: str,
+) -> str:
+    """The first message of one reviewer: its crafted prompt, its files, their diffs."""
+    parts = [
+        f"# Your review dimension: {dimension.name}",
+        dimension.prompt,
+        f"Pull request: {title or '(untitled)'}\n{range_note}",
+        "Target files (examine each):\n" + "\n".join(f"- {p}" for p in dimension.target_files),
+    ]
+    if dimension.context_files:
+        parts.append(
+            "Context files (read for reference):\n"
+            + "\n".join(f"- {p}" for p in dimension.context_files)
+        )
+    if context_note:
+        parts.append(f"What the rest of the review knows about this PR:\n{context_note}")
+    shown, budget = [], MAX_DIFF_CHARS
+    for path in dimension.target_files:
+        diff = diffs.get(path, "")
+        if not diff:
+            continue
+        if len(diff) > budget:
+            shown.append(f"(diff of {path} not shown: fetch it with git_diff)")
+            continue
+        shown.append(diff)
+        budget -= len(diff)
+    if shown:
+        parts.append("Diffs of your target files:\n```diff\n" + "\n".join(shown) + "\n```")
+    parts.append("Review, then call submit_findings.")
+    return "\n\n".join(parts)
+
+
+def parse_report(
+    submitted: dict[str, Any] | None, dimension: Dimension, source: FindingSource
+) -> ReviewerReport:
+    """The findings and investigation requests a reviewer submitted."""
+    if not submitted:
+        return ReviewerReport(problems=["the reviewer submitted no findings list"])
+    findings, problems = parse_findings(
+        submitted.get("findings"),
+        dimension_id=dimension.id,
+        dimension_name=dimension.name,
+        source=source,
+    )
+    requests: list[InvestigationRequest] = []
+    raw = submitted.get("investigations")
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            continue
+        question = model_text(item["question"], MAX_QUESTION_CHARS)
+        if question:
+            requests.append(
+                InvestigationRequest(
+                    question=question, files=path_list(item.get("files"), limit=10)
+                )
+            )
+    if len(requests) > MAX_INVESTIGATIONS:
+        problems.append(f"only the first {MAX_INVESTIGATIONS} investigations were run")
+    return ReviewerReport(
+        findings=findings,
+        investigations=requests[:MAX_INVESTIGATIONS],
+        problems=problems,
+        summary=model_text(submitted.get("summary") or "", 500),
+    )
+
+
+def investigation_dimension(
+    parent: Dimension,
+    request: InvestigationRequest,
+    number: int,
+    source: FindingSource = FindingSource.investigation,
+) -> Dimension:
+    """A reviewer answering one question raised by ``parent`` (a reviewer, or the
+    cross-reference resolver), credited to it."""
+    files = request.files or parent.target_files
+    return Dimension(
+        id=f"{parent.id}-i{number}",
+        name=parent.name,
+        prompt=(
+            f"The {parent.name!r} part of the review needs this investigated before it can "
+            f"conclude:\n\n{request.question}\n\nAnswer it by reading the code, and report as "
+            "findings only problems this pull request introduces."
+        ),
+        target_files=files[:10],
+        context_files=[p for p in parent.target_files if p not in files][:10],
+        priority=parent.priority,
+        source=source,
+    )

@@ -1,0 +1,78 @@
+"""The ``review`` kind: a multi-agent review of a pull request, posted as one GitHub review."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import PurePath
+
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole
+from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest, ReviewResult
+from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
+
+
+def review_workflow_id(request: ReviewRequest) -> str:
+    """``review:acme/api#12`` for a PR (however it is read: one review per PR at a time),
+    ``review:api-1a2b3c:main..HEAD`` for a range of a repository."""
+    if request.pull_request is not None:
+        return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
+    location = request.repo or "."
+    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
+    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
+    return f"{WORKFLOW_KIND}:{name}-{digest}:{request.base or 'default'}..{request.head or 'HEAD'}"
+
+
+PHASES: dict[str, PhaseDefaults] = {
+    ReviewPhase.intake: PhaseDefaults(
+        tier=ModelTier.budget, usd=0.05, iterations=2, wall_clock_seconds=60, max_tokens=1024
+    ),
+    ReviewPhase.intake_escalation: PhaseDefaults(
+        tier=ModelTier.mid, usd=0.15, iterations=8, max_tokens=2048
+    ),
+    ReviewPhase.anatomy: PhaseDefaults(tier=ModelTier.mid, usd=0.20, iterations=8, max_tokens=4096),
+    ReviewPhase.planning: PhaseDefaults(
+        tier=ModelTier.premium, usd=0.50, iterations=6, max_tokens=8192
+    ),
+    ReviewPhase.reviewers: PhaseDefaults(
+        tier=ModelTier.mid, usd=1.20, iterations=12, wall_clock_seconds=300, max_tokens=4096
+    ),
+    ReviewPhase.investigations: PhaseDefaults(
+        tier=ModelTier.mid, usd=0.40, iterations=8, max_tokens=4096
+    ),
+    ReviewPhase.cross_ref: PhaseDefaults(
+        tier=ModelTier.premium, usd=0.60, iterations=6, max_tokens=4096
+    ),
+    ReviewPhase.deep_dives: PhaseDefaults(
+        tier=ModelTier.mid, usd=0.40, iterations=8, max_tokens=4096
+    ),
+    ReviewPhase.adversary: PhaseDefaults(
+        tier=ModelTier.premium, usd=0.60, iterations=8, max_tokens=4096
+    ),
+    ReviewPhase.coverage: PhaseDefaults(
+        tier=ModelTier.budget, usd=0.05, iterations=2, wall_clock_seconds=60, max_tokens=2048
+    ),
+    ReviewPhase.gap_reviewers: PhaseDefaults(
+        tier=ModelTier.mid, usd=0.40, iterations=10, max_tokens=4096
+    ),
+}
+"""Each agent's model tier and caps; a phase shared by several agents splits its caps."""
+
+REVIEW = KindDeclaration(
+    name=WORKFLOW_KIND,
+    summary="Multi-agent review: planned dimensions, parallel reviewers, one inline GitHub review",
+    workflow="workflows.review:ReviewWorkflow",
+    input_type=ReviewRequest,
+    result_type=ReviewResult,
+    workflow_id=review_workflow_id,
+    activities={
+        QueueRole.MAIN: [
+            "activities.impact_analysis:collect_changes",
+            "activities.impact_analysis:static_analysis",
+            "activities.review:REVIEW_ACTIVITIES",
+        ],
+        QueueRole.GITHUB: ["activities.github.reviews:REVIEW_GITHUB_ACTIVITIES"],
+    },
+    search_attributes=(RISK_SCORE, RISK_LEVEL),
+    phases=PHASES,
+    cli="prflow.cli.review_cmd:register",
+    queue_job="prflow.review.queue_job:review_job",
+)

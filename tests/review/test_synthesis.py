@@ -1,0 +1,207 @@
+"""Synthesis in code, on a real git diff: scores, merges, floors, verdicts, incremental skips."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from activities.gitrepo import GitRepoReader, resolve_range
+from prflow.repo_models import RepoSpec
+from prflow.review.diff_map import DiffIndex
+from prflow.review.fingerprints import finding_fingerprint
+from prflow.review.models import (
+    DiffSide,
+    FindingCategory,
+    FindingSource,
+    ReviewFinding,
+    ReviewSeverity,
+)
+from prflow.review.synthesis import (
+    AdversaryVerdict,
+    Multiplier,
+    ReviewEvent,
+    SynthesisInputs,
+    VerdictKind,
+    compute_score,
+    review_event,
+    synthesize,
+    title_similarity,
+)
+from tests.support.fixtures_git import GitRepoBuilder
+
+BASE = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(10))
+
+
+@pytest.fixture
+def diff(git_repo: GitRepoBuilder, prflow_cache: object) -> DiffIndex:
+    git_repo.write("svc/pay.py", BASE)
+    git_repo.write("svc/other.py", "A = 1\n")
+    git_repo.commit("base")
+    git_repo.branch("feature")
+    changed = BASE.replace("return x + 1\n", "return x - 1  # sign flipped\n")
+    changed = changed.replace("return x + 9\n", "return x * 9\n")
+    git_repo.write("svc/pay.py", changed)
+    git_repo.commit("change")
+    rng = resolve_range(RepoSpec(location=str(git_repo.path)), "main", "feature")
+    reader = GitRepoReader.for_range(rng)
+    return DiffIndex.from_patch(reader.diff(rng.merge_base_sha, rng.head_sha))
+
+
+def finding(
+    title: str,
+    *,
+    line: int = 6,
+    end: int | None = None,
+    severity: ReviewSeverity = ReviewSeverity.important,
+    category: FindingCategory = FindingCategory.correctness,
+    confidence: float = 0.8,
+    by: str = "Arithmetic",
+    file: str = "svc/pay.py",
+    **extra: Any,
+) -> ReviewFinding:
+    base = ReviewFinding(
+        file=file,
+        line_start=line,
+        line_end=end or line,
+        severity=severity,
+        category=category,
+        title=title,
+        body=extra.pop("body", "why"),
+        confidence=confidence,
+        dimension_id=by.lower(),
+        dimension_name=by,
+        source=FindingSource.reviewer,
+        anchor=extra.pop("anchor", f"line {line}"),
+        **extra,
+    )
+    return base.model_copy(
+        update={"fingerprint": finding_fingerprint(file, category, base.anchor, title)}
+    )
+
+
+def test_score_is_weight_times_confidence_times_multipliers() -> None:
+    assert compute_score(ReviewSeverity.critical, 0.5, []) == 0.5
+    assert compute_score(ReviewSeverity.important, 1.0, [Multiplier.cross_ref_compound]) == 1.05
+    assert compute_score(
+        ReviewSeverity.suggestion,
+        0.5,
+        [Multiplier.adversary_challenged, Multiplier.ai_generated_pr],
+    ) == round(0.3 * 0.5 * 0.5 * 1.2, 3)
+
+
+def test_exact_duplicates_merge_and_credit_both_reviewers(diff: DiffIndex) -> None:
+    first = finding("Sign flipped in f1", confidence=0.9, by="Arithmetic")
+    second = finding("Subtraction instead of addition", confidence=0.6, by="Money", end=7)
+    result = synthesize([first, second], SynthesisInputs(), diff)
+    (kept,) = result.findings
+    assert kept.title == "Sign flipped in f1" and kept.also_found_by == ["Money"]
+    assert result.suppressed.merged_duplicates == 1
+
+
+def test_near_duplicates_merge_across_categories_but_distinct_issues_stay(
+    diff: DiffIndex,
+) -> None:
+    a = finding("f1 returns the wrong sign", line=6, category=FindingCategory.correctness)
+    b = finding(
+        "wrong sign returned by f1",
+        line=8,
+        category=FindingCategory.reliability,
+        body="a longer and better explanation of the same issue",
+        confidence=0.8,
+    )
+    far = finding("f9 multiplies instead of adding", line=38)
+    result = synthesize([a, b, far], SynthesisInputs(), diff)
+    assert [f.title for f in result.findings] == [
+        "wrong sign returned by f1",
+        "f9 multiplies instead of adding",
+    ]
+    assert title_similarity(a.title, b.title) >= 0.5
+
+
+def test_each_severity_has_its_confidence_floor(diff: DiffIndex) -> None:
+    kept = finding("important at 0.35", confidence=0.35, line=6)
+    dropped_nit = finding(
+        "nitpick at 0.6", severity=ReviewSeverity.nitpick, confidence=0.6, line=38
+    )
+    dropped_suggestion = finding(
+        "suggestion at 0.45", severity=ReviewSeverity.suggestion, confidence=0.45, line=20
+    )
+    result = synthesize([kept, dropped_nit, dropped_suggestion], SynthesisInputs(), diff)
+    assert [f.title for f in result.findings] == ["important at 0.35"]
+    assert result.suppressed.below_confidence == 2
+
+
+def test_verdicts_and_multipliers_change_scores_and_severity(diff: DiffIndex) -> None:
+    confirmed = finding("confirmed one", line=6, severity=ReviewSeverity.critical, confidence=1.0)
+    challenged = finding(
+        "challenged one", line=38, severity=ReviewSeverity.critical, confidence=1.0
+    )
+    inputs = SynthesisInputs(
+        verdicts=[
+            AdversaryVerdict(fingerprint=confirmed.fingerprint, verdict=VerdictKind.confirmed),
+            AdversaryVerdict(
+                fingerprint=challenged.fingerprint,
+                verdict=VerdictKind.challenged,
+                reason="pre-existing",
+            ),
+        ],
+        compound_fingerprints=[confirmed.fingerprint],
+        ai_generated=0.7,
+        high_blast_files=["svc/pay.py"],
+    )
+    result = synthesize([confirmed, challenged], inputs, diff)
+    by_title = {f.title: f for f in result.findings}
+    top = by_title["confirmed one"]
+    assert set(top.multipliers) == {
+        Multiplier.cross_ref_compound,
+        Multiplier.adversary_confirmed,
+        Multiplier.ai_generated_pr,
+        Multiplier.blast_radius_high,
+    }
+    assert top.score == round(1.0 * 1.5 * 1.3 * 1.2 * 1.2, 3)
+    low = by_title["challenged one"]
+    assert low.severity == ReviewSeverity.important, "a challenged finding drops one level"
+    assert low.verdict_reason == "pre-existing"
+    assert low.score == round(0.7 * 0.5 * 1.2 * 1.2, 3)
+    assert [f.title for f in result.findings] == ["confirmed one", "challenged one"]
+
+
+def test_incremental_runs_skip_posted_findings_and_resolved_threads(diff: DiffIndex) -> None:
+    posted = finding("already posted", line=6)
+    resolved = finding("on a resolved thread", line=38)
+    fresh = finding("new", line=20, category=FindingCategory.performance)
+    inputs = SynthesisInputs(
+        posted_fingerprints=[posted.fingerprint], resolved_fingerprints=[resolved.fingerprint]
+    )
+    result = synthesize([posted, resolved, fresh], inputs, diff)
+    assert [f.title for f in result.findings] == ["new"]
+    assert (result.suppressed.already_posted, result.suppressed.on_resolved_threads) == (1, 1)
+
+
+def test_every_kept_finding_is_placed_on_the_diff_or_in_the_body(diff: DiffIndex) -> None:
+    on_diff = finding("on a changed line", line=6)
+    off_diff = finding("between hunks", line=20, category=FindingCategory.performance)
+    left = finding(
+        "about the old code", line=6, side=DiffSide.left, category=FindingCategory.security
+    )
+    other = finding("unchanged file", file="svc/other.py", line=1)
+    result = synthesize([on_diff, off_diff, left, other], SynthesisInputs(), diff)
+    placed = {f.title: f.placement for f in result.findings}
+    assert placed["on a changed line"].inline and placed["on a changed line"].line == 6
+    assert placed["about the old code"].side == DiffSide.left
+    assert (
+        not placed["between hunks"].inline and "outside the diff" in placed["between hunks"].reason
+    )
+    assert not placed["unchanged file"].inline
+
+
+def test_the_review_event_follows_the_severities() -> None:
+    crit = finding("c", severity=ReviewSeverity.critical)
+    imp = finding("i")
+    sug = finding("s", severity=ReviewSeverity.suggestion)
+    assert review_event([crit, imp, sug]) == ReviewEvent.request_changes
+    assert review_event([imp, sug]) == ReviewEvent.comment
+    assert review_event([sug]) == ReviewEvent.approve
+    assert review_event([]) == ReviewEvent.approve
+    assert review_event([sug], may_approve=False) == ReviewEvent.comment

@@ -1,0 +1,328 @@
+"""Reviewers and the review layer, overlapping: findings stream from one to the other.
+
+Reviewers (the one definition, one crafted prompt each) run as child agents
+at bounded concurrency. The moment one finishes, its findings are checked and
+put in the layer's inbox; the adversary and the cross-reference resolver run
+passes over whatever the inbox holds while the other reviewers still work.
+A reviewer may ask for two investigations, the resolver for five deep dives
+in all, and the coverage gate for gap reviewers twice: each of those is the
+same reviewer again, with a prompt written for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.review import (
+        review_coverage_prompt,
+        review_gap_dimensions,
+        review_ingest_findings,
+        review_ingest_layer,
+        review_layer_prompt,
+        review_reviewer_prompts,
+    )
+    from prflow.agent.messages import PreparedPrompt
+    from prflow.agent.outcome import AgentOutcome
+    from prflow.review.agents.coverage import MAX_COVERAGE_ITERATIONS, SUBMIT_COVERAGE
+    from prflow.review.agents.layer import CROSS_REF_DIMENSION, TOOL_OF, LayerRole
+    from prflow.review.agents.reviewer import (
+        MAX_INVESTIGATIONS,
+        MAX_REFERENCE_HOPS,
+        SUBMIT_FINDINGS,
+        InvestigationRequest,
+        investigation_dimension,
+    )
+    from prflow.review.budgets import MIN_PASS_USD, priority_weights
+    from prflow.review.models import Dimension, FindingSource
+    from prflow.review.run_models import ReviewPhase
+    from prflow.review.stage_models import (
+        CoverageInput,
+        FindingBatch,
+        GapInput,
+        IngestInput,
+        LayerBatch,
+        LayerIngestInput,
+        LayerPromptInput,
+        ReviewerPromptsInput,
+    )
+    from prflow.review.synthesis import AdversaryVerdict
+    from prflow.run_progress import PhaseState
+    from workflows.review_phases import PhaseBook, ReviewRun
+
+MAX_LAYER_PASSES = 4
+"""Passes of each layer agent; the last one waits for every remaining finding."""
+MAX_DEEP_DIVES = 5
+STEP = {
+    ReviewPhase.reviewers: "reviewers",
+    ReviewPhase.investigations: "reviewers",
+    ReviewPhase.deep_dives: "review_layer",
+    ReviewPhase.gap_reviewers: "review_layer",
+}
+LAYER_PHASES = (
+    ReviewPhase.adversary,
+    ReviewPhase.cross_ref,
+    ReviewPhase.deep_dives,
+    ReviewPhase.coverage,
+    ReviewPhase.gap_reviewers,
+)
+TIMEOUT = timedelta(minutes=5)
+
+
+class ReviewFanOut:
+    """Findings produced and judged so far; what synthesis receives at the end."""
+
+    def __init__(self, run: ReviewRun, book: PhaseBook) -> None:
+        self.run = run
+        self.book = book
+        self.kit = book.kit
+        self.batches: list[str] = []
+        self.verdicts: list[AdversaryVerdict] = []
+        self.compounds: set[str] = set()
+        self.rejected: list[str] = []
+        self.examined: dict[str, list[str]] = {}
+        self._inbox: list[str] = []
+        self._producing = True
+        self._deep_dives_left = MAX_DEEP_DIVES
+        self._planned = 1
+
+    async def review(self, dimensions: Sequence[Dimension]) -> None:
+        """Reviewers and gap reviewers produce; the layer consumes until they are all done."""
+        self._planned = len(dimensions)
+        self.kit.set("reviewers", PhaseState.running, f"{len(dimensions)} reviewers")
+        self.kit.set("review_layer", PhaseState.running, "waiting for findings")
+        layer = asyncio.ensure_future(self._layer())
+        await self.fan_out(dimensions, ReviewPhase.reviewers)
+        self.book.show("reviewers", [ReviewPhase.reviewers, ReviewPhase.investigations])
+        await self._coverage()
+        self._producing = False
+        await layer
+        self.book.show("review_layer", LAYER_PHASES)
+
+    @property
+    def examined_files(self) -> list[str]:
+        return sorted({path for files in self.examined.values() for path in files})
+
+    # ------------------------------------------------------------------ producers
+
+    async def fan_out(
+        self,
+        dimensions: Sequence[Dimension],
+        phase: str,
+        fractions: Sequence[float] | None = None,
+    ) -> None:
+        """The one reviewer definition once per dimension, as child agents; each one's
+        findings are checked and streamed to the layer the moment it finishes (a deep
+        dive's are compound risks: they go straight to synthesis)."""
+        if not dimensions:
+            return
+        run = self.run
+        prompts: list[PreparedPrompt] = await self.kit.step(
+            STEP[phase],
+            review_reviewer_prompts,
+            ReviewerPromptsInput(
+                facts_key=run.facts.facts_key,
+                review_range=run.scope.review_range,
+                dimensions=list(dimensions),
+                intake=run.intake,
+                semantic=run.semantic,
+                range_note=f"Reviewing {run.scope.note}." if run.scope.incremental else "",
+            ),
+            timeout=TIMEOUT,
+        )
+        shares = fractions or priority_weights([d.priority for d in dimensions])
+        by_name: dict[str, Dimension] = {}
+        specs = []
+        for dimension, prompt, share in zip(dimensions, prompts, shares, strict=True):
+            name = f"{phase}:{dimension.id}"
+            by_name[name] = dimension
+            focus = [*dimension.target_files, *dimension.context_files]
+            specs.append(
+                self.book.spec(
+                    run.request,
+                    prompt,
+                    name=name,
+                    phase=phase,
+                    terminal=SUBMIT_FINDINGS.name,
+                    backend=run.tools(focus, MAX_REFERENCE_HOPS),
+                    fraction=share,
+                )
+            )
+
+        async def finished(outcome: AgentOutcome) -> None:
+            await self._finished(by_name[outcome.name], phase, outcome)
+
+        await self.kit.run_child_agents(
+            specs, max_concurrency=run.request.max_concurrency, on_done=finished
+        )
+
+    async def _finished(self, dimension: Dimension, phase: str, outcome: AgentOutcome) -> None:
+        self.book.note(phase, outcome)
+        batch: FindingBatch = await self.kit.step(
+            STEP[phase],
+            review_ingest_findings,
+            IngestInput(
+                submitted=outcome.terminal_input,
+                dimension=dimension,
+                range=self.run.scope.review_range,
+                pr_base_sha=self.run.range.merge_base_sha,
+            ),
+            timeout=TIMEOUT,
+            summary=f"check the findings of {outcome.name}",
+        )
+        deep_dive = phase == ReviewPhase.deep_dives
+        self._accept(batch, stream=not deep_dive)
+        if deep_dive:
+            self.compounds |= set(batch.fingerprints)
+        if outcome.completed:
+            self.examined.setdefault(dimension.name, []).extend(dimension.target_files)
+        if batch.investigations and phase == ReviewPhase.reviewers:
+            await self._investigate(dimension, batch.investigations)
+
+    def _accept(self, batch: FindingBatch, *, stream: bool) -> None:
+        self.rejected += batch.rejected
+        if batch.count:
+            self.batches.append(batch.key)
+            if stream:
+                self._inbox.append(batch.key)
+
+    async def _investigate(
+        self, parent: Dimension, requests: Sequence[InvestigationRequest]
+    ) -> None:
+        """A reviewer's deeper looks (at most two), run as the same reviewer."""
+        dimensions = [
+            investigation_dimension(parent, item, number)
+            for number, item in enumerate(requests[:MAX_INVESTIGATIONS], 1)
+        ]
+        fraction = 1.0 / (MAX_INVESTIGATIONS * max(self._planned, 1))
+        await self.fan_out(
+            dimensions, ReviewPhase.investigations, fractions=[fraction] * len(dimensions)
+        )
+
+    async def _coverage(self) -> None:
+        """The outer loop: the gate names gaps, gap reviewers cover them; at most twice."""
+        run = self.run
+        for iteration in range(1, MAX_COVERAGE_ITERATIONS + 1):
+            if self.book.cut(ReviewPhase.coverage):
+                return
+            outcome = await self.book.ask(
+                run,
+                step="review_layer",
+                phase=ReviewPhase.coverage,
+                name=f"coverage:{iteration}",
+                prepare=review_coverage_prompt,
+                prompt_input=CoverageInput(
+                    facts_key=run.facts.facts_key,
+                    structure_key=run.facts.structure_key,
+                    pr_type=run.intake.pr_type,
+                    examined_by=self.examined,
+                ),
+                terminal=SUBMIT_COVERAGE.name,
+                after_spend=True,
+            )
+            gaps: list[Dimension] = await self.kit.step(
+                "review_layer",
+                review_gap_dimensions,
+                GapInput(
+                    facts_key=run.facts.facts_key,
+                    submitted=outcome.terminal_input,
+                    iteration=iteration,
+                ),
+                timeout=TIMEOUT,
+            )
+            if not gaps:
+                return
+            await self.fan_out(gaps, ReviewPhase.gap_reviewers)
+
+    # ------------------------------------------------------------------ the layer
+
+    async def _layer(self) -> None:
+        """Adversary and cross-reference passes over the findings that arrived since the
+        last pass, while reviewers still run."""
+        passes = 0
+        seen: list[str] = []
+        while True:
+            await workflow.wait_condition(lambda: bool(self._inbox) or not self._producing)
+            if passes == MAX_LAYER_PASSES - 1:
+                await workflow.wait_condition(lambda: not self._producing)
+            if not self._inbox:
+                return
+            passes += 1
+            new, self._inbox = self._inbox, []
+            self.kit.set("review_layer", PhaseState.running, f"pass {passes}")
+            await asyncio.gather(
+                self._pass(LayerRole.adversary, new, seen, passes),
+                self._pass(LayerRole.cross_ref, new, seen, passes),
+            )
+            seen = [*seen, *new]
+
+    async def _pass(self, role: LayerRole, new: list[str], earlier: list[str], number: int) -> None:
+        run = self.run
+        phase = ReviewPhase.adversary if role == LayerRole.adversary else ReviewPhase.cross_ref
+        if self.book.cut(phase):
+            return  # cut earlier: the rest stays unjudged, and the report says so
+        if run.request.plans[phase].caps.usd - self.book.spent(phase).usd < MIN_PASS_USD:
+            self.book.stop(phase, f"cut: budget spent before pass {number}")
+            return
+        outcome = await self.book.ask(
+            run,
+            step="review_layer",
+            phase=phase,
+            name=f"{phase}:{number}",
+            prepare=review_layer_prompt,
+            prompt_input=LayerPromptInput(
+                role=role,
+                new_keys=new,
+                earlier_keys=earlier,
+                title=run.facts.title,
+                hints=run.hints,
+                ai_generated=run.intake.ai_generated,
+                deep_dives_left=self._deep_dives_left,
+            ),
+            terminal=TOOL_OF[role].name,
+            backend=run.tools(),
+            child=True,
+            after_spend=True,
+        )
+        batch: LayerBatch = await self.kit.step(
+            "review_layer",
+            review_ingest_layer,
+            LayerIngestInput(
+                role=role,
+                submitted=outcome.terminal_input,
+                new_keys=new,
+                earlier_keys=earlier,
+                range=run.scope.review_range,
+                pr_base_sha=run.range.merge_base_sha,
+            ),
+            timeout=TIMEOUT,
+        )
+        self.verdicts += batch.verdicts
+        self.compounds |= set(batch.compound_fingerprints)
+        self.rejected += batch.rejected
+        if batch.findings is not None:
+            self._accept(batch.findings, stream=False)
+        if batch.deep_dives and self._deep_dives_left > 0:
+            await self._deep_dive(batch.deep_dives)
+
+    async def _deep_dive(self, dives: Sequence[InvestigationRequest]) -> None:
+        """The resolver's deep dives (at most five per review), as the one reviewer."""
+        allowed = list(dives[: self._deep_dives_left])
+        start = MAX_DEEP_DIVES - self._deep_dives_left
+        self._deep_dives_left -= len(allowed)
+        dimension_id, dimension_name = CROSS_REF_DIMENSION
+        resolver = Dimension(id=dimension_id, name=dimension_name, prompt="", target_files=[])
+        dimensions = [
+            investigation_dimension(resolver, item, start + number, FindingSource.cross_ref)
+            for number, item in enumerate(allowed, 1)
+            if item.files
+        ]
+        await self.fan_out(
+            dimensions,
+            ReviewPhase.deep_dives,
+            fractions=[1.0 / MAX_DEEP_DIVES] * len(dimensions),
+        )

@@ -1,0 +1,64 @@
+"""What a run reads: a pull request (resolved through GitHub), a repository range, or both.
+
+With a pull request and no repository, the PR's own clone is read; with both
+(CI: ``--repo . --pr owner/repo#N``), the local checkout is read at the PR's
+commits. Either way the result is a range pinned to SHAs.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.github import resolve_pull_request
+    from activities.repo_tools import resolve_range_activity
+    from prflow.github_models import PullRequestInfo
+    from prflow.pr_identifier import PullRequestRef
+    from prflow.repo_models import RepoSpec, ResolvedRange, ResolveRangeInput
+    from prflow.run_progress import PhaseState
+    from workflows.run_kit import NETWORK_RETRY, RunKit
+
+
+async def resolve_target(
+    kit: RunKit,
+    *,
+    pull_request: PullRequestRef | None,
+    repo: str | None,
+    base: str | None,
+    head: str | None,
+    github_task_queue: str,
+    phase: str = "resolve",
+) -> tuple[ResolvedRange, PullRequestInfo | None]:
+    """Pin the run's range to commits; marks ``phase`` running, then done."""
+    kit.set(phase, PhaseState.running)
+    location, pr_number = repo, None
+    info: PullRequestInfo | None = None
+    if pull_request is not None:
+        info = await kit.step(
+            phase,
+            resolve_pull_request,
+            pull_request,
+            task_queue=github_task_queue,
+            timeout=timedelta(seconds=60),
+            retry=NETWORK_RETRY,
+            heartbeat=None,
+            summary=f"resolve {pull_request.slug}",
+        )
+        assert info is not None
+        location = location or info.clone_url
+        base, head, pr_number = info.base_sha, info.head_sha, info.ref.number
+    rng: ResolvedRange = await kit.step(
+        phase,
+        resolve_range_activity,
+        ResolveRangeInput(
+            spec=RepoSpec(location=location or ".", pr_number=pr_number),
+            base=base,
+            head=head or "HEAD",
+        ),
+        timeout=timedelta(minutes=20),
+        summary=f"resolve {base or 'default'}..{head or 'HEAD'}",
+    )
+    kit.set(phase, PhaseState.done, f"{rng.base_sha[:10]}..{rng.head_sha[:10]}")
+    return rng, info
