@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from temporalio import activity
 
+from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
 from prflow.store.blobs import get_text
 
@@ -26,6 +27,7 @@ class BlobChunk(BaseModel):
 
 
 @activity.defn(name="blob_read_chunk")
+@heartbeating
 def read_blob_chunk(request: BlobChunkRequest) -> BlobChunk:
     """A slice of a stored text blob (at most :data:`CHUNK_CHARS` characters)."""
     text = get_text(cached_settings().resolved_database_url(), request.key)

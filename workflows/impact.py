@@ -132,7 +132,6 @@ class ImpactWorkflow(KindWorkflow):
                 task_queue=request.github_task_queue,
                 timeout=timedelta(seconds=60),
                 retry=NETWORK_RETRY,
-                heartbeat=None,
                 summary=f"resolve {request.pull_request.slug}",
             )
             location = location or info.clone_url
@@ -227,7 +226,6 @@ class ImpactWorkflow(KindWorkflow):
             task_queue=request.github_task_queue,
             timeout=timedelta(seconds=60),
             retry=NETWORK_RETRY,
-            heartbeat=None,
             summary=f"upsert impact comment on {request.pull_request.slug}",
         )
         kit.set("publish", PhaseState.done, comment.url)
