@@ -1,11 +1,13 @@
 """A worker SIGKILLed in the middle of a long activity costs the run seconds, not the timeout.
 
-Each test runs real work on a ``prflow worker`` subprocess, waits until the
-server reports the target activity as started, SIGKILLs the worker and starts
-a fresh one. The retry's start, read from the workflow history, must come
-within :data:`KILL_COST_BOUND` of the kill: the 30 s heartbeat timeout plus
-the retry backoff and a loaded machine's slack, not the 20-30 minutes the
-same activities may run for.
+Three runs, each on its own ``prflow worker`` subprocess and at the same time
+(so the three 30 s waits overlap): each waits until the server reports its
+target activity as started, SIGKILLs its worker and starts a fresh one. The
+retry's start, read from the workflow history, must come within
+:data:`KILL_COST_BOUND` of the kill: the 30 s heartbeat timeout plus the retry
+backoff and a loaded machine's slack, not the 20-30 minutes the same
+activities may run for. Every activity the runs scheduled with a limit over
+30 s must carry a heartbeat timeout.
 
 - static phase: ``impact_static_analysis`` building the import graphs of a
   repository of nearly-1-MB Python modules;
@@ -34,12 +36,10 @@ from prflow.agent.budget import PhaseBudget
 from prflow.agent.outcome import StopReason
 from prflow.agent.state import AgentState
 from prflow.config import Settings, cached_settings
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
 from prflow.repo_models import RepoSpec
 from tests.support.agent_specs import probe_spec
 from tests.support.fixtures_temporal import WorkerProcess, WorkerProcessFactory, isolated_settings
-from tests.support.impact_runs import start_impact
+from tests.support.impact_runs import agent_request, start_impact
 from tests.support.sample_repos import (
     BASE_FILES,
     HEAD_CHANGES,
@@ -203,22 +203,11 @@ def assert_cheap(cost: KillCost) -> None:
 # ---------------------------------------------------------------------- the three phases
 
 
-def static_request(settings: Settings, location: str) -> ImpactRequest:
-    return ImpactRequest(
-        repo=location,
-        base="base",
-        head="feature",
-        llm=llm_plan(settings, enabled=False),
-        github_task_queue=settings.temporal.github_task_queue,
-    )
-
-
 async def kill_during_static_analysis(
     client: Client, settings: Settings, worker: WorkerProcess, repo: Path
 ) -> KillCost:
-    handle = await start_impact(
-        client, settings, static_request(settings, str(repo)), "heartbeat-kill-static"
-    )
+    request = agent_request(settings, repo, enabled=False)
+    handle = await start_impact(client, settings, request, "heartbeat-kill-static")
     await wait_until_started(handle, "impact_static_analysis")
     killed_at = await kill_and_restart(handle, worker)
     result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
@@ -231,8 +220,8 @@ async def kill_during_git_fetch(
     client: Client, settings: Settings, worker: WorkerProcess, origin: Path, transport_started: Path
 ) -> KillCost:
     url = f"ssh://fakehost{origin}"
-
-    handle = await start_impact(client, settings, static_request(settings, url), "hb-kill-git")
+    request = agent_request(settings, url, enabled=False)
+    handle = await start_impact(client, settings, request, "heartbeat-kill-git")
     await wait_until_started(handle, "repo_resolve_range")
     async with asyncio.timeout(START_TIMEOUT):
         while not await asyncio.to_thread(transport_started.exists):  # noqa: ASYNC110
