@@ -90,7 +90,13 @@ def ui_port_in_use_error(port: int) -> UserError:
 
 
 class DevServer:
-    """One dev-server child process; ``async with DevServer(...)`` starts and stops it."""
+    """One dev-server child process; ``async with DevServer(...)`` starts and stops it.
+
+    A plain :class:`subprocess.Popen` rather than an asyncio subprocess: asyncio
+    kills the children it still tracks when its loop closes, and a server that
+    other commands still use must be able to outlive the command that started
+    it (see :meth:`hand_over`).
+    """
 
     def __init__(
         self,
@@ -108,7 +114,7 @@ class DevServer:
         self.namespace = namespace
         self.log_path = log_path or db_path.with_suffix(".log")
         self.startup_timeout = startup_timeout
-        self._process: asyncio.subprocess.Process | None = None
+        self._process: subprocess.Popen[bytes] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DevServer:
@@ -135,7 +141,7 @@ class DevServer:
     @property
     def returncode(self) -> int | None:
         """Exit status once the process has ended, else None."""
-        return self._process.returncode if self._process else None
+        return self._process.poll() if self._process else None
 
     def command(self) -> list[str]:
         args = [
@@ -179,8 +185,8 @@ class DevServer:
         with self.log_path.open("ab") as log:
             # A new session keeps the terminal's Ctrl-C away from the child, so
             # the parent decides when (and how gracefully) the server stops.
-            self._process = await asyncio.create_subprocess_exec(
-                *self.command(),
+            self._process = subprocess.Popen(  # noqa: ASYNC220 - see the class docstring
+                self.command(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -242,20 +248,33 @@ class DevServer:
         process = self._process
         if process is None:
             return None
-        if process.returncode is None:
+        if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
-                await asyncio.wait_for(process.wait(), grace_seconds)
+                await asyncio.wait_for(self.wait(), grace_seconds)
             except TimeoutError:
                 process.kill()
-                await process.wait()
+                await self.wait()
         return process.returncode
 
     async def wait(self) -> int:
         """Block until the server process ends (for supervising it in the foreground)."""
-        if self._process is None:
+        process = self._process
+        if process is None:
             raise RuntimeError("DevServer not started")
-        return await self._process.wait()
+        while (code := process.poll()) is None:  # noqa: ASYNC110 - a Popen has no awaitable
+            await asyncio.sleep(_POLL_SECONDS)
+        return code
+
+    def hand_over(self) -> int | None:
+        """Stop supervising the server and leave it running; returns its pid.
+
+        For a command that finishes while other commands still use the server it
+        started: the last of them stops it (:mod:`worker.server_users`).
+        """
+        pid = self.pid
+        self._process = None
+        return pid
 
     async def __aenter__(self) -> DevServer:
         await self.start()

@@ -9,9 +9,10 @@ Resolution order:
    The first such command starts it (unless ``warm_seconds`` is 0).
 3. Otherwise the command serves itself: it reuses a dev server on the embedded
    port (``prflow server``, or a warm worker of another environment) or starts
-   one for its duration, and runs in-process workers on task queues private
-   to this process, so two commands with different environments (one with an
-   API key, one without) never serve each other's activities.
+   one, which stops when the last command using it finishes, and runs
+   in-process workers on task queues private to this process, so two commands
+   with different environments (one with an API key, one without) never serve
+   each other's activities.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from temporalio.runtime import Runtime as TemporalCoreRuntime
 
 from prflow.config import Settings, data_dir
 from prflow.errors import UserError
-from worker import warm
+from worker import server_users, warm
 from worker.client import connect, embedded_address
 from worker.devserver import DevServer, frontend_port_in_use_error, port_is_free
 from worker.runner import running_workers
@@ -129,24 +130,56 @@ async def _is_busy(settings: Settings, state: warm.WarmState) -> bool:
 async def _warm_worker_for(settings: Settings) -> warm.WarmState | None:
     """A warm worker serving exactly these settings, started if allowed and none runs.
 
-    A warm worker of another environment is replaced only when it is idle;
-    while it has runs in flight, this command serves itself instead.
+    Called under :func:`warm.start_lock`. A warm worker of another environment
+    is replaced only when it is idle and no other command uses its server;
+    otherwise this command serves itself on that server.
     """
     wanted = warm.fingerprint(settings)
-    with warm.start_lock():
-        state = warm.read_state()
-        if state is not None and state.fingerprint == wanted:
-            warm.touch()
-            return state
-        if settings.temporal.warm_seconds <= 0:
-            return None
-        if state is not None and (await _is_busy(settings, state) or not warm.stop(state)):
-            return None
-        if not port_is_free(settings.temporal.embedded_port):
-            return None  # a `prflow server` runs here: keep the one-shot behaviour
-        state = warm.spawn(settings)
+    state = warm.read_state()
+    if state is not None and state.fingerprint == wanted:
         warm.touch()
         return state
+    if settings.temporal.warm_seconds <= 0:
+        return None
+    if state is not None and (
+        server_users.others_using() or await _is_busy(settings, state) or not warm.stop(state)
+    ):
+        return None
+    if not port_is_free(settings.temporal.embedded_port):
+        return None  # a `prflow server` runs here: keep the one-shot behaviour
+    state = warm.spawn(settings)
+    warm.touch()
+    return state
+
+
+async def _local_server(settings: Settings) -> tuple[Client, DevServer | None]:
+    """The dev server on the embedded port, and the server object if this call started it."""
+    existing = await connect_local_server(settings)
+    if existing is not None:
+        return existing, None
+    server = DevServer.from_settings(settings)
+    await server.start()
+    try:
+        return await connect(settings, server.address), server
+    except BaseException:
+        await server.stop()
+        raise
+
+
+async def _leave(use: server_users.ServerUse, started: DevServer | None) -> None:
+    """Let go of the local server once this command's workers have stopped.
+
+    The server this command started stops only if no other command uses it;
+    otherwise it is handed over and the last command to leave stops it.
+    """
+    use.leave()
+    with warm.start_lock():
+        if started is None:
+            server_users.stop_handed_over_if_unused()
+        elif server_users.others_using():
+            server_users.hand_over(started)
+        else:
+            await started.stop()
 
 
 @contextlib.asynccontextmanager
@@ -160,7 +193,8 @@ async def temporal_runtime(
 
     ``with_worker`` lets the command serve its own queues when nothing else
     does; against a configured cluster it does so only if ``worker_on_cluster``.
-    On exit, workers this call started stop first, then any server it started.
+    On exit, workers this call started stop first, then any server it started,
+    unless another command still uses that server (see :mod:`worker.server_users`).
     """
     async with contextlib.AsyncExitStack() as stack:
         if settings.temporal.address:
@@ -172,9 +206,16 @@ async def temporal_runtime(
                 client, settings.temporal.address, None, False, settings, serves_queue=serve
             )
             return
-        state = await _warm_worker_for(settings) if with_worker else None
+        with warm.start_lock():  # deciding and joining is atomic among commands
+            state = await _warm_worker_for(settings) if with_worker else None
+            started: DevServer | None = None
+            if state is not None:
+                client = await connect(settings, state.address)
+            else:
+                client, started = await _local_server(settings)
+            use = server_users.join()
+        stack.push_async_callback(_leave, use, started)
         if state is not None:
-            client = await connect(settings, state.address)
             yield Runtime(
                 client,
                 state.address,
@@ -185,14 +226,6 @@ async def temporal_runtime(
             )
             warm.touch()
             return
-        existing = await connect_local_server(settings)
-        if existing is None:
-            server = DevServer.from_settings(settings)
-            await server.start()
-            stack.push_async_callback(server.stop)
-            client = await connect(settings, server.address)
-        else:
-            client = existing
         own = private_queues(settings) if with_worker else settings
         if with_worker:
             log_worker_to_file()

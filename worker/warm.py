@@ -261,6 +261,8 @@ async def _until_idle(
 ) -> None:
     from temporalio.client import Client
 
+    from worker import server_users
+
     assert isinstance(client, Client)
     last_busy = time.monotonic()
     query = f'TaskQueue = "{main_queue}" AND ExecutionStatus = "Running"'
@@ -273,6 +275,8 @@ async def _until_idle(
         with contextlib.suppress(OSError):
             touched = (data_dir() / TOUCH_FILE).stat().st_mtime
             last_busy = max(last_busy, time.monotonic() - (time.time() - touched))
+        if server_users.others_using():  # a command runs its own workers on our server
+            last_busy = time.monotonic()
         if time.monotonic() - last_busy > idle_seconds:
             print("prflow warm worker idle; exiting", flush=True)
             return

@@ -22,6 +22,7 @@ class BlobReadWorkflow:
             read_blob_chunk,
             request,
             start_to_close_timeout=timedelta(seconds=60),
+            heartbeat_timeout=timedelta(seconds=30),
             retry_policy=RetryPolicy(maximum_attempts=3),
             summary=f"read {request.key[:19]}… from {request.offset}",
         )

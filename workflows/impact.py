@@ -207,7 +207,6 @@ class ImpactWorkflow(KindWorkflow):
             task_queue=request.github_task_queue,
             timeout=timedelta(seconds=60),
             retry=NETWORK_RETRY,
-            heartbeat=None,
             summary=f"upsert impact comment on {request.pull_request.slug}",
         )
         kit.set("publish", PhaseState.done, comment.url)

@@ -392,7 +392,6 @@ class ReviewWorkflow(KindWorkflow):
             task_queue=request.github_task_queue,
             timeout=timedelta(seconds=60),
             retry=NETWORK_RETRY,
-            heartbeat=None,
             summary=f"update the review summary on {pr.slug}",
         )
         await self.kit.step(

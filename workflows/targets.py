@@ -43,7 +43,6 @@ async def resolve_target(
             task_queue=github_task_queue,
             timeout=timedelta(seconds=60),
             retry=NETWORK_RETRY,
-            heartbeat=None,
             summary=f"resolve {pull_request.slug}",
         )
         assert info is not None

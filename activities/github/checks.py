@@ -17,6 +17,7 @@ from temporalio import activity
 
 from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client
 from activities.github.errors import classified_errors, in_thread_heartbeating
+from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
 from prflow.github_models import ChecksReportInput, ChecksReportRef, ChecksSnapshot
 from prflow.pr_identifier import PullRequestRef
@@ -129,11 +130,12 @@ async def checks_snapshot(ref: PullRequestRef) -> ChecksSnapshot:
 
 
 @activity.defn(name="github_checks_report")
+@heartbeating
 def checks_report_activity(inp: ChecksReportInput) -> ChecksReportRef:
     """Read the failing jobs' logs and store the parsed report; returns its blob key.
 
-    Synchronous (the worker runs it in its thread pool) so it can heartbeat
-    between log downloads.
+    Synchronous (the worker runs it in its thread pool): it heartbeats before
+    each log download and, from a side thread, while a slow one runs.
     """
     report = build_report(
         inp.snapshot,

@@ -10,7 +10,7 @@ from github.IssueComment import IssueComment
 from temporalio import activity
 
 from activities.github.client import github_client
-from activities.github.errors import classified_errors, in_thread
+from activities.github.errors import classified_errors, in_thread_heartbeating
 from prflow.config import cached_settings
 from prflow.errors import UserError
 from prflow.github_models import CommentUpsertInput, CommentUpsertResult, comment_body
@@ -23,10 +23,10 @@ async def upsert_pr_comment(inp: CommentUpsertInput) -> CommentUpsertResult:
 
     Safe to retry: a retry after a lost response finds the comment it posted.
     """
-    body = await in_thread(
+    body = await in_thread_heartbeating(
         lambda: get_text(cached_settings().resolved_database_url(), inp.body_key)
     )
-    return await in_thread(lambda: _upsert(inp, comment_body(body, inp.marker)))
+    return await in_thread_heartbeating(lambda: _upsert(inp, comment_body(body, inp.marker)))
 
 
 def _upsert(inp: CommentUpsertInput, text: str) -> CommentUpsertResult:

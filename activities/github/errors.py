@@ -145,19 +145,19 @@ def classified_errors(*, action: str, missing: str, permission: str) -> Iterator
 
 
 async def in_thread_heartbeating(func: Callable[[], T], every_seconds: float = 2.0) -> T:
-    """:func:`in_thread`, heartbeating while ``func`` runs: with a short heartbeat timeout,
-    a worker killed mid-request costs seconds instead of the whole start-to-close timeout."""
+    """Run blocking PyGithub code in a thread, heartbeating while it waits on the network.
+
+    The event loop stays free, and with the heartbeat timeout every GitHub
+    activity is scheduled with, a worker killed mid-request costs seconds
+    instead of the whole start-to-close timeout.
+    """
     task = asyncio.ensure_future(asyncio.to_thread(func))
     while True:
         done, _ = await asyncio.wait({task}, timeout=every_seconds)
         if done:
             return task.result()
-        activity.heartbeat()
-
-
-async def in_thread(func: Callable[[], T]) -> T:
-    """PyGithub blocks; keep the worker's event loop free while it waits on the network."""
-    return await asyncio.to_thread(func)
+        if activity.in_activity():
+            activity.heartbeat()
 
 
 def user_errors_raised(func: Callable[[], T]) -> T:

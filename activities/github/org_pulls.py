@@ -17,7 +17,7 @@ from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
 from activities.github.client import github_client
-from activities.github.errors import classified_errors, in_thread
+from activities.github.errors import classified_errors, in_thread_heartbeating
 from prflow.pr_identifier import PullRequestRef
 from prflow.queue.events import EventKind, PrEvent
 
@@ -26,10 +26,10 @@ async def updated_pull_events(
     org: str, since: datetime, on_progress: Callable[[], None] = lambda: None
 ) -> list[PrEvent]:
     """One queue event per PR of ``org`` updated at or after ``since``."""
-    repos = await in_thread(lambda: _repositories(org))
+    repos = await in_thread_heartbeating(lambda: _repositories(org))
     events: list[PrEvent] = []
     for repo in repos:
-        events += await in_thread(functools.partial(_events, repo, since))
+        events += await in_thread_heartbeating(functools.partial(_events, repo, since))
         on_progress()
     return events
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 from temporalio import activity
 
 from activities.github.client import github_client
-from activities.github.errors import classified_errors, in_thread, user_errors_raised
+from activities.github.errors import (
+    classified_errors,
+    in_thread_heartbeating,
+    user_errors_raised,
+)
 from prflow.github_models import PullRequestInfo
 from prflow.pr_identifier import PullRequestRef
 
@@ -13,7 +17,7 @@ from prflow.pr_identifier import PullRequestRef
 @activity.defn(name="github_resolve_pr")
 async def resolve_pull_request(ref: PullRequestRef) -> PullRequestInfo:
     """Look up a pull request's branches, commits and clone URL."""
-    return await in_thread(lambda: _resolve(ref))
+    return await in_thread_heartbeating(lambda: _resolve(ref))
 
 
 def fetch_pull_request(ref: PullRequestRef) -> PullRequestInfo:

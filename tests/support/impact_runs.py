@@ -69,7 +69,7 @@ def agent_script(submit: dict[str, Any] | None = None) -> list[Turn]:
     ]
 
 
-def agent_request(settings: Settings, repo: Path, **plan: Any) -> ImpactRequest:
+def agent_request(settings: Settings, repo: Path | str, **plan: Any) -> ImpactRequest:
     return ImpactRequest(
         repo=str(repo),
         base="base",
