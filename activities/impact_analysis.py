@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from temporalio import activity
@@ -16,12 +17,12 @@ from temporalio import activity
 from activities.gitrepo import GitRepoReader, changed_files
 from activities.heartbeats import heartbeating
 from prflow import __version__
-from prflow.analysis.blob_parse_cache import BlobStoreParseCache
 from prflow.analysis.breaking import analyse_breaking_changes
 from prflow.analysis.categories import categorize, config_changes
 from prflow.analysis.impact_graph import build_impact_graph
 from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
+from prflow.analysis.ts_compiler import TypeScriptCompiler
 from prflow.changes import ChangedFile, FileCategory, Totals
 from prflow.config import cached_settings
 from prflow.impact.agent_context import context_message
@@ -46,6 +47,7 @@ from prflow.render.sarif import render_sarif
 from prflow.repo_models import ResolvedRange, repository_name
 from prflow.severity import Severity
 from prflow.store.blobs import get_json, get_text, put_json, put_text
+from prflow.store.parse_cache import StoreParseCache
 
 INLINE_BUDGET_BYTES = 160 * 1024
 """Renderings up to this size (together) travel in the workflow result, below 256 KiB."""
@@ -92,14 +94,16 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
     head_graph = reader.import_graph(rng.head_sha)
     base_graph = reader.import_graph(rng.merge_base_sha)
     activity.heartbeat("breaking changes")
+    checkout = Path(rng.location)
     api = analyse_breaking_changes(
         analysed,
         base_tree,
         head_tree,
         head_graph,
         base_graph,
-        cache=BlobStoreParseCache(_db()),
+        cache=StoreParseCache(_db()),
         progress=activity.heartbeat,
+        compiler=TypeScriptCompiler.discover(checkout) if checkout.is_dir() else None,
     )
     breaking = api.changes
     activity.heartbeat("tests and impact graph")

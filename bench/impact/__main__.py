@@ -42,7 +42,11 @@ def prepare_repo(pair: Pair, work: WorkDir) -> Path:
 
 def measure_pair(pair: Pair, work: WorkDir, runs: int) -> PairResult:
     repo = prepare_repo(pair, work)
-    cli = PrflowCli(fresh_dir(work.prflow_state(pair)))
+    # Each command starts and stops its own Temporal here, as the table says: no warm worker
+    # outlives it (bench.impact.accuracy measures the warm worker separately).
+    cli = PrflowCli(
+        fresh_dir(work.prflow_state(pair)), extra_env={"PRFLOW_TEMPORAL__WARM_SECONDS": "0"}
+    )
     report = work.reports(pair) / "impact.json"
 
     def impact() -> ImpactFigures:

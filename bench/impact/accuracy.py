@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import gc
 import json
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.impact import warm_cli
 from bench.impact.__main__ import prepare_repo
 from bench.impact.errors import BenchError
 from bench.impact.layout import DEFAULT_ROOT, WorkDir
@@ -34,6 +38,7 @@ from bench.impact.snapshots import changed_files, export_ref, snapshot_pair
 from prflow.analysis.breaking import analyse_breaking_changes
 from prflow.analysis.parse_cache import MemoryParseCache
 from prflow.analysis.py_package import ModuleIndex
+from prflow.analysis.ts_compiler import TypeScriptCompiler
 from prflow.changes import ChangedFile
 from prflow.source_tree import DirectoryTree
 
@@ -53,6 +58,8 @@ class PairScore:
     prflow_warm: float
     anchor: float
     crashed: str | None = None
+    mode: str = ""
+    """How prflow ran: "" for Python; "tree-sitter" or "+ tsc" (its TypeScript compiler)."""
 
     @property
     def recall(self) -> float:
@@ -71,14 +78,46 @@ def _repo(pair: Pair, work: WorkDir) -> Path:
     return prepare_repo(pair, work)
 
 
+@contextlib.contextmanager
+def _settled_heap() -> Iterator[None]:
+    """Time a step without the bench's own leftovers: earlier pairs' objects are collected,
+    and what survives is frozen, so the garbage collector does not walk it again inside the
+    timed step (it would, for griffe and prflow alike, in proportion to the bench's history).
+    """
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _timed_griffe(base: Path, head: Path, package: str) -> float:
+    with _settled_heap():
+        start = time.perf_counter()
+        griffe_check(base, head, package)
+        return time.perf_counter() - start
+
+
 def _analyse(
-    changed: list[ChangedFile], base: Path, head: Path, cache: MemoryParseCache
+    changed: list[ChangedFile],
+    base: Path,
+    head: Path,
+    cache: MemoryParseCache,
+    compiler: TypeScriptCompiler | None = None,
 ) -> tuple[float, list]:  # type: ignore[type-arg]
-    start = time.perf_counter()
-    result = analyse_breaking_changes(
-        changed, DirectoryTree(base), DirectoryTree(head), None, None, cache=cache
-    )
-    return time.perf_counter() - start, result.changes
+    with _settled_heap():
+        start = time.perf_counter()
+        result = analyse_breaking_changes(
+            changed,
+            DirectoryTree(base),
+            DirectoryTree(head),
+            None,
+            None,
+            cache=cache,
+            compiler=compiler,
+        )
+        return time.perf_counter() - start, result.changes
 
 
 def score_python(pair: PythonPair, work: WorkDir) -> PairScore:
@@ -91,9 +130,7 @@ def score_python(pair: PythonPair, work: WorkDir) -> PairScore:
         run = run_oracle(base / search, head / search, pair.import_package, prefix)
         save_oracle(oracle_file, run, {"pair": pair.label, "package": pair.import_package})
     expected = load_oracle(oracle_file)
-    start = time.perf_counter()
-    griffe_check(base / search, head / search, pair.import_package)
-    anchor = time.perf_counter() - start
+    anchor = _timed_griffe(base / search, head / search, pair.import_package)
     changed = changed_files(repo)
     cache = MemoryParseCache()
     try:
@@ -163,13 +200,15 @@ def _ts_oracle(pair: TypeScriptPair, work: WorkDir, base: Path, head: Path) -> t
     return json.loads(done.stdout), time.perf_counter() - start
 
 
-def score_typescript(pair: TypeScriptPair, work: WorkDir) -> PairScore:
+def score_typescript(pair: TypeScriptPair, work: WorkDir) -> list[PairScore]:
+    """Scores without a compiler (tree-sitter alone) and with the bench's TypeScript."""
     repo = _repo(pair, work)
     base, head = snapshot_pair(repo, work.anchor(pair))
     oracle_file = ORACLES / f"{pair.slug}.json"
     data, anchor = _ts_oracle(pair, work, base, head)
     if not oracle_file.is_file():
-        stored = {k: data[k] for k in ("removed", "broken", "old_exports")}
+        keys = ("removed", "broken", "old_exports", "reasons", "changed_only_through_other_exports")
+        stored = {k: data[k] for k in keys}
         stored.update(
             pair=pair.label, tool=f"typescript {TYPESCRIPT_VERSION} (bench/impact/ts_oracle.cjs)"
         )
@@ -179,21 +218,28 @@ def score_typescript(pair: TypeScriptPair, work: WorkDir) -> PairScore:
         )
     stored = json.loads(oracle_file.read_text(encoding="utf-8"))
     expected = set(stored["removed"]) | set(stored["broken"])
-    cache = MemoryParseCache()
     changed = changed_files(repo)
-    try:
-        cold, changes = _analyse(changed, base, head, cache)
-        warm, _ = _analyse(changed, base, head, cache)
-    except Exception as exc:
-        return PairScore(pair, len(expected), 0, 0, 0, 0.0, 0.0, anchor, repr(exc))
-    names = {
-        path.split(".", 1)[0]
-        for change in changes
-        for path in change.public_paths
-        if ":" not in path  # the compiler checks the main entry point
-    }
-    hit = names & expected
-    return PairScore(pair, len(expected), len(names), len(hit), len(hit), cold, warm, anchor)
+    scores = []
+    compiler = TypeScriptCompiler(_typescript(work).resolve())
+    for mode, judge in (("tree-sitter", None), ("+ tsc", compiler)):
+        cache = MemoryParseCache()
+        try:
+            cold, changes = _analyse(changed, base, head, cache, judge)
+            warm, _ = _analyse(changed, base, head, cache, judge)
+        except Exception as exc:
+            scores.append(PairScore(pair, len(expected), 0, 0, 0, 0, 0, anchor, repr(exc), mode))
+            continue
+        names = {
+            path.split(".", 1)[0]
+            for change in changes
+            for path in change.public_paths
+            if ":" not in path  # the compiler checks the main entry point
+        }
+        hit = len(names & expected)
+        scores.append(
+            PairScore(pair, len(expected), len(names), hit, hit, cold, warm, anchor, None, mode)
+        )
+    return scores
 
 
 # --- a small PR in a big repository -----------------------------------------------------------
@@ -223,9 +269,7 @@ def small_pr(work: WorkDir) -> tuple[int, int, float, float, float, int]:
     head = export_ref(repo, branch, scratch / "head")
     files = len(DirectoryTree(base).paths())
     changed = changed_files(repo, HEAD_REF, branch)
-    start = time.perf_counter()
-    griffe_check(base / "lib", head / "lib", "sqlalchemy")
-    anchor = time.perf_counter() - start
+    anchor = _timed_griffe(base / "lib", head / "lib", "sqlalchemy")
     cache = MemoryParseCache()
     cold, changes = _analyse(changed, base, head, cache)
     warm, _ = _analyse(changed, base, head, cache)
@@ -252,11 +296,12 @@ def _add_required_parameter(path: Path) -> None:
 
 
 def _row(score: PairScore) -> str:
+    label = f"{score.pair.label} {score.mode}".strip()
     if score.crashed:
-        return f"  {score.pair.label:<34} CRASHED: {score.crashed}"
+        return f"  {label:<34} CRASHED: {score.crashed}"
     anchor = "griffe" if isinstance(score.pair, PythonPair) else "tsc"
     return (
-        f"  {score.pair.label:<34} recall {score.recall:5.2f} "
+        f"  {label:<40} recall {score.recall:5.2f} "
         f"({score.hit_expected}/{score.expected})"
         f"  precision {score.precision:5.2f} ({score.hit_found}/{score.found})"
         f"  prflow {score.prflow_cold:6.2f}s cold {score.prflow_warm:6.2f}s warm"
@@ -273,10 +318,23 @@ def _language_line(language: str, scores: list[PairScore]) -> str:
     return f"{language}: recall {recall:.2f}, precision {precision:.2f}, {crashes} crashed pairs"
 
 
+def _language_lines(language: str, scores: list[PairScore]) -> list[str]:
+    modes = sorted({s.mode for s in scores})
+    if modes == [""]:
+        return [_language_line(language, scores)]
+    return [
+        _language_line(f"{language} {mode}", [s for s in scores if s.mode == mode])
+        for mode in modes
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.impact.accuracy")
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--only", choices=("python", "typescript"))
+    parser.add_argument(
+        "--cli-runs", type=int, default=2, help="warm CLI runs per Python pair (0: skip)"
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
     scores: list[PairScore] = []
@@ -288,8 +346,16 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(pair, PythonPair):
                 scores.append(score_python(pair, work))
             elif isinstance(pair, TypeScriptPair):
-                scores.append(score_typescript(pair, work))
+                scores += score_typescript(pair, work)
         small = small_pr(work) if args.only in (None, "python") else None
+        warm_runs: list[warm_cli.WarmRun] = []
+        if args.only in (None, "python") and args.cli_runs > 0:
+            releases = [
+                (s.pair.label, _repo(s.pair, work), s.anchor)
+                for s in scores
+                if isinstance(s.pair, PythonPair) and not s.crashed
+            ]
+            warm_runs = warm_cli.measure(releases, work, args.cli_runs)
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
@@ -302,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{language} (oracle: {oracle})")
         for score in group:
             print(_row(score))
-        print("  " + _language_line(language, group))
+        for line in _language_lines(language, group):
+            print("  " + line)
     python = [s for s in scores if s.pair.language == "python" and not s.crashed]
     if python:
         cold = sum(s.prflow_cold for s in python)
@@ -312,12 +379,14 @@ def main(argv: list[str] | None = None) -> int:
             f"\nrelease pairs, in process: prflow {cold:.2f}s cold / {warm:.2f}s warm, "
             f"griffe {anchor:.2f}s: {cold / anchor:.2f}x cold, {warm / anchor:.2f}x warm"
         )
+    if warm_runs:
+        print("\n".join(warm_cli.report(warm_runs)))
     if small is not None:
-        files, changed, anchor, cold, warm, found = small
+        files, changed, anchor, cold, warm_seconds, found = small
         print(
             f"small PR: {changed} changed files in a {files}-file repository (SQLAlchemy 2.0.0), "
             f"{found} findings; griffe whole-package check {anchor:.2f}s, prflow {cold:.2f}s cold, "
-            f"{warm:.2f}s warm"
+            f"{warm_seconds:.2f}s warm"
         )
         print(
             "ratio prflow/griffe (small PR in a big repo, in process, cold cache): "

@@ -72,7 +72,8 @@ def _api_extractor(
         notes=(
             f"anchor: API Extractor reports the public API of {pair.entry_point} at both "
             "refs, compared per declaration (one part of prflow's job, entry point only; "
-            "prflow diffs every changed .d.ts file and adds tests, docs, graph and risk).",
+            "prflow compares the package's exports from every entry point and adds tests, docs, "
+            "graph and risk).",
             f"exported names flagged by both: {len(both)} (prflow {len(ours)} names, "
             f"API Extractor {len(diff.changed_or_removed)}).",
         ),

@@ -67,8 +67,9 @@ def _console_script(name: str) -> Path:
 class PrflowCli:
     """``prflow`` with its own data/cache directories under ``state`` and free ports."""
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, extra_env: dict[str, str] | None = None) -> None:
         self.state = state
+        self.extra_env = dict(extra_env or {})
         self.binary = _console_script("prflow")
         self.port = free_port()
         self.ui_port = free_port()
@@ -89,6 +90,7 @@ class PrflowCli:
             "PRFLOW_CACHE_DIR": str(self.state / "cache"),
             "PRFLOW_TEMPORAL__EMBEDDED_PORT": str(self.port),
             "PRFLOW_TEMPORAL__EMBEDDED_UI_PORT": str(self.ui_port),
+            **self.extra_env,
         }
 
     def impact(self, repo: Path, report: Path) -> ImpactFigures:
@@ -100,6 +102,10 @@ class PrflowCli:
         command += ["--format", "json", "--output", str(report), "--quiet"]
         run_checked(command, cwd=self.state, env=self.env())
         return read_report(report)
+
+    def stop_warm_worker(self) -> None:
+        """``prflow server stop``: end the warm worker a run with warm seconds > 0 left behind."""
+        run_checked([str(self.binary), "server", "stop"], cwd=self.state, env=self.env())
 
     @contextlib.contextmanager
     def server(self) -> Iterator[None]:

@@ -19,6 +19,25 @@ of the old release would hit, or repeats one):
    removed: they describe the class layout; no caller code names them.
 7. Objects in test modules (``tests/``, ``test_*.py``) are not an API; prflow
    does not analyse them by design.
+8. ``object_changed_kind`` between an attribute and a function or class when
+   the attribute is an alias (``notin_ = not_in``, ``DDLElement =
+   ExecutableDDLElement``), the function is a property under a decorator griffe
+   does not know (``@util.memoized_property``), or an attribute built by a call
+   became a function (``insert = public_factory(Insert, …)`` -> ``def insert``):
+   callers read and call the name exactly as before. An attribute holding a
+   literal (``x = 5``) that became a function stays a break.
+9. ``object_removed`` for a module-level name still bound by tuple unpacking
+   (``(CACHE_HIT, CACHE_MISS) = tuple(CacheStats)``), which griffe's visitor
+   does not see.
+10. ``object_removed`` for a member of a class whose ancestry griffe cannot
+    resolve at head: the base is imported from a compiled extension with a
+    pure-Python fallback (``if not HAS_CYEXTENSION: from ._py_row import
+    BaseRow else: from .cyextension… import BaseRow``) and griffe follows the
+    compiled branch, which has no source, so every inherited member looks gone.
+11. ``class_removed_base`` when every removed base is still an ancestor at
+    head: griffe compares the number of bases (``len(new) < len(old)``), and
+    ``class Cast(WrapsColumnExpression, ColumnElement)`` becoming ``class
+    Cast(WrapsColumnExpression)`` keeps ``ColumnElement`` in the MRO.
 
 Every object keeps all the paths that name it (public and canonical), so a
 finding matches whichever one prflow reports.
@@ -26,8 +45,10 @@ finding matches whichever one prflow reports.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,14 +116,16 @@ def griffe_check(base_root: Path, head_root: Path, package: str) -> list[Any]:
 def run_oracle(base_root: Path, head_root: Path, package: str, repo_prefix: str) -> OracleRun:
     """Breakages grouped per API object, after the corrections in the module docstring."""
     start = time.perf_counter()
-    breakages = griffe_check(base_root, head_root, package)
+    old, new = load_package(base_root, package), load_package(head_root, package)
+    breakages = list(griffe.find_breaking_changes(old, new))
     seconds = time.perf_counter() - start
     dropped: dict[str, int] = {}
     grouped: dict[str, dict[str, Any]] = {}
     roots = (base_root.resolve(), head_root.resolve())
+    sides = _Sides(old, new, roots)
     for breakage in breakages:
         file = _file(breakage, roots, repo_prefix)
-        reason = _correction(breakage, file)
+        reason = _correction(breakage, file) or sides.correction(breakage)
         if reason is not None:
             dropped[reason] = dropped.get(reason, 0) + 1
             continue
@@ -150,6 +173,120 @@ def _correction(breakage: Any, file: str) -> str | None:
     if categorize(file) is FileCategory.test:
         return "object in a test module"
     return None
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """Both loaded releases, for the corrections that look at the other side of a breakage."""
+
+    old: Any
+    new: Any
+    roots: tuple[Path, Path]
+
+    def correction(self, breakage: Any) -> str | None:
+        kinds = griffe.BreakageKind
+        if breakage.kind is kinds.OBJECT_CHANGED_KIND and self._read_the_same(breakage):
+            return "alias or property: same use after a kind change"
+        if breakage.kind is kinds.OBJECT_REMOVED and self._tuple_bound(breakage.obj):
+            return "name still bound by tuple unpacking"
+        if breakage.kind is kinds.OBJECT_REMOVED and self._ancestry_unresolved(breakage.obj):
+            return "class ancestry unresolvable at head (compiled-extension import)"
+        if breakage.kind is kinds.CLASS_REMOVED_BASE and self._bases_still_ancestors(breakage):
+            return "removed base still an ancestor"
+        return None
+
+    def _get(self, side: Any, path: str) -> Any:
+        with contextlib.suppress(Exception):
+            return side[path.split(".", 1)[1]] if "." in path else side
+        return None
+
+    def _read_the_same(self, breakage: Any) -> bool:
+        path = str(breakage.obj.path)
+        pair = [self._get(self.old, path), self._get(self.new, path)]
+        if any(obj is None for obj in pair):
+            return False
+        kinds = [str(obj.kind.value) for obj in pair]
+        if kinds == ["attribute", "function"] and not _is_literal(pair[0]):
+            return True  # ``insert = public_factory(Insert)`` -> ``def insert``
+        return any(_is_alias_attribute(obj) for obj in pair) or (
+            set(kinds) == {"attribute", "function"} and any(_is_property(obj) for obj in pair)
+        )
+
+    def _tuple_bound(self, obj: Any) -> bool:
+        parent = obj.parent
+        if parent is None or not getattr(parent, "is_module", False):
+            return False
+        try:
+            relative = Path(parent.filepath).resolve().relative_to(self.roots[0])
+            tree = ast.parse((self.roots[1] / relative).read_text(encoding="utf-8"))
+        except (OSError, ValueError, SyntaxError):
+            return False
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                if isinstance(target, ast.Tuple | ast.List) and any(
+                    isinstance(e, ast.Name) and e.id == obj.name for e in target.elts
+                ):
+                    return True
+        return False
+
+    def _ancestry_unresolved(self, obj: Any) -> bool:
+        parent = obj.parent
+        if parent is None or not getattr(parent, "is_class", False):
+            return False
+        cls = self._get(self.new, str(parent.path))
+        return cls is not None and _unresolvable_ancestor(cls, 0)
+
+    def _bases_still_ancestors(self, breakage: Any) -> bool:
+        removed = {_base_name(b) for b in breakage.old_value} - {
+            _base_name(b) for b in breakage.new_value
+        }
+        try:
+            ancestors = {c.name for c in breakage.obj.mro()}
+        except Exception:
+            return False
+        return bool(removed) and removed <= ancestors
+
+
+def _is_alias_attribute(obj: Any) -> bool:
+    if obj.is_alias or str(obj.kind.value) != "attribute":
+        return False
+    value = str(getattr(obj, "value", "") or "")
+    return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and value not in ("None", "True", "False")
+
+
+def _is_literal(obj: Any) -> bool:
+    try:
+        ast.literal_eval(str(getattr(obj, "value", "") or ""))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _is_property(obj: Any) -> bool:
+    if "property" in getattr(obj, "labels", set()):
+        return True
+    decorators = getattr(obj, "decorators", None) or []
+    return any(str(d.value).split("(", 1)[0].endswith("property") for d in decorators)
+
+
+def _unresolvable_ancestor(cls: Any, depth: int) -> bool:
+    """A base from the package itself that griffe cannot resolve, at any depth."""
+    if depth > 20:
+        return False
+    package = str(cls.path).split(".", 1)[0]
+    for base in cls.bases:
+        base_path = base if isinstance(base, str) else str(base.canonical_path)
+        if base_path.split(".", 1)[0] != package:
+            continue
+        try:
+            found = cls.modules_collection.get_member(base_path)
+            found = found.final_target if found.is_alias else found
+        except Exception:
+            return True
+        if getattr(found, "is_class", False) and _unresolvable_ancestor(found, depth + 1):
+            return True
+    return False
 
 
 def _variadic_renamed(breakage: Any) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -10,9 +11,10 @@ from prflow.analysis.breaking_python import find_python_breaking_changes
 from prflow.analysis.categories import categorize
 from prflow.analysis.findings import BreakingChange, NotAnalysed
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache
+from prflow.analysis.ts_compiler import TypeScriptCompiler
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports.graph import ImportGraph
-from prflow.source_tree import SourceTree
+from prflow.source_tree import CachedTree, SourceTree
 
 _NOT_AN_API = {FileCategory.test, FileCategory.doc, FileCategory.config}
 
@@ -45,6 +47,7 @@ def analyse_breaking_changes(
     cache: ParseCache | None = None,
     limits: InputLimits | None = None,
     progress: Callable[[str], None] | None = None,
+    compiler: TypeScriptCompiler | None = None,
 ) -> BreakingAnalysis:
     """Every breaking change, sorted by file and line, with consumers from the import graphs.
 
@@ -53,16 +56,32 @@ def analyse_breaking_changes(
     where the breakage will bite; a file gone at head has no importers there
     any more, so its base importers are used. ``cache`` keeps parse results
     across base, head and runs; files over ``limits`` are listed as not analysed.
+    ``compiler`` (the repository's TypeScript) judges JS/TS type changes when given.
     """
     code = [item for item in changed if item.category not in _NOT_AN_API]
     cache = cache if cache is not None else MemoryParseCache()
     python = find_python_breaking_changes(code, base, head, cache, limits, progress)
-    changes = python.changes + find_js_breaking_changes(code, base, head)
+    js = find_js_breaking_changes(code, base, head, cache, limits, compiler, progress)
+    changes = python.changes + js.changes
     gone_at_head = {
         item.old_path or item.path
         for item in changed
         if item.status in (FileStatus.deleted, FileStatus.renamed)
     }
+
+    read_head, read_base = CachedTree(head), CachedTree(base)
+    head_words: dict[str, frozenset[str]] = {}
+    base_words: dict[str, frozenset[str]] = {}
+
+    @functools.cache
+    def users(file: str, imported_name: str) -> list[str]:
+        found = set()
+        if head_graph is not None:
+            found.update(head_graph.symbol_consumers(file, imported_name, read_head, head_words))
+        if file in gone_at_head and base_graph is not None:
+            found.update(base_graph.symbol_consumers(file, imported_name, read_base, base_words))
+        found.discard(file)
+        return sorted(found)
 
     def consumers(change: BreakingChange) -> list[str]:
         if change.before == f"module {change.symbol}":  # a whole module: all its importers
@@ -72,14 +91,7 @@ def analyse_breaking_changes(
             found.discard(change.file)
             return sorted(found)
         # Importers name the top-level symbol: ``Client`` for ``Client.fetch``.
-        imported_name = change.symbol.split(".", 1)[0]
-        found = set()
-        if head_graph is not None:
-            found.update(head_graph.symbol_consumers(change.file, imported_name, head))
-        if change.file in gone_at_head and base_graph is not None:
-            found.update(base_graph.symbol_consumers(change.file, imported_name, base))
-        found.discard(change.file)
-        return sorted(found)
+        return users(change.file, change.symbol.split(".", 1)[0])
 
     # Re-export chains can lead into tests or docs; those are still not an API.
     changes = [c for c in changes if categorize(c.file) not in _NOT_AN_API]
@@ -87,7 +99,7 @@ def analyse_breaking_changes(
     attached = [c.model_copy(update={"consumers": consumers(c)}) for c in unique.values()]
     return BreakingAnalysis(
         changes=sorted(attached, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind)),
-        not_analysed=python.not_analysed,
+        not_analysed=python.not_analysed + js.not_analysed,
     )
 
 

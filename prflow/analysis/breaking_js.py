@@ -1,39 +1,80 @@
 """Breaking changes in JavaScript/TypeScript exports, by comparing base and head surfaces.
 
+A package (a folder with ``package.json`` and an entry point we can find) is
+compared by the names its entry points export, so a declaration moved to
+another file is no change. What tree-sitter can judge from the text alone is
+judged structurally: a removed export or member, a parameter removed, a
+required one added or an optional one made required, an overload no longer
+taking as many arguments, interface members removed, added as required or
+made optional, enum members gone or renumbered, and unions of literals that
+lost or gained members. A type spelled differently (``DateType | number |
+string`` -> ``DateArg<DateType>``) is not judged from its text.
+
+When the repository has the TypeScript compiler, every exported name whose
+declaration, or something it mentions, changed is handed to it
+(:mod:`prflow.analysis.ts_compiler`); its verdict decides for those names.
+
 Kinds follow the report's severities: a missing export is ``removed_export``,
 one that reappears under another name with the same shape is
-``renamed_export``; parameter changes that can break a call are
-``changed_signature``; return types, variable/property types and the members
-of interfaces, object types and enums are ``changed_type``. A removed
-interface member is a type change too: callers compiled against it break at
-type-check time, not at the call's arity.
+``renamed_export``; parameter changes are ``changed_signature``; type and
+member changes are ``changed_type``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind, Language
-from prflow.analysis.js_exports import JsExport, extract_exports, is_js_path, is_typescript_path
-from prflow.analysis.js_surface import PackageSurface, SurfaceReader, owning_root, package_roots
+from prflow.analysis.findings import (
+    SEVERITY_BY_KIND,
+    BreakingChange,
+    BreakingKind,
+    Language,
+    NotAnalysed,
+)
+from prflow.analysis.js_exports import JsExport, JsParam, is_js_path, is_typescript_path
+from prflow.analysis.js_surface import (
+    PackageSurface,
+    SurfaceReader,
+    js_parser,
+    owning_root,
+    package_roots,
+)
+from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
+from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeScriptCompiler
+from prflow.analysis.ts_types import Flow, incompatible
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
 
 _NO_SIGNATURE = {"reexport", "star", "namespace", "value"}
 _TYPE_ONLY = {"interface", "type"}
 _KIND_WORDS = {"reexport": "re-export", "star": "star re-export"}
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_COMPILER_SAYS = "the TypeScript compiler: "
+
+
+@dataclass
+class JsApiDiff:
+    changes: list[BreakingChange]
+    not_analysed: list[NotAnalysed] = field(default_factory=list)
 
 
 def find_js_breaking_changes(
-    changed: list[ChangedFile], base: SourceTree, head: SourceTree
-) -> list[BreakingChange]:
+    changed: list[ChangedFile],
+    base: SourceTree,
+    head: SourceTree,
+    cache: ParseCache | None = None,
+    limits: InputLimits | None = None,
+    compiler: TypeScriptCompiler | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> JsApiDiff:
     """Breaking changes to the public surface of every package with changed JS/TS files.
 
-    A package (a folder with ``package.json`` and an entry point we can find)
-    is compared by exported name across its entry points; files outside such
-    a package are compared one by one, as modules of their own.
+    Files outside any package we can read are compared one by one, as modules
+    of their own. Parses are cached by git blob SHA in ``cache``.
     """
     relevant = [
         item
@@ -41,10 +82,15 @@ def find_js_breaking_changes(
         if item.status is not FileStatus.added and is_js_path(item.old_path or item.path)
     ]
     if not relevant:
-        return []
-    base_reader, head_reader = SurfaceReader(base), SurfaceReader(head)
+        return JsApiDiff([])
+    parsed = ParsedFiles(
+        js_parser(), cache or MemoryParseCache(), limits or InputLimits(), progress=progress
+    )
+    base_reader, head_reader = SurfaceReader(base, parsed), SurfaceReader(head, parsed)
+    touched = frozenset(p for item in changed for p in (item.path, item.old_path) if p)
+    changed_words = _declared_in(touched, base_reader, head_reader)
     roots = package_roots(base_reader.paths)
-    changes: list[BreakingChange] = []
+    diff = JsApiDiff([])
     loose: list[ChangedFile] = []
     packages: dict[str, list[ChangedFile]] = {}
     for item in relevant:
@@ -55,24 +101,49 @@ def find_js_breaking_changes(
             packages.setdefault(root, []).append(item)
     for root, items in sorted(packages.items()):
         old = base_reader.surface(root)
-        if old is None:
+        new = head_reader.surface(root) if old is not None else None
+        if old is None or new is None:
             loose.extend(items)
             continue
-        new = head_reader.surface(root)
-        if new is None or new.unreadable or old.unreadable:
-            continue  # an entry point or a file it exports does not parse: say nothing
-        changes += compare_surfaces(old, new)
-    return changes + _compare_files(loose, base, head)
+        judge = _CompilerJudge(compiler, base, head) if compiler is not None else None
+        found = compare_surfaces(old, new, touched, changed_words, judge)
+        diff.changes += found.changes
+        diff.not_analysed += found.not_analysed
+    diff.changes += _compare_files(loose, base_reader, head_reader)
+    diff.not_analysed += [parsed.skipped[path] for path in sorted(parsed.skipped)]
+    return diff
 
 
-def compare_surfaces(old: PackageSurface, new: PackageSurface) -> list[BreakingChange]:
-    """Differences by exported name; each finding is filed at the declaring file."""
-    before = {name: item.export for name, item in old.names.items()}
-    after = {name: item.export for name, item in new.names.items()}
+def compare_surfaces(
+    old: PackageSurface,
+    new: PackageSurface,
+    touched: frozenset[str] = frozenset(),
+    changed_words: frozenset[str] = frozenset(),
+    judge: _CompilerJudge | None = None,
+) -> JsApiDiff:
+    """Differences by exported name; each finding is filed at the declaring file.
+
+    ``touched`` are the changed paths and ``changed_words`` the names they
+    declare: the exports they reach are what the compiler is asked about.
+    """
+    not_analysed = _unreadable_parts(old, new)
+    unsure = set(old.damaged) | set(new.damaged)
+    before = {
+        name: replace(item.export, name=name)
+        for name, item in old.names.items()
+        if not item.export.internal and _short(name) not in unsure
+    }
+    after = {name: replace(item.export, name=name) for name, item in new.names.items()}
     files = {name: item.file for name, item in old.names.items()}
     new_files = {name: item.file for name, item in new.names.items()}
+    changes = compare_exports(old.entries.get(".", ""), before, after, removals=not new.unreadable)
+    if judge is not None:
+        candidates = _candidates(old, before, after, touched, changed_words)
+        candidates += sorted(name for name in unsure if name not in before)
+        changes, note, judged = judge.decide(old, new, candidates, changes, before, after)
+        not_analysed = [n for n in not_analysed if n.symbol not in judged] + note
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
-    for change in compare_exports(old.entries.get(".", ""), before, after):
+    for change in changes:
         name = change.symbol
         file = files.get(name) or new_files.get(name) or change.file
         symbol = name.split(":", 1)[-1]
@@ -86,63 +157,214 @@ def compare_surfaces(old: PackageSurface, new: PackageSurface) -> list[BreakingC
             found[key] = found[key].model_copy(update={"public_paths": paths})
         else:
             found[key] = located
-    return list(found.values())
+    return JsApiDiff(list(found.values()), not_analysed)
+
+
+def _declared_in(paths: frozenset[str], base: SurfaceReader, head: SurfaceReader) -> frozenset[str]:
+    """Every top-level name the changed JS/TS files declare, at base or at head."""
+    wanted = sorted(p for p in paths if is_js_path(p))
+    words: set[str] = set()
+    for reader in (base, head):
+        reader.load(wanted)
+        for path in wanted:
+            module = reader.module(path)
+            words.update(module.declared if module is not None else ())
+    return frozenset(words)
+
+
+def _short(name: str) -> str:
+    """``sub:Client.get`` -> ``Client``: the declared name a surface key starts with."""
+    return name.split(":", 1)[-1].split(".", 1)[0]
+
+
+def _top(name: str) -> str:
+    """``sub:Client.get`` -> ``sub:Client``: the exported name a surface key belongs to."""
+    label, _, rest = name.rpartition(":")
+    top = rest.split(".", 1)[0]
+    return f"{label}:{top}" if label else top
+
+
+def _unreadable_parts(old: PackageSurface, new: PackageSurface) -> list[NotAnalysed]:
+    notes = [
+        NotAnalysed(path=path, reason="does not parse; names it exports were not compared")
+        for path in sorted(set(old.unreadable) | set(new.unreadable))
+    ]
+    for name, path in sorted({**old.damaged, **new.damaged}.items()):
+        notes.append(
+            NotAnalysed(path=path, symbol=name, reason="declaration does not parse; not compared")
+        )
+    return notes
+
+
+def _candidates(
+    old: PackageSurface,
+    before: dict[str, JsExport],
+    after: dict[str, JsExport],
+    touched: frozenset[str],
+    changed_words: frozenset[str],
+) -> list[str]:
+    """Exported names whose declaration, or a name it mentions, may have changed.
+
+    A name is a candidate when its text differs, its declaring file changed,
+    or it mentions a name declared in a changed file or another candidate.
+    """
+    texts: dict[str, set[str]] = {}
+    marked: set[str] = set()
+    for name, export in before.items():
+        top = _top(name)
+        texts.setdefault(top, set()).update(_words(export))
+        if after.get(name) != export or old.names[name].file in touched:
+            marked.add(top)
+    common = {top for top in texts if top in after}
+    marked = (marked | {top for top in common if texts[top] & changed_words}) & common
+    while True:  # a name mentioning a changed export may break through it
+        shorts = {top.split(":", 1)[-1] for top in marked}
+        more = {top for top in common - marked if texts[top] & shorts}
+        if not more:
+            return sorted(marked)
+        marked |= more
+
+
+def _words(export: JsExport) -> set[str]:
+    parts = [export.declaration, export.type_text or "", export.returns or ""]
+    parts += [text for _, text in export.members or ()]
+    parts += [p.type or "" for p in export.params or ()]
+    return set(_WORD.findall(" ".join(parts)))
+
+
+@dataclass
+class _CompilerJudge:
+    """Asks the TypeScript compiler about candidate names and lets its verdicts decide."""
+
+    compiler: TypeScriptCompiler
+    base: SourceTree
+    head: SourceTree
+
+    def decide(
+        self,
+        old: PackageSurface,
+        new: PackageSurface,
+        candidates: list[str],
+        changes: list[BreakingChange],
+        before: dict[str, JsExport],
+        after: dict[str, JsExport],
+    ) -> tuple[list[BreakingChange], list[NotAnalysed], set[str]]:
+        """Findings after the compiler's verdicts, notes, and the names it judged.
+
+        Names tree-sitter could not read (declarations that do not parse) are
+        judged too; they get a placeholder declaration in the report.
+        """
+        request = self._request(old, new, candidates)
+        if request is None:
+            return changes, [], set()
+        try:
+            verdicts = self.compiler.check(request)
+        except CompilerUnavailable as err:
+            note = NotAnalysed(path=old.entries.get(".", old.root or "."), reason=str(err))
+            return changes, [note], set()
+        # A name the compiler judged keeps tree-sitter's findings only when it is broken.
+        kept = [c for c in changes if verdicts.get(_top(c.symbol), "") is not None]
+        explained = {_top(c.symbol) for c in kept}
+        for name, reason in sorted(verdicts.items()):
+            if reason is None or name in explained:
+                continue
+            file = old.damaged.get(name, old.entries.get(".", ""))
+            export = before.get(name) or JsExport(name, "type", 0, f"{name} (not read)")
+            kind = (
+                BreakingKind.changed_signature
+                if export.is_callable or export.kind == "class"
+                else BreakingKind.changed_type
+            )
+            report = _Report(file, "typescript")
+            report.changed(export, after.get(name, export), kind, _COMPILER_SAYS + reason)
+            kept += report.changes
+        return kept, [], set(verdicts)
+
+    def _request(
+        self, old: PackageSurface, new: PackageSurface, candidates: list[str]
+    ) -> CheckRequest | None:
+        base_dir, head_dir = self.base.root, self.head.root
+        if base_dir is None or head_dir is None or not candidates:
+            return None
+        entries: dict[str, tuple[Path, Path]] = {}
+        for subpath, old_entry in old.entries.items():
+            new_entry = new.entries.get(subpath)
+            if new_entry is not None and old_entry.endswith(".ts") and new_entry.endswith(".ts"):
+                label = "" if subpath == "." else subpath.removeprefix("./")
+                entries[label] = (base_dir / old_entry, head_dir / new_entry)
+        prefix = f"{old.root}/" if old.root else ""
+        names = [n for n in candidates if (n.rpartition(":")[0]) in entries]
+        if not names:
+            return None
+        return CheckRequest(base_dir / prefix, head_dir / prefix, entries, names)
 
 
 def _compare_files(
-    changed: list[ChangedFile], base: SourceTree, head: SourceTree
+    changed: list[ChangedFile], base: SurfaceReader, head: SurfaceReader
 ) -> list[BreakingChange]:
     """Breaking changes to the exports of files that belong to no package we can read."""
     changes: list[BreakingChange] = []
     for item in changed:
         old_path = item.old_path or item.path
-        old_text = base.read_text(old_path)
-        old = extract_exports(old_path, old_text) if old_text is not None else None
-        if old is None:
+        old = base.module(old_path)
+        if old is None or not old.complete:
             continue
-        new: dict[str, JsExport] | None = {}
+        new_exports: dict[str, JsExport] = {}
         if item.status is not FileStatus.deleted and is_js_path(item.path):
-            new_text = head.read_text(item.path)
-            new = extract_exports(item.path, new_text) if new_text is not None else {}
-        if new is None:  # head does not parse: say nothing rather than guess
-            continue
+            new = head.module(item.path)
+            if new is None or not new.complete:  # head does not parse: say nothing, not guess
+                continue
+            new_exports = new.exports
         moved_to = (
             item.path if old_path != item.path and item.status is not FileStatus.deleted else None
         )
-        changes += compare_exports(old_path, old, new, moved_to)
+        changes += compare_exports(old_path, old.exports, new_exports, moved_to)
     return changes
 
 
 def compare_exports(
-    file: str, old: dict[str, JsExport], new: dict[str, JsExport], moved_to: str | None = None
+    file: str,
+    old: dict[str, JsExport],
+    new: dict[str, JsExport],
+    moved_to: str | None = None,
+    *,
+    removals: bool = True,
 ) -> list[BreakingChange]:
     """Breaking changes between two export surfaces of ``file``.
 
     ``moved_to`` is the file's head path after a git rename: every export's
     import path changed, so each one still exported there is a rename.
+    Without ``removals`` (the new surface could not be read completely) names
+    missing at head are not claimed as removed.
     """
     language: Language = "typescript" if is_typescript_path(file) else "javascript"
     report = _Report(file, language)
     old = {name: item for name, item in old.items() if item.kind != "star"}
     new = {name: item for name, item in new.items() if item.kind != "star"}
-    removed = [name for name in old if name not in new]
+    removed = [name for name in old if name not in new] if removals else []
     gone_parents = set(removed)
-    removed = [name for name in removed if old[name].parent not in gone_parents]
+    removed = [name for name in removed if _parent(name) not in gone_parents]
     if moved_to is not None:
         for name in list(old):
-            if name in new and not old[name].parent:
+            if name in new and not _parent(name):
                 report.renamed(old[name], new[name], f"{moved_to}#{name}")
         _compare_common(report, old, new, skip_members=True)
     else:
         _compare_common(report, old, new, skip_members=False)
     added = [name for name in new if name not in old]
-    for parent in sorted({old[name].parent for name in removed}):
+    for parent in sorted({_parent(name) for name in removed}):
         _resolve_removed(
             report,
-            [old[n] for n in removed if old[n].parent == parent],
-            [new[n] for n in added if new[n].parent == parent],
+            [old[n] for n in removed if _parent(n) == parent],
+            [new[n] for n in added if _parent(n) == parent],
         )
     return report.changes
+
+
+def _parent(name: str) -> str:
+    """The class a member belongs to ('' for module-level exports), entry label kept."""
+    top = _top(name)
+    return top if top != name else ""
 
 
 def _compare_common(
@@ -150,10 +372,44 @@ def _compare_common(
 ) -> None:
     for name, before in old.items():
         after = new.get(name)
-        if after is None or (skip_members and not before.parent):
+        if after is None or (skip_members and not _parent(name)):
             continue
-        for kind, detail in _differences(before, after):
+        for kind, detail in _differences(before, after, _Scope(old), _Scope(new)):
             report.changed(before, after, kind, detail)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """One side's exports, to find the interfaces another interface extends."""
+
+    exports: dict[str, JsExport]
+
+    def members(
+        self, export: JsExport, seen: frozenset[str] = frozenset()
+    ) -> dict[str, str] | None:
+        """Own and inherited members; None when a base type is not one we can read."""
+        found = dict(export.members or ())
+        for base in export.bases:
+            target = self._lookup(base.split("<", 1)[0].strip(), export.name)
+            if target is None or target.name in seen or target.members is None:
+                return None
+            inherited = self.members(target, seen | {export.name})
+            if inherited is None:
+                return None
+            for name, text in inherited.items():
+                found.setdefault(name, text)
+        return found
+
+    def _lookup(self, base: str, owner: str) -> JsExport | None:
+        """``HTMLAttributes`` named in ``React.DialogHTMLAttributes``: ``React.HTMLAttributes``."""
+        prefix = owner
+        while True:
+            cut = max(prefix.rfind("."), prefix.rfind(":"))
+            prefix = prefix[: cut + 1] if cut >= 0 else ""
+            found = self.exports.get(prefix + base)
+            if found is not None or not prefix:
+                return found
+            prefix = prefix[:-1]
 
 
 def _resolve_removed(report: _Report, removed: list[JsExport], added: list[JsExport]) -> None:
@@ -180,8 +436,13 @@ def _candidate(export: JsExport) -> RenameCandidate[JsExport]:
     return RenameCandidate(export.name, (shape, export.body), loose, export)
 
 
-def _differences(before: JsExport, after: JsExport) -> list[tuple[BreakingKind, str]]:
-    """What changed incompatibly in one export, as (kind, one-line reason) pairs."""
+Difference = tuple[BreakingKind, str]
+
+
+def _differences(
+    before: JsExport, after: JsExport, old: _Scope | None = None, new: _Scope | None = None
+) -> list[Difference]:
+    """What changed incompatibly in one export, judged from structure, as (kind, reason) pairs."""
     if before.kind != after.kind:
         if (before.kind in _TYPE_ONLY) == (after.kind in _TYPE_ONLY):
             # variable -> class, interface -> type: same role for consumers; members still compared
@@ -189,43 +450,37 @@ def _differences(before: JsExport, after: JsExport) -> list[tuple[BreakingKind, 
         return [(BreakingKind.changed_signature, f"changed from {before.kind} to {after.kind}")]
     if before.kind in _NO_SIGNATURE:
         return []
-    found: list[tuple[BreakingKind, str]] = []
+    found: list[Difference] = []
     if before.is_callable and after.is_callable:
         found += _callable_differences(before, after)
     if before.kind == "class":
         old_base, new_base = _extends(before.type_text), _extends(after.type_text)
         if old_base and old_base != new_base:
-            found.append(
-                (
-                    BreakingKind.changed_type,
-                    f"base class changed from {old_base} to {new_base or 'none'}",
-                )
-            )
+            detail = f"base class changed from {old_base} to {new_base or 'none'}"
+            found.append((BreakingKind.changed_type, detail))
     elif before.members is not None and after.members is not None:
-        found += _member_differences(before, after)
-    elif before.type_text and after.type_text and before.type_text != after.type_text:
-        found.append(
-            (
-                BreakingKind.changed_type,
-                f"type changed from {before.type_text} to {after.type_text}",
-            )
-        )
+        found += _member_differences(before, after, old or _Scope({}), new or _Scope({}))
+    elif before.kind in ("type", "variable", "property"):
+        flow = Flow.both if before.kind == "type" else Flow.out_of
+        if incompatible(before.type_text, after.type_text, flow):
+            detail = f"type changed from {before.type_text} to {after.type_text}"
+            found.append((BreakingKind.changed_type, detail))
     if before.kind == "property" and after.optional and not before.optional:
         found.append((BreakingKind.changed_type, "property became optional (may be undefined)"))
     return found
 
 
-def _callable_differences(before: JsExport, after: JsExport) -> list[tuple[BreakingKind, str]]:
-    found: list[tuple[BreakingKind, str]] = []
-    if before.overloads > 1 or after.overloads > 1:
-        if before.declaration != after.declaration:
-            found.append((BreakingKind.changed_signature, "overload signatures changed"))
-        return found
-    old_params, new_params = before.params or (), after.params or ()
+def _callable_differences(before: JsExport, after: JsExport) -> list[Difference]:
+    old_sigs = before.signatures or (before.params or (),)
+    new_sigs = after.signatures or (after.params or (),)
+    if len(old_sigs) > 1 or len(new_sigs) > 1:
+        return _overload_differences(old_sigs, new_sigs)
+    old_params, new_params = old_sigs[0], new_sigs[0]
+    found: list[Difference] = []
     takes_rest = any(p.rest for p in new_params)
     for index, old in enumerate(old_params):
         if index >= len(new_params):
-            if not takes_rest:
+            if not takes_rest and not old.rest:
                 found.append(
                     (BreakingKind.changed_signature, f"parameter `{old.name}` was removed")
                 )
@@ -235,70 +490,116 @@ def _callable_differences(before: JsExport, after: JsExport) -> list[tuple[Break
             found.append(
                 (BreakingKind.changed_signature, f"parameter `{new.name}` became required")
             )
-        if old.type and new.type and old.type != new.type:
-            found.append(
-                (
-                    BreakingKind.changed_signature,
-                    f"type of parameter `{new.name}` changed from {old.type} to {new.type}",
-                )
-            )
+        if incompatible(old.type, new.type, Flow.into):
+            detail = f"type of parameter `{new.name}` changed from {old.type} to {new.type}"
+            found.append((BreakingKind.changed_signature, detail))
     for new in new_params[len(old_params) :]:
         if not new.optional and not new.rest:
             found.append(
                 (BreakingKind.changed_signature, f"required parameter `{new.name}` was added")
             )
-    old_local, new_local = dict(before.local_types), dict(after.local_types)
-    for type_name in sorted(old_local.keys() & new_local.keys()):
-        if old_local[type_name] != new_local[type_name]:
-            found.append(
-                (
-                    BreakingKind.changed_signature,
-                    f"parameter type `{type_name}` changed from {old_local[type_name]} "
-                    f"to {new_local[type_name]}",
-                )
-            )
-    if before.returns and after.returns and before.returns != after.returns:
-        found.append(
-            (
-                BreakingKind.changed_type,
-                f"return type changed from {before.returns} to {after.returns}",
-            )
-        )
-    if before.type_text and after.type_text and before.type_text != after.type_text:
-        found.append(
-            (
-                BreakingKind.changed_type,
-                f"type changed from {before.type_text} to {after.type_text}",
-            )
-        )
+    found += _local_type_differences(before, after)
+    if incompatible(before.returns, after.returns, Flow.out_of):
+        detail = f"return type changed from {before.returns} to {after.returns}"
+        found.append((BreakingKind.changed_type, detail))
     return found
 
 
-def _member_differences(before: JsExport, after: JsExport) -> list[tuple[BreakingKind, str]]:
-    old_members, new_members = dict(before.members or ()), dict(after.members or ())
+def _local_type_differences(before: JsExport, after: JsExport) -> list[Difference]:
+    """Unexported parameter types (``type Props = {…}``) judged like exported interfaces."""
+    new_locals = {local.name: local for local in after.local_types}
+    found: list[Difference] = []
+    for old in before.local_types:
+        new = new_locals.get(old.name)
+        if new is None:
+            continue
+        if old.members is not None and new.members is not None:
+            notes = [note for _, note in _member_differences(old, new, _Scope({}), _Scope({}))]
+        elif incompatible(old.type_text, new.type_text, Flow.into):
+            notes = [f"{old.type_text} became {new.type_text}"]
+        else:
+            notes = []
+        if notes:
+            detail = f"parameter type `{old.name}` changed: " + "; ".join(notes)
+            found.append((BreakingKind.changed_signature, detail))
+    return found
+
+
+def _arity(params: tuple[JsParam, ...]) -> tuple[int, float]:
+    required = sum(1 for p in params if not p.optional and not p.rest)
+    most = float("inf") if any(p.rest for p in params) else float(len(params))
+    return required, most
+
+
+def _overload_differences(
+    old_sigs: Iterable[tuple[JsParam, ...]], new_sigs: Iterable[tuple[JsParam, ...]]
+) -> list[Difference]:
+    """Every argument count an old overload took must still be taken by some new overload."""
+    news = [_arity(params) for params in new_sigs]
+    finite = [most for _, most in news if most != float("inf")]
+    for params in old_sigs:
+        required, most = _arity(params)
+        top = int(most) if most != float("inf") else max([required, *map(int, finite)]) + 1
+        for count in range(required, top + 1):
+            if not any(n_req <= count <= n_most for n_req, n_most in news):
+                detail = f"no overload takes {count} arguments any more"
+                return [(BreakingKind.changed_signature, detail)]
+    return []
+
+
+def _member_differences(
+    before: JsExport, after: JsExport, old: _Scope, new: _Scope
+) -> list[Difference]:
+    """Members removed, added as required, made optional/required, or of another simple type.
+
+    Members count with those the interface inherits; when a base cannot be
+    read, what may have moved into it is not claimed. An optional member
+    removed from an interface is no break: both versions stay assignable.
+    """
+    own_old, own_new = dict(before.members or ()), dict(after.members or ())
+    all_old, all_new = old.members(before), new.members(after)
     notes: list[str] = []
-    for name, text in old_members.items():
-        if name not in new_members:
-            notes.append(f"member `{name}` was removed")
-        elif new_members[name] != text:
-            notes.append(f"member `{text}` became `{new_members[name]}`")
-    if before.kind != "enum":
-        for name, text in new_members.items():
-            if name not in old_members and _is_required_member(name, text):
+    for name, text in own_old.items():
+        now = own_new.get(name) or (all_new or {}).get(name)
+        if now is None:
+            gone = all_new is not None and not (
+                before.kind != "enum" and _is_optional_member(name, text)
+            )
+            if gone:
+                notes.append(f"member `{name}` was removed")
+            continue
+        if before.kind == "enum":
+            if now != text:
+                notes.append(f"member `{text}` became `{now}`")
+            continue
+        if _is_optional_member(name, text) != _is_optional_member(name, now):
+            state = "optional" if _is_optional_member(name, now) else "required"
+            notes.append(f"member `{name}` became {state}")
+        elif incompatible(_member_type(text), _member_type(now), Flow.both):
+            notes.append(f"member `{text}` became `{now}`")
+    if before.kind != "enum" and all_old is not None:
+        for name, text in own_new.items():
+            if name not in all_old and _is_required_member(name, text):
                 notes.append(f"required member `{text}` was added")
-    if not notes and before.type_text != after.type_text:
-        notes.append(f"type changed from {before.type_text} to {after.type_text}")
     return [(BreakingKind.changed_type, note) for note in notes]
 
 
+def _member_type(text: str) -> str | None:
+    head, colon, rest = text.partition(":")
+    return rest.strip() if colon and "(" not in head else None
+
+
+def _is_optional_member(name: str, text: str) -> bool:
+    return text.startswith((f"{name}?", f"readonly {name}?"))
+
+
 def _is_required_member(name: str, text: str) -> bool:
-    return (
-        not text.startswith((f"{name}?", f"readonly {name}?")) and "(" not in text.split(":", 1)[0]
-    )
+    return not _is_optional_member(name, text) and "(" not in text.split(":", 1)[0]
 
 
 def _extends(heritage: str | None) -> str | None:
-    match = re.search(r"extends\s+(.+?)(?:\s+implements\b|$)", heritage or "")
+    """The base class's name, without type arguments (those are the compiler's to judge)."""
+    match = re.search(r"extends\s+([\w$.]+)", heritage or "")
     return match.group(1) if match else None
 
 
@@ -315,7 +616,7 @@ class _Report:
         return sorted(self._by_key.values(), key=lambda c: (c.line or 0, c.symbol, c.kind))
 
     def removed(self, export: JsExport) -> None:
-        what = "member" if export.parent else _KIND_WORDS.get(export.kind, export.kind)
+        what = "member" if _parent(export.name) else _KIND_WORDS.get(export.kind, export.kind)
         detail = f"exported {what} `{export.name}` was removed"
         self._put(export, None, BreakingKind.removed_export, detail)
 

@@ -25,7 +25,6 @@ listed as not analysed and the rest of the analysis goes on.
 from __future__ import annotations
 
 import ast
-import hashlib
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -58,7 +57,6 @@ from prflow.analysis.py_surface import (
     Class,
     Definition,
     Function,
-    Import,
     Param,
     encode_surface,
     read_surface,
@@ -191,23 +189,16 @@ def _public_scope(view: PythonView, seeds: list[str]) -> dict[str, Target]:
 def _dependents(
     view: PythonView, module: str, carried: frozenset[str] | None
 ) -> list[tuple[str, frozenset[str]]]:
-    """Modules that import names of ``module`` (all, or ``carried``), with what they pass on.
+    """Modules that pass on names of ``module`` (all, or ``carried``), with those names.
 
-    A module passes on the names it imports (it may re-export them) and its
-    classes built on them (their inherited members change with the base).
+    A module passes on what it re-exports (imported names that are public in
+    it: its ``__all__``, a package ``__init__`` exposing its submodules) and
+    its classes built on what it imports (their inherited members change with
+    the base). A module that merely uses the names passes nothing on, so its
+    own importers are never read.
     """
-    home = view.index.module(module)
-    if home is None:
-        return []
-    word = module.rsplit(".", 1)[-1]
-    candidates = [
-        m.dotted
-        for m in view.index.same_unit(home)
-        if m.dotted != module and word in view.import_words(m.path)
-    ]
-    view.preload(candidates)
     found: list[tuple[str, frozenset[str]]] = []
-    for candidate in candidates:
+    for candidate in view.importers(module):
         imported = _names_imported_from(view, candidate, module, carried)
         if not imported:
             continue
@@ -218,30 +209,23 @@ def _dependents(
             if isinstance(binding, Class)
             and any(base.split(".", 1)[0].split("[", 1)[0] in imported for base in binding.bases)
         }
-        found.append((candidate, frozenset(imported | subclasses)))
+        passed = {name for name in imported if view.is_public(candidate, name)} | subclasses
+        if passed:
+            found.append((candidate, frozenset(passed)))
     return found
 
 
 def _names_imported_from(
     view: PythonView, importer: str, module: str, carried: frozenset[str] | None
 ) -> set[str]:
-    surface = view.surface(importer)
-    if surface is None:
-        return set()
-    names: set[str] = set()
-    for name, binding in surface.bindings.items():
-        if not isinstance(binding, Import):
-            continue
-        source = view.absolute(importer, binding.module)
-        target = binding.target
-        whole_module = source == module if target is None else f"{source}.{target}" == module
-        named = target is not None and source == module and (carried is None or target in carried)
-        if whole_module or named:
-            names.add(name)
-    for star in surface.star_imports:
-        if view.absolute(importer, star) == module:
-            exposed = view.wildcard_names(module)
-            names |= exposed if carried is None else exposed & carried
+    imports = view.imports_of(importer)
+    names = set(imports.whole.get(module, ()))
+    for local, target in imports.named.get(module, ()):
+        if carried is None or target in carried:
+            names.add(local)
+    if module in imports.stars:
+        exposed = view.wildcard_names(module)
+        names |= exposed if carried is None else exposed & carried
     return names
 
 
@@ -284,6 +268,9 @@ class _Comparer:
         gone_modules = self._removed_modules(old_entries)
         for path in sorted(old_entries):
             if any(path.startswith(f"{gone}.") for gone in gone_modules) or path in gone_modules:
+                continue
+            home = old_entries[path]
+            if isinstance(home, Found) and self._fold_into_module(path, home, gone_modules):
                 continue
             try:
                 self._compare_path(path, old_entries[path], new_entries)
@@ -340,6 +327,18 @@ class _Comparer:
             finding.paths.append(path)
         return gone
 
+    def _fold_into_module(self, path: str, target: Found, gone_modules: set[str]) -> bool:
+        """A name re-exported from a removed module is part of that module's one finding."""
+        module = target.module
+        gone = next((g for g in gone_modules if module == g or module.startswith(f"{g}.")), None)
+        if gone is None or self._resolve_new(path, {}) is not None:
+            return False
+        home = self.old.index.module(gone)
+        for finding in self.findings.values():
+            if home is not None and finding.file == home.path and finding.symbol == gone:
+                finding.paths.append(path)
+        return True
+
     def _moved_module(self, old_path: str) -> str | None:
         new_path = self.moved.get(old_path)
         module = self.new.index.by_path.get(new_path) if new_path else None
@@ -395,8 +394,10 @@ class _Comparer:
             return
         self._compared.add(key)
         old_kind, new_kind = kind_of(before.obj), kind_of(after.obj)
-        if old_kind == "attribute" and new_kind == "function":
-            return  # reading still works, and so does calling whatever was callable before
+        if old_kind == "attribute" and new_kind == "function" and not _holds_data(before.obj):
+            return  # ``insert = factory(Insert)`` -> ``def insert``: called the same way
+        if old_kind != new_kind and (_alias_of(before.obj) or _alias_of(after.obj)):
+            return  # ``X = Y``: the name still stands for a class or function, used as before
         if old_kind != new_kind:
             self._kind_changed(before, after, path)
             return
@@ -450,7 +451,8 @@ class _Comparer:
             if re.fullmatch(r"[\w.]+(\[.*\])?", base)
             and _base_name(base) not in _TRIVIAL_BASES
             and not is_private_name(_base_name(base))
-            and _base_name(base) not in new_ancestors
+            and not self._names_at_head(after.module, base) & new_ancestors
+            and (len(after.obj.bases) < len(before.obj.bases) or self._base_exists(before, base))
         ]
         if lost:
             detail = "no longer inherits from " + ", ".join(f"`{b}`" for b in lost)
@@ -468,6 +470,24 @@ class _Comparer:
                     self._compare_objects(old_member, new_member, member_path)
             except Exception as exc:  # one member must never sink the class
                 self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")
+
+    def _base_exists(self, cls: Found, base: str) -> bool:
+        """A base swapped for another and gone altogether is reported as removed itself."""
+        old_base = self.old.resolve_dotted(cls.module, re.sub(r"\[.*$", "", base.strip()))
+        if not isinstance(old_base, Found):
+            return True
+        return self._resolve_new(old_base.path, {}, public=False) is not None
+
+    def _names_at_head(self, module: str, base: str) -> set[str]:
+        """A base as written, and what the same words name at head (``X = Executable…``)."""
+        names = {_base_name(base)}
+        target = self.new.resolve_dotted(module, re.sub(r"\[.*$", "", base.strip()))
+        if isinstance(target, Found):
+            if isinstance(target.obj, Class):
+                names.add(_last(target.qualname))
+            elif _alias_of(target.obj):
+                names.add(_base_name(_alias_of(target.obj) or ""))
+        return names
 
     def _member_removed(self, cls: Found, member: Found, path: str) -> None:
         owner_path = member.path.rpartition(".")[0]
@@ -580,14 +600,17 @@ class _Comparer:
         self, group: list[tuple[str, list[_Removal]]], added: Mapping[str, Target]
     ) -> None:
         # Both sides carry (public path or canonical name, payload) so one pairing fits both.
+        # Bodies are fingerprinted (a parse of their file) only where a shape has a partner.
+        old_found = [(removals[0].target, (canonical, removals)) for canonical, removals in group]
+        new_found = [(t, (p, t)) for p, t in added.items() if isinstance(t, Found)]
+        old_shapes = {(kind_of(t.obj), _shape(t)) for t, _ in old_found}
+        new_shapes = {(kind_of(t.obj), _shape(t)) for t, _ in new_found}
+        both = old_shapes & new_shapes
         old_candidates: list[RenameCandidate[tuple[str, Any]]] = [
-            _candidate(removals[0].target, self.old, (canonical, removals))
-            for canonical, removals in group
+            _candidate(target, self.old, item, both) for target, item in old_found
         ]
         new_candidates: list[RenameCandidate[tuple[str, Any]]] = [
-            _candidate(target, self.new, (path, target))
-            for path, target in added.items()
-            if isinstance(target, Found)
+            _candidate(target, self.new, item, both) for target, item in new_found
         ]
         renamed: set[str] = set()
         for old_candidate, new_candidate in pair_renames(old_candidates, new_candidates):
@@ -663,8 +686,45 @@ def _last(path: str) -> str:
     return path.rpartition(".")[2]
 
 
+# ``class D(Dict[K, V])`` subclasses ``dict``: typing's aliases name the builtin classes.
+_TYPING_ALIASES = {
+    "Dict": "dict",
+    "List": "list",
+    "Set": "set",
+    "FrozenSet": "frozenset",
+    "Tuple": "tuple",
+    "Type": "type",
+    "DefaultDict": "defaultdict",
+    "Deque": "deque",
+    "Counter": "Counter",
+    "ChainMap": "ChainMap",
+}
+
+
 def _base_name(text: str) -> str:
-    return _last(text.split("[", 1)[0].strip())
+    name = _last(text.split("[", 1)[0].strip())
+    return _TYPING_ALIASES.get(name, name)
+
+
+def _holds_data(obj: Definition) -> bool:
+    """An attribute whose value is a literal: no caller ever called it."""
+    if not isinstance(obj, Attribute) or not obj.value:
+        return False
+    try:
+        ast.literal_eval(obj.value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _alias_of(obj: Definition) -> str | None:
+    """``X = some.Name``: the dotted name an attribute merely renames."""
+    if not isinstance(obj, Attribute) or obj.annotation or not obj.value:
+        return None
+    value = obj.value.strip()
+    if value in ("None", "True", "False") or not re.fullmatch(r"[A-Za-z_][\w.]*", value):
+        return None
+    return value
 
 
 def _annotation(target: Found) -> str | None:
@@ -740,26 +800,17 @@ def _body_fingerprint(target: Found, view: PythonView) -> str:
     module = view.index.module(target.module)
     if module is None:
         return ""
-    try:
-        tree = ast.parse(view.text(module.path))
-    except (SyntaxError, ValueError, RecursionError):
-        return ""
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            and node.lineno == target.obj.line
-        ):
-            node.name = "§"
-            dumped = ast.dump(node, annotate_fields=False, include_attributes=False)
-            return hashlib.blake2b(dumped.encode(), digest_size=16).hexdigest()
-    return ""
+    return view.definition_fingerprint(module.path, target.obj.line)
 
 
-def _candidate(target: Found, view: PythonView, item: _T) -> RenameCandidate[_T]:
+def _candidate(
+    target: Found, view: PythonView, item: _T, paired_shapes: set[tuple[str, str]]
+) -> RenameCandidate[_T]:
     kind = kind_of(target.obj)
     shape = _shape(target)
     generic = isinstance(target.obj, Attribute) or shape in ("§()", "§(self)", "§(cls)")
-    body = _body_fingerprint(target, view) if not isinstance(target.obj, Attribute) else ""
+    wanted = (kind, shape) in paired_shapes and not isinstance(target.obj, Attribute)
+    body = _body_fingerprint(target, view) if wanted else ""
     return RenameCandidate(
         name=target.qualname,
         exact_key=(kind, shape, body),

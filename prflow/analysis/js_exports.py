@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 
+import msgspec
 import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
@@ -40,7 +41,18 @@ _FUNCTION_NODES = {
 _CLASS_NODES = {"class_declaration", "abstract_class_declaration", "class"}
 _METHOD_NODES = {"method_definition", "method_signature", "abstract_method_signature"}
 _TYPE_DECLARATIONS = {"interface_declaration", "type_alias_declaration"}
+_DECLARED_NAME = re.compile(
+    r"\b(?:interface|type|class|function|enum|namespace|module|const|let|var)\s+([A-Za-z_$][\w$]*)"
+)
+# A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
+# ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
+INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
+JS_SURFACE_VERSION = "js-surface-2"
+"""Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
+# ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
+# type, so the qualifier is blanked (same length) and the type reads as ``Name<T>``.
+_IMPORT_TYPE_QUALIFIER = re.compile(r"(?<![\w$.])import\(\s*(['\"])[^'\"\n]*\1\s*\)\s*\.")
 
 
 @dataclass(frozen=True)
@@ -71,12 +83,19 @@ class JsExport:
     members: tuple[tuple[str, str], ...] | None = None
     body: str = ""
     overloads: int = 1
+    signatures: tuple[tuple[JsParam, ...], ...] = ()
+    """Every overload's parameters (one entry without overloads)."""
     optional: bool = False
-    local_types: tuple[tuple[str, str], ...] = field(default=())
+    local_types: tuple[JsExport, ...] = field(default=())
+    """Unexported interfaces and types its parameters mention (React props, mostly)."""
     source: str | None = None
     """For re-exports: the module specifier the name comes from."""
     imported: str | None = None
     """For re-exports: the name in ``source`` (``*`` for a namespace re-export)."""
+    bases: tuple[str, ...] = ()
+    """For interfaces: the types it extends, as written (members may come from them)."""
+    internal: bool = False
+    """A class member documented as internal: not API in the old release, present in the new."""
 
     @property
     def parent(self) -> str:
@@ -108,20 +127,76 @@ def _parser_for(suffix: str) -> Parser:
     return Parser(language)
 
 
-def extract_exports(path: str, text: str) -> dict[str, JsExport] | None:
-    """Exports of ``path`` by name; None when the file does not parse cleanly.
+@dataclass(frozen=True)
+class JsModule:
+    """What one file exports, and the names of declarations that did not parse.
 
-    A file with syntax errors is not compared at all: a half-read file would
-    report its unread exports as removed.
+    A declaration the grammar cannot read is left out and named in
+    ``damaged``, so the rest of the file still counts and nobody reports the
+    unread names as removed.
     """
+
+    exports: dict[str, JsExport]
+    damaged: tuple[str, ...] = ()
+    declared: tuple[str, ...] = ()
+    """Every top-level name the file declares, exported or not (what a change can touch)."""
+    complete: bool = True
+    """False when any part of the file did not parse."""
+
+
+_MODULE_ENCODER = msgspec.json.Encoder()
+_MODULE_DECODER = msgspec.json.Decoder(JsModule)
+
+
+def encode_module(module: JsModule) -> bytes:
+    return _MODULE_ENCODER.encode(module)
+
+
+def decode_module(data: bytes) -> JsModule:
+    return _MODULE_DECODER.decode(data)
+
+
+def parse_js_module(text: str, path: str) -> bytes:
+    """The parse-cache form of :func:`read_module` (a module-level function workers can run)."""
+    return encode_module(read_module(path, text))
+
+
+def extract_exports(path: str, text: str) -> dict[str, JsExport] | None:
+    """Exports of ``path`` by name; None when any part of the file does not parse.
+
+    For a file compared on its own a half-read file would report its unread
+    exports as removed, so it is not compared at all.
+    """
+    module = read_module(path, text)
+    return module.exports if module.complete else None
+
+
+def read_module(path: str, text: str) -> JsModule:
+    """Exports of ``path``, reading every top-level statement that parses."""
     suffix = "." + path.rsplit(".", 1)[-1]
     # TypeScript 5's ``export type * from`` is newer than the grammar; for a surface it is
     # ``export *`` (same length, so lines and columns stay put).
     text = _TYPE_STAR.sub(lambda m: "export" + " " * (len(m.group(0)) - 7) + "*", text)
+    if suffix in TS_SUFFIXES + TSX_SUFFIXES:
+        text = _IMPORT_TYPE_QUALIFIER.sub(lambda m: " " * len(m.group(0)), text)
     tree = _parser_for(suffix).parse(text.encode("utf-8"))
-    if tree.root_node.has_error:
-        return None
-    return _Extractor(tree.root_node).run()
+    extractor = _Extractor(tree.root_node, declaration_file=_is_declaration_file(path))
+    exports = extractor.run()
+    return JsModule(
+        exports,
+        tuple(extractor.damaged),
+        tuple(sorted(extractor.locals)),
+        complete=not tree.root_node.has_error,
+    )
+
+
+def _is_declaration_file(path: str) -> bool:
+    return path.endswith((".d.ts", ".d.mts", ".d.cts")) or ".d." in path.rsplit("/", 1)[-1]
+
+
+def _is_export_declaration(node: Node) -> bool:
+    """``export { … }``, ``export * from``, ``export =`` or ``export default <value>``."""
+    return node.type == "export_statement" and node.child_by_field_name("declaration") is None
 
 
 def normalize(text: str) -> str:
@@ -158,12 +233,14 @@ def _body_key(node: Node, name: str) -> str:
 
 
 class _Extractor:
-    def __init__(self, root: Node) -> None:
+    def __init__(self, root: Node, *, declaration_file: bool = False) -> None:
         self.root = root
+        self.declaration_file = declaration_file
         self.locals: dict[str, list[JsExport]] = {}
         self.exports: dict[str, JsExport] = {}
         self.exported_locals: set[str] = set()
         self.imports: dict[str, tuple[str, str]] = {}
+        self.damaged: list[str] = []
 
     def run(self) -> dict[str, JsExport]:
         statements = list(self._top_level())
@@ -182,10 +259,23 @@ class _Extractor:
                 self._export_statement(node)
             elif node.type == "expression_statement":
                 self._commonjs(node)
+        if self.declaration_file and not any(_is_export_declaration(n) for n in statements):
+            # TypeScript: a declaration file without export lists or ``export =`` exports
+            # every top-level declaration, ``export`` keyword or not.
+            for items in self.locals.values():
+                for item in items:
+                    if item.name not in self.exports:
+                        self._add(item)
         return {name: self._with_local_types(item) for name, item in self.exports.items()}
 
     def _top_level(self) -> Iterator[Node]:
-        yield from self.root.named_children
+        """Statements that parse; the names declared by the others are recorded as damaged."""
+        for node in self.root.named_children:
+            if node.has_error or node.type == "ERROR":
+                found = _DECLARED_NAME.findall(_text(node))
+                self.damaged.extend(found if node.type == "ERROR" else found[:1])
+                continue
+            yield node
 
     # ES module forms
 
@@ -318,6 +408,7 @@ class _Extractor:
                 existing,
                 declaration=f"{existing.declaration} | {item.declaration}",
                 overloads=existing.overloads + 1,
+                signatures=(*existing.signatures, *item.signatures),
             )
         self.exports[item.name] = item
         self.exported_locals.add(item.name.split(".", 1)[0])
@@ -325,6 +416,11 @@ class _Extractor:
     # describing declarations and values
 
     def _describe_declaration(self, node: Node) -> list[JsExport]:
+        if node.type == "expression_statement" and node.named_children:
+            statement = node.named_children[0]  # `namespace N { … }` parses as a statement
+            if statement.type != "internal_module":
+                return []
+            return self._describe_declaration(statement)
         if node.type == "ambient_declaration":
             inner = [c for c in node.named_children if c.type != "comment"]
             return [item for child in inner for item in self._describe_declaration(child)]
@@ -420,6 +516,7 @@ class _Extractor:
             params=params,
             returns=returns,
             body=_body_key(node, name.rsplit(".", 1)[-1]),
+            signatures=(params,),
         )
 
     def _class(self, name: str, node: Node) -> list[JsExport]:
@@ -442,6 +539,12 @@ class _Extractor:
         return members
 
     def _class_member(self, owner: str, member: Node) -> JsExport | None:
+        described = self._describe_member(owner, member)
+        if described is not None and is_documented_internal(member):
+            return replace(described, internal=True)
+        return described
+
+    def _describe_member(self, owner: str, member: Node) -> JsExport | None:
         name_node = member.child_by_field_name("name")
         name = _text(name_node)
         if not name or name.startswith("#") or _is_hidden(member):
@@ -483,6 +586,12 @@ class _Extractor:
         ]
         shown = f"interface {name}" + (f" {heritage[0]}" if heritage else "")
         type_text = " ".join([*heritage, _render_members(members)])
+        bases = tuple(
+            normalize(_text(base))
+            for clause in node.named_children
+            if clause.type == "extends_type_clause"
+            for base in clause.named_children
+        )
         return JsExport(
             name,
             "interface",
@@ -491,6 +600,7 @@ class _Extractor:
             type_text=type_text,
             members=members,
             body=_body_key(node, name),
+            bases=bases,
         )
 
     def _type_alias(self, name: str, node: Node) -> JsExport:
@@ -543,13 +653,13 @@ class _Extractor:
         if not item.is_callable and item.type_text is None:
             return item
         mentioned = " ".join([p.type or "" for p in item.params or ()] + [item.type_text or ""])
-        found: list[tuple[str, str]] = []
+        found: list[JsExport] = []
         for word in sorted(set(re.findall(r"[A-Za-z_$][\w$]*", mentioned))):
             if word in self.exported_locals:
                 continue
             for local in self.locals.get(word, []):
                 if local.kind in ("interface", "type") and local.type_text is not None:
-                    found.append((word, local.type_text))
+                    found.append(local)
         return replace(item, local_types=tuple(found)) if found else item
 
 
@@ -558,10 +668,22 @@ def _reexport(name: str, text: str, line: int, kind: str = "reexport") -> JsExpo
 
 
 def _is_hidden(member: Node) -> bool:
-    for child in member.children:
-        if child.type == "accessibility_modifier" and _text(child) in ("private", "protected"):
-            return True
-    return False
+    """Private or protected: no consumer may use it."""
+    return any(
+        child.type == "accessibility_modifier" and _text(child) in ("private", "protected")
+        for child in member.children
+    )
+
+
+def is_documented_internal(node: Node) -> bool:
+    """The doc comment right above ``node`` marks it internal."""
+    previous = node.prev_named_sibling
+    return (
+        previous is not None
+        and previous.type == "comment"
+        and previous.end_point[0] >= node.start_point[0] - 1
+        and INTERNAL_DOC.search(_text(previous)) is not None
+    )
 
 
 def _parameters(node: Node | None) -> tuple[JsParam, ...]:

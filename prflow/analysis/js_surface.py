@@ -20,7 +20,15 @@ import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from prflow.analysis.js_exports import JsExport, extract_exports, is_js_path
+from prflow.analysis.js_exports import (
+    JS_SURFACE_VERSION,
+    JsExport,
+    JsModule,
+    decode_module,
+    is_js_path,
+    parse_js_module,
+)
+from prflow.analysis.parse_cache import MemoryParseCache, ParsedFiles, ParserSpec
 from prflow.imports.build import is_skipped
 from prflow.imports.js_imports import JsResolver
 from prflow.imports.tsconfig import TsConfigIndex
@@ -46,6 +54,13 @@ class PackageSurface:
     names: dict[str, SurfaceItem] = field(default_factory=dict)
     """``name`` for the main entry, ``sub:name`` for the others."""
     unreadable: list[str] = field(default_factory=list)
+    """Files the entry points reach that could not be read at all."""
+    damaged: dict[str, str] = field(default_factory=dict)
+    """Names declared in statements that did not parse, with their file."""
+
+
+def js_parser() -> ParserSpec:
+    return ParserSpec("js", JS_SURFACE_VERSION, parse_js_module)
 
 
 def package_roots(paths: list[str]) -> list[str]:
@@ -66,18 +81,46 @@ def owning_root(path: str, roots: list[str]) -> str | None:
 
 
 class SurfaceReader:
-    """Reads package surfaces of one tree, parsing each file once."""
+    """Reads package surfaces of one tree; parses go through the shared parse cache."""
 
-    def __init__(self, tree: SourceTree) -> None:
+    def __init__(self, tree: SourceTree, parsed: ParsedFiles | None = None) -> None:
         self.tree = tree
         self.paths = tree.paths()
-        self._exports: dict[str, dict[str, JsExport] | None] = {}
+        self.parsed = parsed if parsed is not None else ParsedFiles(js_parser(), MemoryParseCache())
+        self._modules: dict[str, JsModule | None] = {}
+
+    def module(self, path: str) -> JsModule | None:
+        if path not in self._modules:
+            self.load([path])
+        return self._modules[path]
 
     def file_exports(self, path: str) -> dict[str, JsExport] | None:
-        if path not in self._exports:
-            text = self.tree.read_text(path)
-            self._exports[path] = extract_exports(path, text) if text is not None else None
-        return self._exports[path]
+        module = self.module(path)
+        return module.exports if module is not None else None
+
+    def load(self, paths: list[str]) -> None:
+        """Parse (or find in the cache) every file of ``paths`` in one batch."""
+        wanted = [p for p in dict.fromkeys(paths) if p not in self._modules]
+        found = self.parsed.get_many(self.tree, wanted)
+        for path in wanted:
+            data = found.get(path)
+            self._modules[path] = decode_module(data) if data is not None else None
+
+    def _prefetch(self, entries: list[str], resolver: JsResolver) -> None:
+        """Load the files the entry points reach, one batch per level of re-exports."""
+        frontier = sorted(set(entries))
+        seen = set(frontier)
+        while frontier:
+            self.load(frontier)
+            following: list[str] = []
+            for path in frontier:
+                module = self._modules.get(path)
+                for export in module.exports.values() if module is not None else ():
+                    target = resolver.resolve(path, export.source) if export.source else None
+                    if target is not None and target not in seen:
+                        seen.add(target)
+                        following.append(target)
+            frontier = following
 
     def surface(self, root: str) -> PackageSurface | None:
         """The package's surface, or None when it declares no entry point we can find."""
@@ -103,6 +146,7 @@ class SurfaceReader:
         if not entries:
             return None
         surface = PackageSurface(root, entries)
+        self._prefetch(list(entries.values()), resolver)
         for subpath, entry in sorted(entries.items()):
             label = "" if subpath == "." else f"{subpath.removeprefix('./')}:"
             names = self._module_surface(entry, resolver, set(), surface)
@@ -116,10 +160,14 @@ class SurfaceReader:
         if path in seen or len(seen) > _MAX_DEPTH:
             return {}
         seen = seen | {path}
-        exports = self.file_exports(path)
-        if exports is None:
-            surface.unreadable.append(path)
+        module = self.module(path)
+        if module is None:
+            if path not in surface.unreadable:
+                surface.unreadable.append(path)
             return {}
+        for name in module.damaged:
+            surface.damaged.setdefault(name, path)
+        exports = module.exports
         names: dict[str, SurfaceItem] = {}
         stars: list[JsExport] = []
         for name, export in exports.items():

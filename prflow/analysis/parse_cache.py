@@ -3,8 +3,8 @@
 An unchanged file has the same blob SHA at base, at head and in the next run,
 so its parse result is looked up instead of computed. Pure analyzers take a
 :class:`ParseCache`; tests pass :class:`MemoryParseCache`, the activity passes
-:class:`~prflow.analysis.blob_parse_cache.BlobStoreParseCache` over the
-content-addressed blob store.
+:class:`~prflow.store.parse_cache.StoreParseCache`, a table of prflow's
+database.
 
 Hostile input costs nothing: a file over :class:`InputLimits` in bytes or
 lines is never parsed, and when many files are parsed in worker processes a

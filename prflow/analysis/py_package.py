@@ -16,6 +16,8 @@ comes back as :class:`Unresolved`.
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
@@ -204,6 +206,17 @@ Target = Found | ModuleRef | External | Unresolved
 
 
 @dataclass
+class ModuleImports:
+    """One module's imports by absolute source: names taken from it, or bound to it whole."""
+
+    named: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Source module to (local name, imported name) pairs."""
+    whole: dict[str, list[str]] = field(default_factory=dict)
+    """Module to the local names bound to the module itself."""
+    stars: set[str] = field(default_factory=set)
+
+
+@dataclass
 class PythonView:
     """One snapshot's Python code, answering lookups with lazily parsed module surfaces."""
 
@@ -215,6 +228,9 @@ class PythonView:
     _texts: dict[str, str] = field(default_factory=dict)
     _wildcards: dict[str, frozenset[str]] = field(default_factory=dict)
     _import_words: dict[str, frozenset[str]] = field(default_factory=dict)
+    _imports: dict[str, ModuleImports] = field(default_factory=dict)
+    _importers: dict[str, list[str]] = field(default_factory=dict)
+    _definitions: dict[str, dict[int, ast.AST]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index = ModuleIndex(self.tree.paths())
@@ -250,6 +266,68 @@ class PythonView:
                     words.update(_WORD.findall(match.group(0)))
             self._import_words[path] = frozenset(words)
         return self._import_words[path]
+
+    def importers(self, module: str) -> list[str]:
+        """Modules of the same package that import ``module`` or names from it (parsed)."""
+        if module not in self._importers:
+            home = self.index.module(module)
+            word = module.rsplit(".", 1)[-1]
+            candidates = [
+                m.dotted
+                for m in (self.index.same_unit(home) if home is not None else ())
+                if m.dotted != module and word in self.import_words(m.path)
+            ]
+            self.preload(candidates)
+            self._importers[module] = [
+                c
+                for c in candidates
+                if module in (imports := self.imports_of(c)).named
+                or module in imports.whole
+                or module in imports.stars
+            ]
+        return self._importers[module]
+
+    def imports_of(self, module: str) -> ModuleImports:
+        """What ``module`` imports, keyed by the absolute module it comes from."""
+        if module not in self._imports:
+            found = ModuleImports()
+            surface = self.surface(module)
+            for name, binding in surface.bindings.items() if surface is not None else ():
+                if not isinstance(binding, Import):
+                    continue
+                source = self.absolute(module, binding.module)
+                if binding.target is None:
+                    found.whole.setdefault(source, []).append(name)
+                    continue
+                found.named.setdefault(source, []).append((name, binding.target))
+                found.whole.setdefault(f"{source}.{binding.target}", []).append(name)
+            for star in surface.star_imports if surface is not None else ():
+                found.stars.add(self.absolute(module, star))
+            self._imports[module] = found
+        return self._imports[module]
+
+    def definition_fingerprint(self, path: str, line: int) -> str:
+        """A hash of the ``def``/``class`` at ``line`` without its name ('' if there is none).
+
+        The file is parsed once, however many of its definitions are compared.
+        """
+        if path not in self._definitions:
+            found: dict[int, ast.AST] = {}
+            try:
+                tree: ast.AST | None = ast.parse(self.text(path))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    found.setdefault(node.lineno, node)
+            self._definitions[path] = found
+        definition = self._definitions[path].get(line)
+        if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return ""
+        name, definition.name = definition.name, "§"
+        dumped = ast.dump(definition, annotate_fields=False, include_attributes=False)
+        definition.name = name
+        return hashlib.blake2b(dumped.encode(), digest_size=16).hexdigest()
 
     def text(self, path: str) -> str:
         if path not in self._texts:
@@ -297,6 +375,14 @@ class PythonView:
     def _follow(self, module: str, binding: Binding, seen: set[tuple[str, str]]) -> Target | None:
         if not isinstance(binding, Import):
             return Found(module, binding.name, binding)
+        found = self._follow_import(module, binding, seen)
+        if isinstance(found, Unresolved) and binding.fallback is not None:
+            return self._follow(module, binding.fallback, seen)
+        return found
+
+    def _follow_import(
+        self, module: str, binding: Import, seen: set[tuple[str, str]]
+    ) -> Target | None:
         source = self.absolute(module, binding.module)
         if binding.target is None:
             return self._module_target(source, module)
@@ -381,6 +467,10 @@ class PythonView:
             result = frozenset(names)
         self._exports[module] = result
         return result
+
+    def resolve_dotted(self, module: str, dotted: str) -> Target | None:
+        """What ``a.b.c`` written in ``module`` names."""
+        return self._attribute_chain(module, dotted)
 
     def _attribute_chain(self, module: str, dotted: str) -> Target | None:
         first, *rest = dotted.split(".")

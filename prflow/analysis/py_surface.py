@@ -23,7 +23,7 @@ ParamKind = Literal[
     "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
 ]
 
-SURFACE_VERSION = "py-surface-3"
+SURFACE_VERSION = "py-surface-4"
 """Bump when the extracted shape changes, so cached surfaces are read again."""
 
 
@@ -77,6 +77,9 @@ class Import(msgspec.Struct, frozen=True, tag="import"):
     line: int
     module: str
     target: str | None = None
+    fallback: Import | None = None
+    """The import this one rebinds (``try``/``except ImportError``, ``if``/``else``): what the
+    name is when this import's source is not in the tree, a compiled extension most often."""
 
 
 Definition = Function | Attribute | Class
@@ -299,12 +302,10 @@ class _ModuleReader(_ScopeReader):
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:
-                    self.bindings[alias.asname] = Import(alias.asname, statement.lineno, alias.name)
-                    self.imported.add(alias.asname)
+                    self._bind_import(Import(alias.asname, statement.lineno, alias.name))
                 else:
                     top = alias.name.split(".", 1)[0]
-                    self.bindings[top] = Import(top, statement.lineno, top)
-                    self.imported.add(top)
+                    self._bind_import(Import(top, statement.lineno, top))
             return
         if isinstance(statement, ast.ImportFrom):
             module = "." * statement.level + (statement.module or "")
@@ -313,12 +314,21 @@ class _ModuleReader(_ScopeReader):
                     self.star_imports.append(module)
                     continue
                 name = alias.asname or alias.name
-                self.bindings[name] = Import(name, statement.lineno, module, alias.name)
-                self.imported.add(name)
+                self._bind_import(Import(name, statement.lineno, module, alias.name))
             return
         if self._reads_all(statement):
             return
         super().read_statement(statement)
+
+    def _bind_import(self, binding: Import) -> None:
+        previous = self.bindings.get(binding.name)
+        if isinstance(previous, Import) and (previous.module, previous.target) != (
+            binding.module,
+            binding.target,
+        ):
+            binding = msgspec.structs.replace(binding, fallback=previous)
+        self.bindings[binding.name] = binding
+        self.imported.add(binding.name)
 
     # ``__all__`` in its common spellings
 

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from prflow.analysis.findings import CoverageSummary, TestGap
-from prflow.analysis.test_mapping import TestLayout, expected_test_paths, find_related_tests
+from prflow.analysis.test_mapping import (
+    TestFiles,
+    TestLayout,
+    expected_test_paths,
+    find_related_tests,
+)
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports import ImportGraph
 from prflow.source_tree import SourceTree
@@ -20,12 +25,13 @@ def find_test_gaps(
     """
     changed_paths = {item.path for item in changed}
     layout = TestLayout(head.paths())
+    tests = TestFiles.of(head)
     gaps: list[TestGap] = []
     for item in changed:
         if item.category != FileCategory.source or item.status == FileStatus.deleted:
             continue
         expected = expected_test_paths(item.path, layout)
-        existing = find_related_tests(item.path, head, graph)
+        existing = find_related_tests(item.path, head, graph, tests)
         updated = any(path in changed_paths for path in [*existing, *expected])
         gaps.append(
             TestGap(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from prflow.analysis.categories import is_test_file
 from prflow.imports import ImportGraph
@@ -179,30 +180,49 @@ def _source_subjects(source: str) -> set[str]:
     return subjects
 
 
-def _same_language(source: str, test: str) -> bool:
-    """Python tests for Python modules, JS/TS tests for JS/TS modules."""
-    return is_python_file(source) == is_python_file(test)
+@dataclass(frozen=True)
+class TestFiles:
+    """The tree's test files with the module each is named after: read once, asked per source."""
+
+    __test__ = False  # not a pytest test class
+
+    files: tuple[tuple[str, str | None, bool], ...]
+    """(path, tested module name lowercased or None, is a Python file)."""
+    existing: frozenset[str]
+
+    @classmethod
+    def of(cls, tree: SourceTree) -> TestFiles:
+        paths = tree.paths()
+        files = []
+        for path in paths:
+            if is_skipped(path) or not is_test_file(path):
+                continue
+            subject = tested_module_name(path)
+            files.append(
+                (path, subject.lower() if subject is not None else None, is_python_file(path))
+            )
+        return cls(tuple(files), frozenset(paths))
 
 
-def find_related_tests(source: str, tree: SourceTree, graph: ImportGraph) -> list[str]:
+def find_related_tests(
+    source: str, tree: SourceTree, graph: ImportGraph, tests: TestFiles | None = None
+) -> list[str]:
     """Existing test files of ``source`` at this tree: named after it, or importing it.
 
     Name matches are by basename anywhere in the tree (same language family), plus
     any conventional path that exists (``index.test.ts`` beside ``index.ts``).
     Import matches are test files that import ``source`` directly or get its
     names through a re-exporting package/barrel. Sorted, without ``source``.
+    ``tests`` is :meth:`TestFiles.of` the tree, when asking about many sources.
     """
     if not (is_python_file(source) or is_js_file(source)):
         return []
-    paths = tree.paths()
-    existing = set(paths)
+    tests = tests if tests is not None else TestFiles.of(tree)
     subjects = _source_subjects(source)
-    related = {path for path in expected_test_paths(source) if path in existing}
-    for path in paths:
-        if is_skipped(path) or not is_test_file(path) or not _same_language(source, path):
-            continue
-        subject = tested_module_name(path)
-        if subject is not None and subject.lower() in subjects:
+    python = is_python_file(source)
+    related = {path for path in expected_test_paths(source) if path in tests.existing}
+    for path, subject, is_python in tests.files:
+        if is_python == python and subject is not None and subject in subjects:
             related.add(path)
     related.update(
         importer for importer in graph.importers_through_reexports(source) if is_test_file(importer)

@@ -21,7 +21,6 @@ from prflow.store.costs import (
     parse_since,
     summarize,
 )
-from prflow.store.ledger import spend_slices
 
 # Without a terminal rich would wrap to 80 columns; pipes and CI logs get full rows.
 PLAIN_OUTPUT_WIDTH = 200
@@ -88,6 +87,8 @@ def costs(
     if by is not None and by not in GROUPINGS:
         raise UserError(f"--by {by!r} is not a grouping; use one of: {', '.join(GROUPINGS)}")
     url = database_url or load_settings().resolved_database_url()
+    from prflow.store.ledger import spend_slices  # SQLAlchemy: only when costs are asked for
+
     slices = spend_slices(url, workflow_id=workflow_id, since=start, until=end)
     report = summarize(slices)
     groups = group_spend(slices, by) if by else None

@@ -95,7 +95,13 @@ class ImportGraph(BaseModel):
         found.discard(path)
         return sorted(found)
 
-    def symbol_consumers(self, path: str, symbol: str, tree: SourceTree) -> list[str]:
+    def symbol_consumers(
+        self,
+        path: str,
+        symbol: str,
+        tree: SourceTree,
+        words: dict[str, frozenset[str]] | None = None,
+    ) -> list[str]:
         """Files that use ``symbol`` defined in ``path``.
 
         Counted: files importing the name (``from m import symbol``,
@@ -105,8 +111,9 @@ class ImportGraph(BaseModel):
         whose text mentions the name as a word (``mod.symbol``, ``ns.symbol`` or the
         bare name after a star import). Re-exporting files are included: a
         change to the symbol reaches them too. The defining file is never listed.
+        ``words`` caches each file's identifiers across calls (one scan per file).
         """
-        mention = re.compile(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])")
+        words = {} if words is None else words
         consumers: set[str] = set()
         visited: set[str] = set()
         queue: deque[str] = deque([path])
@@ -119,8 +126,10 @@ class ImportGraph(BaseModel):
                 if edge.names is not None:
                     uses = symbol in edge.names
                 else:
-                    text = tree.read_text(edge.importer) or ""
-                    uses = bool(mention.search(text)) or edge.reexport
+                    if edge.importer not in words:
+                        text = tree.read_text(edge.importer) or ""
+                        words[edge.importer] = frozenset(_IDENTIFIER.findall(text))
+                    uses = symbol in words[edge.importer] or edge.reexport
                 if not uses:
                     continue
                 consumers.add(edge.importer)
@@ -128,6 +137,9 @@ class ImportGraph(BaseModel):
                     queue.append(edge.importer)
         consumers.discard(path)
         return sorted(consumers)
+
+
+_IDENTIFIER = re.compile(r"[\w$]+")
 
 
 def _names_carried(

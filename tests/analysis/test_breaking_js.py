@@ -92,14 +92,30 @@ def test_changed_return_type_is_low_severity() -> None:
     change = only(
         breaking(
             "user.ts",
-            "export async function load(id: string): Promise<User> { return get(id) }\n",
-            "export async function load(id: string): Promise<User | null> { return get(id) }\n",
+            "export function name(id: string): string { return get(id) }\n",
+            "export function name(id: string): string | null { return get(id) }\n",
         )
     )
 
     assert change.kind is BreakingKind.changed_type
     assert change.severity is Severity.low
-    assert change.detail == "return type changed from Promise<User> to Promise<User | null>"
+    assert change.detail == "return type changed from string to string | null"
+
+
+def test_types_naming_other_types_are_not_judged_from_their_text() -> None:
+    # Whether Promise<User | null> still suits old callers, or DateArg<D> accepts what
+    # `D | number | string` did, is the compiler's call (see test_ts_compiler.py), not a diff's.
+    before = (
+        "export async function load(id: string): Promise<User> { return get(id) }\n"
+        "export function add(date: D | number | string, n: number): D { return date }\n"
+        "export function parse(s: any): Thing { return s }\n"
+    )
+    after = (
+        "export async function load(id: string): Promise<User | null> { return get(id) }\n"
+        "export function add(date: DateArg<D>, n: number): R { return date }\n"
+        "export function parse(s: unknown): Readonly<Thing> { return s }\n"
+    )
+    assert breaking("dates.ts", before, after) == []
 
 
 def test_renamed_export_is_paired_with_new_name() -> None:
@@ -114,8 +130,13 @@ def test_renamed_export_is_paired_with_new_name() -> None:
 
 
 def test_interface_member_changes_are_type_changes() -> None:
-    before = "export interface Options {\n  retries: number;\n  verbose?: boolean;\n}\n"
-    after = "export interface Options {\n  retries: string;\n  timeout: number;\n}\n"
+    before = (
+        "export interface Options {\n  retries: number;\n  verbose: boolean;\n"
+        "  label?: string;\n  color?: string;\n}\n"
+    )
+    after = (
+        "export interface Options {\n  retries: string;\n  timeout: number;\n  label: string;\n}\n"
+    )
 
     change = only(breaking("opts.ts", before, after))
 
@@ -123,6 +144,9 @@ def test_interface_member_changes_are_type_changes() -> None:
     assert "member `retries: number` became `retries: string`" in change.detail
     assert "member `verbose` was removed" in change.detail
     assert "required member `timeout: number` was added" in change.detail
+    assert "member `label` became required" in change.detail
+    # An optional member dropped from an interface: both versions stay assignable.
+    assert "color" not in change.detail
 
 
 def test_enum_member_removed_and_type_alias_narrowed() -> None:

@@ -330,3 +330,100 @@ def test_consumers_of_a_deleted_file_come_from_the_base_graph() -> None:
     )
 
     assert change.consumers == ["main.py"]
+
+
+def test_a_compiled_extension_branch_falls_back_to_the_pure_python_import() -> None:
+    py_row = "class BaseRow:\n    def keys(self):\n        return []\n"
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/row.py": py_row + "\nclass Row(BaseRow):\n    pass\n",
+    }
+    head = {
+        "pkg/__init__.py": "",
+        "pkg/_py_row.py": py_row,
+        "pkg/row.py": (
+            "from ._has_cy import HAS_CY\n"
+            "if not HAS_CY:\n    from ._py_row import BaseRow as BaseRow\n"
+            "else:\n    from pkg.cyextension.row import BaseRow as BaseRow\n"
+            "\nclass Row(BaseRow):\n    pass\n"
+        ),
+    }
+
+    # `pkg.cyextension.row` has no Python source; the fallback keeps `Row.keys` in place.
+    assert breaking(base, head) == []
+
+
+def test_kind_changes_that_callers_cannot_notice() -> None:
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/api.py": (
+            "from .impl import Executable, make\n"
+            "class DDLElement(Executable):\n    pass\n"
+            "insert = make('insert')\n"
+            "LIMIT = 10\n"
+        ),
+        "pkg/impl.py": "class Executable:\n    pass\ndef make(name):\n    return print\n",
+    }
+    head = {
+        **base,
+        "pkg/api.py": (
+            "from .impl import Executable\n"
+            "DDLElement = Executable\n"
+            "def insert(table):\n    return table\n"
+            "def LIMIT():\n    return 10\n"
+        ),
+    }
+
+    changes = by_symbol(breaking(base, head))
+
+    # An alias still names a class; a factory-made callable became a def: used the same way.
+    # A number that became a function is not.
+    assert set(changes) == {"LIMIT"}
+    assert changes["LIMIT"].detail == "changed from attribute to function"
+
+
+def test_typing_aliases_of_builtin_bases_are_the_same_base() -> None:
+    base = {"pkg/__init__.py": "class Registry(dict):\n    pass\n"}
+    head = {
+        "pkg/__init__.py": ("from typing import Dict\nclass Registry(Dict[str, int]):\n    pass\n")
+    }
+
+    assert breaking(base, head) == []
+
+
+def test_a_removed_base_is_reported_once_at_its_definition() -> None:
+    base = {
+        "pkg/__init__.py": "from .a import Mixin, Tool, Worker\n",
+        "pkg/a.py": (
+            "class Mixin:\n    pass\nclass Base:\n    pass\n"
+            "class Tool(Mixin):\n    pass\nclass Worker(Base, Mixin):\n    pass\n"
+        ),
+    }
+    head = {
+        "pkg/__init__.py": "from .a import Tool, Worker\n",
+        "pkg/a.py": (
+            "class Base:\n    pass\nclass Other:\n    pass\n"
+            "class Tool(Other):\n    pass\nclass Worker(Base):\n    pass\n"
+        ),
+    }
+
+    changes = breaking(base, head)
+
+    # Tool swapped its (now deleted) base: the deletion is the finding. Worker dropped a base.
+    assert sorted((c.symbol, c.detail) for c in changes) == [
+        ("Mixin", "class `Mixin` was removed"),
+        ("Worker", "no longer inherits from `Mixin`"),
+    ]
+
+
+def test_names_re_exported_from_a_removed_module_belong_to_its_one_finding() -> None:
+    base = {
+        "pkg/__init__.py": "from .ordered import *\n",
+        "pkg/ordered.py": "class OrderedGraph:\n    pass\nclass OrderedDiGraph:\n    pass\n",
+    }
+    head = {"pkg/__init__.py": ""}
+
+    (change,) = breaking(base, head)
+
+    assert (change.symbol, change.kind) == ("pkg.ordered", BreakingKind.removed_export)
+    assert {"pkg.ordered", "pkg.OrderedGraph", "pkg.OrderedDiGraph"} <= set(change.public_paths)

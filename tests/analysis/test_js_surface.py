@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.breaking_js import JsApiDiff, find_js_breaking_changes
 from prflow.analysis.findings import BreakingKind
+from prflow.analysis.js_exports import JS_SURFACE_VERSION, read_module
+from prflow.analysis.parse_cache import MemoryParseCache
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import MemoryTree
 
@@ -91,3 +95,165 @@ def test_declarations_win_over_sources_when_a_package_ships_both() -> None:
 
     assert (change.file, change.symbol) == ("dist/index.d.ts", "run")
     assert change.detail == "parameter `a` was removed"
+
+
+def package_diff(
+    base_files: dict[str, str], head_files: dict[str, str], cache: MemoryParseCache | None = None
+) -> JsApiDiff:
+    """The JS/TS diff of a package whose every listed file changed (main entry: index.d.ts)."""
+    base = {"package.json": MANIFEST, **base_files}
+    head = {"package.json": MANIFEST, **head_files}
+    changed = [
+        ChangedFile(path=p, status=FileStatus.modified)
+        for p in sorted(set(base_files) | set(head_files))
+    ]
+    return find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head), cache)
+
+
+def test_generic_import_types_in_declarations_are_read() -> None:
+    # date-fns 4 ships `fp/*.d.ts` like this; the grammar fails on `import("…").Name<T>`.
+    before = 'export declare const add: import("./types.js").FPFn2<Date, number, Date>;\n'
+    after = 'export declare const add: import("./types.js").FPFn2<Date, number, Date | string>;\n'
+    surface = read_module("fp/add.d.ts", before)
+
+    assert surface.damaged == ()
+    assert surface.exports["add"].type_text == "FPFn2<Date, number, Date>"
+    assert package_diff({"index.d.ts": before}, {"index.d.ts": after}).changes == []
+
+
+def test_a_declaration_that_does_not_parse_is_listed_and_the_rest_is_compared() -> None:
+    unreadable = "export interface Creator {\n  <S>(r: S): S\n  <S>(r: S, s: S): S\n}\n"
+    before = unreadable + "export declare function a(x: string): void;\n"
+    after = unreadable + "export declare function a(): void;\n"
+
+    diff = package_diff({"index.d.ts": before}, {"index.d.ts": after})
+
+    assert [(c.symbol, c.detail) for c in diff.changes] == [("a", "parameter `x` was removed")]
+    assert [(n.path, n.symbol) for n in diff.not_analysed] == [("index.d.ts", "Creator")]
+
+
+def test_a_declaration_file_without_export_lists_exports_every_declaration() -> None:
+    before = (
+        "export declare function compose<R>(f: Func0<R>): Func0<R>;\ntype Func0<R> = () => R;\n"
+    )
+    after = "export declare function compose<R>(f: () => R): () => R;\n"
+
+    diff = package_diff({"index.d.ts": before}, {"index.d.ts": after})
+
+    assert [(c.symbol, c.kind) for c in diff.changes] == [("Func0", BreakingKind.removed_export)]
+    # With an export list, a declaration without `export` stays private to the file.
+    private = package_diff(
+        {"index.d.ts": before + "export {};\n"}, {"index.d.ts": after + "export {};\n"}
+    )
+    assert private.changes == []
+
+
+def test_a_namespace_nested_in_a_declared_namespace_is_part_of_the_surface() -> None:
+    before = (
+        "declare namespace R {\n  namespace JSX { interface Element {} }\n"
+        "  type Key = string;\n}\nexport = R;\n"
+    )
+    after = "declare namespace R {\n  type Key = string;\n}\nexport = R;\n"
+
+    diff = package_diff({"index.d.ts": before}, {"index.d.ts": after})
+
+    assert [(c.symbol, c.kind) for c in diff.changes] == [("JSX", BreakingKind.removed_export)]
+
+
+def test_members_documented_as_internal_in_the_old_release_are_not_api() -> None:
+    before = (
+        "export declare class Observable {\n"
+        "  /** @internal This is an internal implementation detail, do not use. */\n"
+        "  _subscribe(s: unknown): void;\n"
+        "  /** Internal implementation detail, do not use directly. */\n  _isScalar: boolean;\n"
+        "  lift(): Observable;\n  pipe(): Observable;\n}\n"
+    )
+    after = (
+        "export declare class Observable {\n"
+        "  /** @deprecated Internal implementation detail, do not use directly. */\n"
+        "  lift(): Observable;\n}\n"
+    )
+
+    diff = package_diff({"index.d.ts": before}, {"index.d.ts": after})
+
+    # `lift` is merely documented as internal now; it is still there for old callers.
+    assert [(c.symbol, c.kind) for c in diff.changes] == [
+        ("Observable.pipe", BreakingKind.removed_export)
+    ]
+
+
+def test_interface_members_inherited_from_a_base_are_still_members() -> None:
+    before = (
+        "export interface Attrs { id?: string }\n"
+        "export interface DialogAttrs extends Attrs { onClose: () => void; open?: boolean }\n"
+        "export interface Portal extends Attrs { key: string }\n"
+    )
+    after = (
+        "export interface Attrs { id?: string; onClose: () => void }\n"
+        "export interface DialogAttrs extends Attrs { open?: boolean }\n"
+        "export interface Portal extends Attrs { key: string; id?: string }\n"
+    )
+
+    diff = package_diff({"index.d.ts": before}, {"index.d.ts": after})
+
+    assert [(c.symbol, c.detail) for c in diff.changes] == [
+        ("Attrs", "required member `onClose: () => void` was added")
+    ]
+
+
+def test_a_member_that_may_have_moved_into_an_unreadable_base_is_not_claimed() -> None:
+    before = "export interface Options { locale: string; unit?: string }\n"
+    after = "export interface Options extends Intl.RelativeTimeFormatOptions { unit?: string }\n"
+
+    assert package_diff({"index.d.ts": before}, {"index.d.ts": after}).changes == []
+
+
+def test_overloads_are_judged_by_the_argument_counts_they_take() -> None:
+    before = "export declare function raise(error: unknown, scheduler?: Scheduler): never;\n"
+    kept = (
+        "export declare function raise(factory: () => unknown): never;\n"
+        "export declare function raise(error: unknown, scheduler: Scheduler): never;\n"
+    )
+    lost = (
+        "export declare function raise(error: unknown): never;\n"
+        "export declare function raise(): never;\n"
+    )
+
+    assert package_diff({"index.d.ts": before}, {"index.d.ts": kept}).changes == []
+    for old in (before, kept):
+        (change,) = package_diff({"index.d.ts": old}, {"index.d.ts": lost}).changes
+        assert change.detail == "no overload takes 2 arguments any more"
+
+
+class CountingCache(MemoryParseCache):
+    """Records every parse result written, so a test can see what was parsed again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[str] = []
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        self.written += sorted(items)
+        super().put_many(items)
+
+
+def test_each_file_content_is_parsed_once_across_base_head_and_runs() -> None:
+    shared = "export declare function pad(s: string): string;\n"
+    base_files = {
+        "index.d.ts": "export * from './pad';\nexport * from './b';\n",
+        "pad.d.ts": shared,
+        "b.d.ts": "export declare const b: number;\n",
+    }
+    head_files = {**base_files, "b.d.ts": "export declare const b: string;\n"}
+    cache = CountingCache()
+
+    first = package_diff(base_files, head_files, cache)
+    parsed_first = list(cache.written)
+    second = package_diff(base_files, head_files, cache)
+
+    # index and pad are the same at base and head: one parse each; b differs: two.
+    assert len(parsed_first) == 4
+    assert all(key.startswith(f"js/{JS_SURFACE_VERSION}/") for key in parsed_first)
+    assert cache.written == parsed_first  # the second run parsed nothing
+    assert first.changes == second.changes
+    assert [c.symbol for c in first.changes] == ["b"]

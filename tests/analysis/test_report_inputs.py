@@ -1,8 +1,7 @@
-"""What the report shows beside breaking changes: test layout, breadth, the parse cache store."""
+"""What the report shows beside breaking changes: test layout and breadth."""
 
 from __future__ import annotations
 
-from prflow.analysis.blob_parse_cache import BlobStoreParseCache
 from prflow.analysis.impact_graph import build_impact_graph
 from prflow.analysis.test_mapping import TestLayout, expected_test_paths
 from prflow.changes import ChangedFile, FileCategory, FileStatus
@@ -45,11 +44,3 @@ def test_breadth_counts_direct_importers_and_keeps_the_transitive_set_apart() ->
 
     assert graph.direct_importers == ["a.py"]
     assert graph.indirectly_affected == ["a.py", "b.py", "c.py"]
-
-
-def test_blob_store_parse_cache_round_trips(db_url: str) -> None:
-    cache = BlobStoreParseCache(db_url)
-    cache.put_many({"python/v1/abc": b'{"x":1}', "python/v1/def": b"{}"})
-    cache.put_many({"python/v1/abc": b'{"x":1}'})  # a retried activity writes nothing new
-
-    assert cache.get_many(["python/v1/abc", "python/v1/missing"]) == {"python/v1/abc": b'{"x":1}'}

@@ -35,7 +35,8 @@ from tests.support.fixtures_temporal import prflow_script
 from tests.support.impact_runs import agent_script
 from tests.support.sample_repos import build_sample_repo
 from tests.support.scripted_anthropic import ScriptedAnthropic
-from worker.devserver import DevServer, port_is_free
+from worker.devserver import DevServer
+from worker.ports import port_is_free
 
 pytestmark = pytest.mark.temporal
 

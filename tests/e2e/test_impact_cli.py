@@ -26,7 +26,7 @@ from tests.support.cli_runs import (
 from tests.support.fixtures_temporal import WorkerProcess, isolated_settings
 from tests.support.sample_repos import EXPECTED_BREAKING, build_sample_repo
 from tests.support.sarif_schema import sarif_schema
-from worker.devserver import port_is_free
+from worker.ports import port_is_free
 
 pytestmark = pytest.mark.temporal
 

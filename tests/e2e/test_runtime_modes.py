@@ -29,7 +29,7 @@ from tests.support.cli_runs import (
 )
 from tests.support.fixtures_temporal import WorkerProcessFactory
 from tests.support.sample_repos import build_sample_repo
-from worker.devserver import port_is_free
+from worker.ports import port_is_free
 
 pytestmark = pytest.mark.temporal
 

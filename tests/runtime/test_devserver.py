@@ -17,8 +17,9 @@ from prflow.errors import UserError
 from tests.runtime.probe_workflows import DescribeQueuesWorkflow, WaitForSignalWorkflow
 from tests.support.fixtures_temporal import run_worker
 from worker.client import connect
-from worker.devserver import DevServer, port_is_free
+from worker.devserver import DevServer
 from worker.embedded import temporal_runtime
+from worker.ports import port_is_free
 
 pytestmark = pytest.mark.temporal
 

@@ -26,7 +26,9 @@ print("migrated", flush=True)
 def test_first_use_creates_the_tables_at_head(db_url: str) -> None:
     engine = engine_for(db_url)
     inspector = inspect(engine)
-    assert {"llm_attempts", "blobs", "alembic_version"} <= set(inspector.get_table_names())
+    assert {"llm_attempts", "blobs", "parse_cache", "alembic_version"} <= set(
+        inspector.get_table_names()
+    )
     ledger_columns = {column["name"] for column in inspector.get_columns("llm_attempts")}
     assert {
         "workflow_id",

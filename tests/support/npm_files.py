@@ -24,25 +24,41 @@ def cached_npm_file(package: str, member: str, cache_name: str) -> Path:
     return target
 
 
-def _fetch_into(package: str, member: str, target: Path) -> None:
+def cached_npm_package(package: str, cache_name: str) -> Path:
+    """The whole unpacked tarball of ``package`` (its ``package/`` folder), cached once."""
+    target = CACHE_DIR / cache_name
+    if not (target / "package.json").is_file():
+        with tempfile.TemporaryDirectory() as scratch:
+            with tarfile.open(_npm_pack(package, Path(scratch), target)) as archive:
+                archive.extractall(Path(scratch) / "unpacked", filter="data")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(Path(scratch) / "unpacked" / "package"), target)
+    return target
+
+
+def _npm_pack(package: str, scratch: Path, target: Path) -> Path:
+    """``npm pack`` into ``scratch``; the tarball's path."""
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError(
-            f"npm is needed once to fetch {member} from {package}; install Node.js or place "
-            f"the file at {target}"
+            f"npm is needed once to fetch {package}; install Node.js or place it at {target}"
         )
+    completed = subprocess.run(
+        [npm, "pack", package, "--silent"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"npm pack {package} failed: {completed.stderr.strip()}")
+    return scratch / completed.stdout.strip().splitlines()[-1]
+
+
+def _fetch_into(package: str, member: str, target: Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
-        completed = subprocess.run(
-            [npm, "pack", package, "--silent"],
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        if completed.returncode != 0:
-            raise RuntimeError(f"npm pack {package} failed: {completed.stderr.strip()}")
-        tarball = Path(scratch) / completed.stdout.strip().splitlines()[-1]
+        tarball = _npm_pack(package, Path(scratch), target)
         with tarfile.open(tarball) as archive:
             source = archive.extractfile(member)
             if source is None:
