@@ -17,7 +17,6 @@ from prflow.store.blobs import get_text
 @activity.defn(name="blob_read_chunk")
 @heartbeating
 def read_blob_chunk(request: BlobChunkRequest) -> BlobChunk:
-    """A slice of a stored text blob (at most ``CHUNK_CHARS`` characters)."""
-    return chunk_of(
-        get_text(cached_settings().resolved_database_url(), request.key), request.offset
-    )
+    """A slice of a stored text blob, plain or packed as the client asked."""
+    text = get_text(cached_settings().resolved_database_url(), request.key)
+    return chunk_of(text, request.offset, packed=request.packed)

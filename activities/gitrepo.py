@@ -391,15 +391,17 @@ _STATUS = {
 
 
 def _changed(repo: GitRepo, base_sha: str, head_sha: str) -> list[ChangedFile]:
-    names = run_git(
-        ["diff", *_DIFF_OPTIONS, "--name-status", "-z", base_sha, head_sha], git_dir=repo.git_dir
+    # One diff for statuses and line counts: rename detection runs once, which is most
+    # of the cost on a release-sized change.
+    raw = run_git(
+        ["diff", *_DIFF_OPTIONS, "--raw", "--numstat", "-z", base_sha, head_sha],
+        git_dir=repo.git_dir,
     ).stdout
-    stats = run_git(
-        ["diff", *_DIFF_OPTIONS, "--numstat", "-z", base_sha, head_sha], git_dir=repo.git_dir
-    ).stdout
-    counts = _parse_numstat(stats)
+    tokens = [display_name(t) for t in raw.split(b"\0")]
+    statuses, rest = _parse_raw(tokens)
+    counts = _parse_numstat(rest)
     files = []
-    for status, old_path, path in _parse_name_status(names):
+    for status, old_path, path in statuses:
         added, deleted = counts.get(path, (0, 0))
         files.append(
             ChangedFile(
@@ -414,27 +416,30 @@ def _changed(repo: GitRepo, base_sha: str, head_sha: str) -> list[ChangedFile]:
     return files
 
 
-def _parse_name_status(raw: bytes) -> list[tuple[FileStatus, str | None, str]]:
-    """``--name-status -z`` records: (status, old path for renames, path)."""
-    tokens = [display_name(t) for t in raw.split(b"\0")]
+def _parse_raw(
+    tokens: list[str],
+) -> tuple[list[tuple[FileStatus, str | None, str]], list[str]]:
+    """``--raw -z`` records (status, old path for renames, path), and the tokens after them.
+
+    Each record is a ``:mode mode sha sha STATUS`` header, then one path, or two for a
+    rename or copy; the numstat records that follow never start with a colon.
+    """
     out: list[tuple[FileStatus, str | None, str]] = []
     i = 0
-    while i < len(tokens) and tokens[i]:
-        letter = tokens[i][0]
+    while i < len(tokens) and tokens[i].startswith(":"):
+        letter = tokens[i].rsplit(" ", 1)[-1][:1]
         if letter in "RC":
-            status = _STATUS[letter]
             old_path, path = tokens[i + 1], tokens[i + 2]
-            out.append((status, old_path if letter == "R" else None, path))
+            out.append((_STATUS[letter], old_path if letter == "R" else None, path))
             i += 3
         else:
             out.append((_STATUS.get(letter, FileStatus.modified), None, tokens[i + 1]))
             i += 2
-    return out
+    return out, tokens[i:]
 
 
-def _parse_numstat(raw: bytes) -> dict[str, tuple[int | None, int]]:
+def _parse_numstat(tokens: list[str]) -> dict[str, tuple[int | None, int]]:
     """``--numstat -z`` records by (new) path; None additions mark a binary file."""
-    tokens = [display_name(t) for t in raw.split(b"\0")]
     counts: dict[str, tuple[int | None, int]] = {}
     i = 0
     while i < len(tokens) and tokens[i]:

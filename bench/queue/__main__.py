@@ -1,6 +1,6 @@
 """Load test of the org-wide queue on loopback: a burst of signed webhook deliveries.
 
-Run: python -m bench.queue [--prs 180] [--pushes 20] [--duplicates 20]. Builds an
+Run: python -m bench.queue [--prs 160] [--pushes 20] [--duplicates 20]. Builds an
 organisation of real git repositories on the loopback GitHub, starts the real
 ``prflow webhook`` receiver and prflow's workers (static mode: no model) on a dev
 server, then sends ``prs + duplicates + pushes`` signed deliveries in a burst:

@@ -24,6 +24,7 @@ Edge cases, decided on purpose:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import pairwise
 from pathlib import PurePosixPath
 
@@ -105,12 +106,18 @@ _ENV_OR_LOCK_FILE = re.compile(
 _RC_FILE = re.compile(r"^\.[a-z0-9_-]+rc(\..+)?$")
 
 
-def _parts(path: str) -> tuple[list[str], str]:
+_PATHS_REMEMBERED = 1 << 16
+"""Judgements kept per path: a large repository asks about the same files many times."""
+
+
+@lru_cache(maxsize=_PATHS_REMEMBERED)
+def _parts(path: str) -> tuple[tuple[str, ...], str]:
     """Lower-cased parent directories and basename of a repo-relative POSIX path."""
     pure = PurePosixPath(path.strip("/"))
-    return [part.lower() for part in pure.parts[:-1]], pure.name.lower()
+    return tuple(part.lower() for part in pure.parts[:-1]), pure.name.lower()
 
 
+@lru_cache(maxsize=_PATHS_REMEMBERED)
 def is_test_file(path: str) -> bool:
     """True for files under a test directory or named like a test by common conventions."""
     directories, name = _parts(path)
@@ -134,7 +141,7 @@ def config_tier(path: str) -> ConfigTier | None:
     return None
 
 
-def _is_ci_build(directories: list[str], name: str) -> bool:
+def _is_ci_build(directories: tuple[str, ...], name: str) -> bool:
     if name in CI_BUILD_BASENAMES or _BUILD_TOOL_CONFIG.match(name):
         return True
     if PurePosixPath(name).suffix in DOC_EXTENSIONS:
@@ -145,7 +152,7 @@ def _is_ci_build(directories: list[str], name: str) -> bool:
     return any(pair in CI_BUILD_DIRECTORIES for pair in pairs)
 
 
-def _is_deploy(directories: list[str], name: str) -> bool:
+def _is_deploy(directories: tuple[str, ...], name: str) -> bool:
     if name in DEPLOY_BASENAMES or _DEPLOY_FILE.match(name):
         return True
     in_deploy_dir = any(directory in DEPLOY_DIRECTORIES for directory in directories)
@@ -173,6 +180,7 @@ def is_doc_file(path: str) -> bool:
     return pure.suffix == "" and pure.name in DOC_BASENAMES
 
 
+@lru_cache(maxsize=_PATHS_REMEMBERED)
 def categorize(path: str) -> FileCategory:
     """source / test / doc / config / other, judged from the path alone."""
     if is_test_file(path):

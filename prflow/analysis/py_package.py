@@ -231,6 +231,10 @@ class PythonView:
     _imports: dict[str, ModuleImports] = field(default_factory=dict)
     _importers: dict[str, list[str]] = field(default_factory=dict)
     _definitions: dict[str, dict[int, ast.AST]] = field(default_factory=dict)
+    _mros: dict[Found, list[Found]] = field(default_factory=dict)
+    _linearizing: set[Found] = field(default_factory=set)
+    _members: dict[Found, dict[str, Found]] = field(default_factory=dict)
+    _import_word_index: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index = ModuleIndex(self.tree.paths())
@@ -272,11 +276,8 @@ class PythonView:
         if module not in self._importers:
             home = self.index.module(module)
             word = module.rsplit(".", 1)[-1]
-            candidates = [
-                m.dotted
-                for m in (self.index.same_unit(home) if home is not None else ())
-                if m.dotted != module and word in self.import_words(m.path)
-            ]
+            mentioning = self._words_in_imports(home).get(word, ()) if home is not None else ()
+            candidates = [dotted for dotted in mentioning if dotted != module]
             self.preload(candidates)
             self._importers[module] = [
                 c
@@ -286,6 +287,22 @@ class PythonView:
                 or module in imports.stars
             ]
         return self._importers[module]
+
+    def _words_in_imports(self, home: ModuleFile) -> dict[str, list[str]]:
+        """Word to the modules of ``home``'s package whose import lines hold it.
+
+        Built once per package, so finding a module's importers is a lookup rather
+        than a scan of every module of a large package.
+        """
+        key = (home.search_dir, home.top)
+        index = self._import_word_index.get(key)
+        if index is None:
+            index = {}
+            for member in self.index.same_unit(home):
+                for word in self.import_words(member.path):
+                    index.setdefault(word, []).append(member.dotted)
+            self._import_word_index[key] = index
+        return index
 
     def imports_of(self, module: str) -> ModuleImports:
         """What ``module`` imports, keyed by the absolute module it comes from."""
@@ -557,24 +574,42 @@ class PythonView:
             found.append(target if target is not None else External(dotted))
         return found
 
-    def mro(self, cls: Found, depth: int = 0) -> list[Found]:
-        """The class and its resolvable ancestors in method resolution order."""
-        if depth > _MAX_DEPTH:
+    def mro(self, cls: Found) -> list[Found]:
+        """The class and its resolvable ancestors in method resolution order.
+
+        Memoised per class: a large package compares thousands of classes that share
+        their ancestors. A base that is still being linearized (an inheritance cycle,
+        which Python itself refuses) counts as the class alone.
+        """
+        cached = self._mros.get(cls)
+        if cached is not None:
+            return cached
+        if cls in self._linearizing:
             return [cls]
-        linearized = [
-            self.mro(base, depth + 1)
-            for base in self.bases(cls)
-            if isinstance(base, Found) and isinstance(base.obj, Class) and base != cls
-        ]
-        return [cls, *_c3_merge([*linearized, [line[0] for line in linearized]])]
+        self._linearizing.add(cls)
+        try:
+            linearized = [
+                self.mro(base)
+                for base in self.bases(cls)
+                if isinstance(base, Found) and isinstance(base.obj, Class) and base != cls
+            ]
+        finally:
+            self._linearizing.discard(cls)
+        order = [cls, *_c3_merge([*linearized, [line[0] for line in linearized]])]
+        self._mros[cls] = order
+        return order
 
     def class_members(self, cls: Found) -> dict[str, Found]:
         """Own and inherited members, each at the class that defines it (griffe's all_members)."""
+        cached = self._members.get(cls)
+        if cached is not None:
+            return cached
         members: dict[str, Found] = {}
         for owner in self.mro(cls):
             assert isinstance(owner.obj, Class)
             for name, member in owner.obj.members.items():
                 members.setdefault(name, Found(owner.module, f"{owner.qualname}.{name}", member))
+        self._members[cls] = members
         return members
 
 

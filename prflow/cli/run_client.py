@@ -119,7 +119,7 @@ def explain_failure(err: WorkflowFailureError, workflow_id: str) -> Exception:
 
 
 async def read_blob(client: Client, task_queue: str, key: str) -> str:
-    """A stored text, read chunk by chunk through the ``blob_read`` workflow."""
+    """A stored text, read in compressed chunks through the ``blob_read`` workflow."""
     from prflow.blob_chunks import BlobChunk, BlobChunkRequest
 
     parts: list[str] = []
@@ -127,14 +127,14 @@ async def read_blob(client: Client, task_queue: str, key: str) -> str:
     while offset is not None:
         chunk: BlobChunk = await client.execute_workflow(
             BLOB_READ_WORKFLOW,
-            BlobChunkRequest(key=key, offset=offset),
-            id=f"blob-read-{key.removeprefix('sha256:')[:24]}-{offset}",
+            BlobChunkRequest(key=key, offset=offset, packed=True),
+            id=f"blob-read-{key.removeprefix('sha256:')[:24]}-{offset}-packed",
             task_queue=task_queue,
             result_type=BlobChunk,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
         )
-        parts.append(chunk.text)
+        parts.append(chunk.content())
         offset = chunk.next_offset
     return "".join(parts)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 from temporalio.client import Client
 
-from prflow.blob_chunks import CHUNK_CHARS, BlobChunk, BlobChunkRequest
+from prflow.blob_chunks import PACKED_BYTES, BlobChunk, BlobChunkRequest
 from prflow.cli.run_client import read_blob
 from prflow.config import Settings, cached_settings
 from prflow.store.blobs import put_text
@@ -20,8 +21,9 @@ pytestmark = pytest.mark.temporal
 async def test_a_report_larger_than_one_payload_arrives_whole(
     prflow_home: Path, temporal_client: Client, temporal_settings: Settings
 ) -> None:
-    report = "".join(f"line {i}: ünïcode and more text\n" for i in range(12_000))
-    assert len(report) > 2 * CHUNK_CHARS
+    pick = random.Random(3).choice  # text that barely compresses: several packed slices
+    report = "".join(pick("abcdefghijklmnopqrstuvwxyzünï0123456789 \n") for _ in range(900_000))
+    assert len(report) > 2 * PACKED_BYTES
     db_url = cached_settings().resolved_database_url()
     key = put_text(db_url, report)
     small_key = put_text(db_url, "# Impact report\n\nRisk Score: 12/100 (low)\n")
