@@ -175,3 +175,22 @@ def test_files_over_the_size_limit_are_not_analysed() -> None:
     assert [(n.path, n.reason) for n in result.not_analysed] == [
         ("big.py", "more than 100 lines (203)")
     ]
+
+
+def test_an_inheritance_cycle_is_analysed_without_hanging() -> None:
+    # Python refuses this at import time, but a parser sees it, and a release can ship it.
+    base = {
+        "loop/__init__.py": "from .a import A\nfrom .b import B\n",
+        "loop/a.py": "from .b import B\n\n\nclass A(B):\n    def left(self) -> None: ...\n",
+        "loop/b.py": "from .a import A\n\n\nclass B(A):\n    def right(self) -> None: ...\n",
+    }
+    head = {
+        **base,
+        "loop/b.py": base["loop/b.py"].replace("    def right(self) -> None: ...\n", "    pass\n"),
+    }
+    changed = [ChangedFile(path="loop/b.py", status=FileStatus.modified)]
+
+    result = find_python_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
+
+    removed = {c.symbol for c in result.changes if c.kind is BreakingKind.removed_export}
+    assert removed == {"B.right"}
