@@ -5,10 +5,13 @@ dies mid-activity costs the run that timeout (seconds), not the activity's
 whole start-to-close limit. The work itself rarely has natural points to
 report from (a griffe load, a git fetch), so a side thread beats on a fixed
 period for as long as the call runs.
+Async activities that wait on blocking code beat from the event loop instead
+(:func:`in_thread_heartbeating`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import threading
@@ -48,3 +51,16 @@ def heartbeating(function: Callable[_P, _R]) -> Callable[_P, _R]:
             beater.join()
 
     return beating
+
+
+async def in_thread_heartbeating(func: Callable[[], _R], every_seconds: float = 2.0) -> _R:
+    """Run blocking code (PyGithub, say) in a thread from an async activity, heartbeating
+    while it waits, so the event loop stays free and a killed worker costs the heartbeat
+    timeout, not the whole start-to-close timeout."""
+    task = asyncio.ensure_future(asyncio.to_thread(func))
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=every_seconds)
+        if done:
+            return task.result()
+        if activity.in_activity():
+            activity.heartbeat()

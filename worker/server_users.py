@@ -114,11 +114,7 @@ def _is_that_server(note: HandedOver) -> bool:
         return False
     proc = Path("/proc")
     if not proc.is_dir():
-        try:
-            os.kill(note.pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
+        return is_running(note.pid)
     try:
         command = (proc / str(note.pid) / "cmdline").read_bytes()
     except OSError:

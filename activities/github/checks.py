@@ -16,8 +16,8 @@ from github.Repository import Repository
 from temporalio import activity
 
 from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client
-from activities.github.errors import classified_errors, in_thread_heartbeating
-from activities.heartbeats import heartbeating
+from activities.github.errors import classified_errors
+from activities.heartbeats import heartbeating, in_thread_heartbeating
 from prflow.config import cached_settings
 from prflow.github_models import ChecksReportInput, ChecksReportRef, ChecksSnapshot
 from prflow.pr_identifier import PullRequestRef

@@ -10,7 +10,8 @@ from github.IssueComment import IssueComment
 from temporalio import activity
 
 from activities.github.client import github_client
-from activities.github.errors import classified_errors, in_thread_heartbeating
+from activities.github.errors import classified_errors
+from activities.heartbeats import in_thread_heartbeating
 from prflow.config import cached_settings
 from prflow.errors import UserError
 from prflow.github_models import CommentUpsertInput, CommentUpsertResult, comment_body

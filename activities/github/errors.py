@@ -7,7 +7,6 @@ permission) fail at once, non-retryable, with a message that says what to do.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -18,7 +17,6 @@ from urllib.parse import urlsplit
 
 import requests
 from github import GithubException
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from prflow.config import cached_settings
@@ -142,22 +140,6 @@ def classified_errors(*, action: str, missing: str, permission: str) -> Iterator
         raise ApplicationError(
             f"Could not reach GitHub at {host} while {action}: {exc}", type=UNAVAILABLE_TYPE
         ) from exc
-
-
-async def in_thread_heartbeating(func: Callable[[], T], every_seconds: float = 2.0) -> T:
-    """Run blocking PyGithub code in a thread, heartbeating while it waits on the network.
-
-    The event loop stays free, and with the heartbeat timeout every GitHub
-    activity is scheduled with, a worker killed mid-request costs seconds
-    instead of the whole start-to-close timeout.
-    """
-    task = asyncio.ensure_future(asyncio.to_thread(func))
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=every_seconds)
-        if done:
-            return task.result()
-        if activity.in_activity():
-            activity.heartbeat()
 
 
 def user_errors_raised(func: Callable[[], T]) -> T:

@@ -17,7 +17,8 @@ from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
 from activities.github.client import github_client
-from activities.github.errors import classified_errors, in_thread_heartbeating
+from activities.github.errors import classified_errors
+from activities.heartbeats import in_thread_heartbeating
 from prflow.pr_identifier import PullRequestRef
 from prflow.queue.events import EventKind, PrEvent
 

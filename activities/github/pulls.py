@@ -5,11 +5,8 @@ from __future__ import annotations
 from temporalio import activity
 
 from activities.github.client import github_client
-from activities.github.errors import (
-    classified_errors,
-    in_thread_heartbeating,
-    user_errors_raised,
-)
+from activities.github.errors import classified_errors, user_errors_raised
+from activities.heartbeats import in_thread_heartbeating
 from prflow.github_models import PullRequestInfo
 from prflow.pr_identifier import PullRequestRef
 

@@ -21,8 +21,9 @@ from temporalio import activity
 
 from activities.github.client import github_client
 from activities.github.comments import own_login
-from activities.github.errors import classified_errors, in_thread_heartbeating
+from activities.github.errors import classified_errors
 from activities.github.review_threads import fetch_review_threads
+from activities.heartbeats import in_thread_heartbeating
 from prflow.config import cached_settings
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.fingerprints import fingerprint_of_comment

@@ -94,10 +94,6 @@ class SurfaceReader:
             self.load([path])
         return self._modules[path]
 
-    def file_exports(self, path: str) -> dict[str, JsExport] | None:
-        module = self.module(path)
-        return module.exports if module is not None else None
-
     def load(self, paths: list[str]) -> None:
         """Parse (or find in the cache) every file of ``paths`` in one batch."""
         wanted = [p for p in dict.fromkeys(paths) if p not in self._modules]

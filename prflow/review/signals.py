@@ -172,22 +172,17 @@ def _normalised(line: str) -> str:
 
 
 def mirrored_tests_signal(files: Sequence[AddedCode]) -> AiSignal:
-    source = {
-        _normalised(line)
-        for code in files
-        if not code.is_test
-        for line in code.lines
-        if len(_normalised(line)) >= MIN_MIRRORED_CHARS
-    }
+    def long_lines(code: AddedCode) -> list[str]:
+        normalised = (_normalised(line) for line in code.lines)
+        return [line for line in normalised if len(line) >= MIN_MIRRORED_CHARS]
+
+    source = {line for code in files if not code.is_test for line in long_lines(code)}
     test_lines = [
-        _normalised(line)
+        line
         for code in files
         if code.is_test
-        for line in code.lines
-        if len(_normalised(line)) >= MIN_MIRRORED_CHARS
-        and not _normalised(line).startswith(
-            ("import ", "from ", "def ", "assert ", "it(", "test(")
-        )
+        for line in long_lines(code)
+        if not line.startswith(_NOT_MIRRORS)
     ]
     mirrored = [line for line in test_lines if line in source]
     ratio = len(mirrored) / len(test_lines) if test_lines else 0.0
