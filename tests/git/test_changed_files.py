@@ -64,3 +64,30 @@ def test_odd_file_names_survive(git_repo: GitRepoBuilder, prflow_cache: object) 
 
     assert [f.path for f in files] == ["dir with space/ünïcode\tname.txt"]
     assert files[0].additions == 1
+
+
+def test_a_renamed_and_edited_file_keeps_its_line_counts_and_odd_names_parse(
+    git_repo: GitRepoBuilder, prflow_cache: object
+) -> None:
+    # Statuses and line counts come from one `git diff --raw --numstat`: a rename's counts
+    # and a name that looks like a raw record's header (":…") must land on the right file.
+    body = "".join(f"line {i}\n" for i in range(40))
+    git_repo.write("pkg/old_name.py", body)
+    git_repo.write(":colon.txt", "a\n")
+    git_repo.commit("base")
+    git_repo.branch("topic")
+    git_repo.move("pkg/old_name.py", "pkg/new_name.py")
+    git_repo.write("pkg/new_name.py", body + "added 1\nadded 2\n")
+    git_repo.write(":colon.txt", "a\nb\nc\n")
+    git_repo.commit("rename with edits")
+
+    files = _by_path(
+        changed_files(resolve_range(RepoSpec(location=str(git_repo.path)), "main", "topic"))
+    )
+
+    renamed = files["pkg/new_name.py"]
+    assert (renamed.status, renamed.old_path) == (FileStatus.renamed, "pkg/old_name.py")
+    assert (renamed.additions, renamed.deletions) == (2, 0)
+    colon = files[":colon.txt"]
+    assert (colon.status, colon.additions, colon.deletions) == (FileStatus.modified, 2, 0)
+    assert set(files) == {"pkg/new_name.py", ":colon.txt"}
