@@ -94,13 +94,17 @@ class PrflowCli:
         }
 
     def impact(self, repo: Path, report: Path) -> ImpactFigures:
-        """One static-mode ``prflow impact`` of ``base..head``; its JSON report's figures."""
+        """One static-mode ``prflow impact`` of ``base..head``; its JSON report's figures.
+
+        Run from inside the repository with ``--repo .``, as the quick start and the
+        GitHub Action run it (the answer must not depend on the directory).
+        """
         report.parent.mkdir(parents=True, exist_ok=True)
         report.unlink(missing_ok=True)
-        command = [str(self.binary), "impact", "--repo", str(repo)]
+        command = [str(self.binary), "impact", "--repo", "."]
         command += ["--base", BASE_REF, "--head", HEAD_REF, "--no-llm"]
-        command += ["--format", "json", "--output", str(report), "--quiet"]
-        run_checked(command, cwd=self.state, env=self.env())
+        command += ["--format", "json", "--output", str(report.resolve()), "--quiet"]
+        run_checked(command, cwd=repo, env=self.env())
         return read_report(report)
 
     def stop_warm_worker(self) -> None:
