@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from prflow.analysis.findings import BreakingChange, BreakingKind, StaleDocRef, StaleReason
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
+from prflow.text_lines import split_lines
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
 _DOC_DIRS = {"doc", "docs", "documentation", "guide", "guides", "wiki", "manual"}
@@ -218,7 +219,7 @@ def _doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
     rst = doc.lower().endswith(".rst")
     fence: str | None = None
     literal_opened_at: int | None = None  # indent of the reST line ending in "::"
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
         if fence is not None:
