@@ -11,6 +11,7 @@ line mapping so a mapping bug fails a test the way github.com would fail it.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -38,9 +39,21 @@ class DiffFile:
         return next((i for i, h in enumerate(self.hunks) if line in h[side]), None)
 
 
+def _github_env() -> dict[str, str]:
+    """git as GitHub runs it: no user's or system's config, no diff options from the
+    environment (a test may set HOME to a .gitconfig that changes `git diff`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, LC_ALL="C")
+    return env
+
+
 def _git(git_dir: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=False
+        ["git", "--git-dir", str(git_dir), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_github_env(),
     )
     if done.returncode != 0:
         raise LookupError(done.stderr.strip())
@@ -50,12 +63,35 @@ def _git(git_dir: Path, *args: str) -> str:
 def pull_diff(git_dir: Path, base_sha: str, head_sha: str) -> dict[str, DiffFile]:
     """The files of the PR diff at ``head_sha`` (three-dot, as GitHub computes it)."""
     merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
-    text = _git(git_dir, "diff", "-M", "--no-color", "--no-ext-diff", merge_base, head_sha)
+    text = _git(
+        git_dir, "-c", "core.quotePath=false", "diff", "-M", "--no-color", merge_base, head_sha
+    )
     return parse_unified_diff(text)
 
 
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _unquote(name: str) -> str:
+    """A name as git C-quotes it ("tab\\there", octal bytes for non-ASCII), decoded."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    out, i, body = bytearray(), 0, name[1:-1]
+    while i < len(body):
+        if body[i] == "\\" and body[i + 1] in "01234567":
+            out.append(int(body[i + 1 : i + 4], 8))
+            i += 4
+        elif body[i] == "\\":
+            out.append(_ESCAPES[body[i + 1]])
+            i += 2
+        else:
+            out += body[i].encode()
+            i += 1
+    return out.decode("utf-8", errors="replace")
+
+
 def _name(header: str) -> str:
-    name = header[4:].strip()
+    name = _unquote(header[4:].rstrip("\t\n").rstrip())
     return name[2:] if name.startswith(("a/", "b/")) else name
 
 
