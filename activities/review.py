@@ -268,6 +268,7 @@ def review_facts(inp: FactsInput) -> FactsRefs:
         not_reviewed=[n.model_dump(mode="json") for n in not_reviewed],
         code_intake=intake,
         known_paths=reader.list_files(rng.head_sha),
+        renamed_from={f.path: f.old_path for f in in_scope if f.old_path and f.old_path != f.path},
     )
     return FactsRefs(
         facts_key=put_json(db, facts.model_dump(mode="json")),
@@ -337,6 +338,11 @@ def review_finalize_plan(inp: PlanInput) -> ReviewPlan:
     )
 
 
+def _both_paths(facts: ReviewFacts, path: str) -> list[str]:
+    old = facts.renamed_from.get(path)
+    return [old, path] if old else [path]
+
+
 @activity.defn(name="review_reviewer_prompts")
 @heartbeating
 def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
@@ -354,8 +360,12 @@ def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
     prepared: list[PreparedPrompt] = []
     for dimension in inp.dimensions:
         activity.heartbeat(dimension.id)
-        diffs = {
-            path: reader.diff(rng.merge_base_sha, rng.head_sha, [path])
+        diffs = {  # both paths of a rename, so git pairs them: the rename's diff, not a new file
+            path: reader.diff(
+                rng.merge_base_sha,
+                rng.head_sha,
+                [p for p in (facts.renamed_from.get(path), path) if p],
+            )
             for path in dimension.target_files
             if path in facts.reviewable
         }

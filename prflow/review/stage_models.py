@@ -73,6 +73,9 @@ class ReviewFacts(BaseModel):
     not_reviewed: list[dict[str, Any]]
     code_intake: IntakeResult
     known_paths: list[str]
+    renamed_from: dict[str, str] = Field(
+        default_factory=dict, description="Head path -> base path of each renamed file"
+    )
 
 
 class FactsRefs(BaseModel):
