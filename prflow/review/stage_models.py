@@ -256,6 +256,9 @@ class PostedReview(BaseModel):
     inline_refused: bool = Field(
         default=False, description="GitHub refused the inline comments; they went to the body"
     )
+    moved_to_body: int = Field(
+        default=0, description="Inline comments GitHub would refuse, listed in the body instead"
+    )
 
 
 class MarksInput(BaseModel):

@@ -90,6 +90,47 @@ def _unquote(name: str) -> str:
     return out.decode("utf-8", errors="replace")
 
 
+_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied"}
+
+
+def pull_files(git_dir: Path, base_sha: str, head_sha: str) -> list[dict[str, Any]]:
+    """Per file of the PR diff: name, status, previous name, counts and its patch (the hunks,
+    from the first ``@@``), as ``GET /pulls/{n}/files`` lists them."""
+    merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
+    raw = _git(git_dir, "diff", "-M", "--raw", "--numstat", "-z", merge_base, head_sha)
+    tokens = raw.split("\0")
+    entries: list[dict[str, Any]] = []
+    i = 0
+    while i < len(tokens) and tokens[i].startswith(":"):
+        letter = tokens[i].rsplit(" ", 1)[-1][:1]
+        sha = tokens[i].split(" ")[3]
+        if letter in "RC":
+            entries.append({"status": _STATUS[letter], "previous": tokens[i + 1]})
+            entries[-1].update(filename=tokens[i + 2], sha=sha)
+            i += 3
+        else:
+            entries.append({"status": _STATUS.get(letter, "modified"), "filename": tokens[i + 1]})
+            entries[-1]["sha"] = sha if letter != "D" else tokens[i].split(" ")[2]
+            i += 2
+    text = _git(
+        git_dir, "-c", "core.quotePath=false", "diff", "-M", "--no-color", merge_base, head_sha
+    )
+    patches: dict[str, str] = {}
+    for chunk in text.split("\ndiff --git ")[0:]:
+        head, _, hunks = chunk.partition("\n@@")
+        names = [_name(line) for line in head.split("\n") if line.startswith(("--- ", "+++ "))]
+        if names and hunks:
+            path = names[0] if names[-1] == "/dev/null" else names[-1]
+            patches[path] = ("@@" + hunks).rstrip("\n")
+    for entry in entries:
+        patch = patches.get(entry["filename"])
+        lines = patch.split("\n") if patch else []
+        entry["additions"] = sum(1 for line in lines if line.startswith("+"))
+        entry["deletions"] = sum(1 for line in lines if line.startswith("-"))
+        entry["patch"] = patch
+    return entries
+
+
 def _name(header: str) -> str:
     name = _unquote(header[4:].rstrip("\t\n").rstrip())
     return name[2:] if name.startswith(("a/", "b/")) else name
@@ -154,12 +195,18 @@ class Placed:
     diff_hunk: str
 
 
-def place_comment(comment: Json, diff: dict[str, DiffFile]) -> Placed:
-    """Where GitHub would put a ``comments[]`` entry, or the 422 it would answer."""
+def place_comment(
+    comment: Json, diff: dict[str, DiffFile], too_large: frozenset[str] = frozenset()
+) -> Placed:
+    """Where GitHub would put a ``comments[]`` entry, or the 422 it would answer.
+
+    ``too_large``: files whose diff GitHub does not show (too large to render); no line of
+    them can be commented on.
+    """
     if not isinstance(comment, dict) or not isinstance(comment.get("body"), str):
         raise ReviewRejected(['"body" wasn\'t supplied.'])
     path = comment.get("path")
-    if not isinstance(path, str) or path not in diff:
+    if not isinstance(path, str) or path not in diff or path in too_large:
         raise ReviewRejected(["Path could not be resolved"])
     file = diff[path]
     if "position" in comment and "line" not in comment:
