@@ -580,6 +580,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         plan=inp.plan,
         phases=inp.phases,
         findings=result.findings,
+        earlier_findings=result.earlier,
         suppressed=result.suppressed,
         not_reviewed=_not_reviewed(facts, set(inp.examined), inp.used_model),
         rejected_findings=inp.rejected,

@@ -48,6 +48,10 @@ class ReviewReport(BaseModel):
     plan: ReviewPlan | None = None
     phases: list[PhaseOutcome] = Field(default_factory=list)
     findings: list[ScoredFinding] = Field(default_factory=list)
+    earlier_findings: list[ScoredFinding] = Field(
+        default_factory=list,
+        description="Findings of this head an earlier run posted; listed, not posted again",
+    )
     suppressed: Suppressed = Field(default_factory=Suppressed)
     not_reviewed: list[NotReviewed] = Field(default_factory=list)
     rejected_findings: list[str] = Field(

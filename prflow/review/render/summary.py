@@ -72,13 +72,16 @@ def overview(report: ReviewReport, *, findings_table: bool = True) -> list[str]:
     }[report.event.value]
     lines.append(f"## prflow review: {verdict}")
     lines.append("")
-    counts = {s: sum(1 for f in report.findings if f.severity.value == s) for s in SEVERITY_MARK}
+    listed = [*report.findings, *report.earlier_findings]
+    counts = {s: sum(1 for f in listed if f.severity.value == s) for s in SEVERITY_MARK}
     shown = " · ".join(f"{SEVERITY_MARK[s]} {n} {s}" for s, n in counts.items() if n) or "none"
     inline = sum(1 for f in report.findings if f.placement.inline)
     lines.append(
         f"**Risk** {report.risk.score}/100 ({report.risk.level.value}) · **Findings** {shown} "
         f"· **Inline** {inline} · **Cost** {_money(report.cost_usd)}"
     )
+    if report.earlier_findings:
+        lines += ["", f"{len(report.earlier_findings)} of these were posted by an earlier review."]
     lines.append("")
     if report.reviewed_from_sha:
         lines.append(
@@ -158,14 +161,18 @@ def _reading(report: ReviewReport) -> list[str]:
 
 
 def _top_findings(report: ReviewReport) -> list[str]:
-    if not report.findings:
+    """This head's findings: new ones first, then those an earlier run posted (a rerun on
+    the same head still lists them)."""
+    listed = [(f, "") for f in report.findings]
+    listed += [(f, " (posted earlier)") for f in report.earlier_findings]
+    if not listed:
         return []
     out = ["", "### Findings", "", "| | Finding | Where |", "|---|---|---|"]
-    for finding in report.findings[:MAX_FINDINGS_SHOWN]:
+    for finding, note in listed[:MAX_FINDINGS_SHOWN]:
         where = code_span(f"{finding.file}:{finding.line_start}")
-        title = inert(finding.title).replace("|", "\\|")
+        title = inert(finding.title).replace("|", "\\|") + note
         out.append(f"| {SEVERITY_MARK[finding.severity.value]} | {title} | {where} |")
-    more = len(report.findings) - MAX_FINDINGS_SHOWN
+    more = len(listed) - MAX_FINDINGS_SHOWN
     if more > 0:
         out.append(f"| | … and {more} more in the review | |")
     return out
