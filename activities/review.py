@@ -63,7 +63,7 @@ from prflow.review.import_names import (
     unresolved_imports,
 )
 from prflow.review.models import DiffSide, Dimension, ReviewFinding, ReviewPlan
-from prflow.review.render.github_review import review_payload
+from prflow.review.render.github_review import inline_cap_note, review_payload
 from prflow.review.render.markdown import render_review_markdown
 from prflow.review.render.sarif import render_review_sarif
 from prflow.review.render.summary import ReviewState, summary_comment
@@ -91,7 +91,7 @@ from prflow.review.stage_models import (
     SynthesisInput,
     SynthesisRefs,
 )
-from prflow.review.static_findings import static_review_findings
+from prflow.review.static_findings import static_review
 from prflow.review.synthesis import SynthesisInputs, synthesize
 from prflow.store.blobs import get_json, put_json, put_text
 from prflow.store.review_marks import last_review, record_review
@@ -529,7 +529,8 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
     db, rng = _db(), inp.range
     facts, structure = _facts(inp.facts_key), _structure(inp.structure_key)
     static = StaticFindings.model_validate(get_json(db, inp.static_key))
-    findings = [*static_review_findings(static), *load_findings(inp.batch_keys)]
+    static_part = static_review(static)
+    findings = [*static_part.findings, *load_findings(inp.batch_keys)]
     reader = GitRepoReader.for_range(rng)
     diff = DiffIndex.from_patch(reader.diff(rng.merge_base_sha, rng.head_sha))
     complete = all(p.state.value != "failed" for p in inp.phases)
@@ -581,6 +582,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         phases=inp.phases,
         findings=result.findings,
         earlier_findings=result.earlier,
+        folded=[*static_part.folded, *inline_cap_note(result.findings)],
         suppressed=result.suppressed,
         not_reviewed=_not_reviewed(facts, set(inp.examined), inp.used_model),
         rejected_findings=inp.rejected,

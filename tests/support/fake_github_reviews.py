@@ -11,6 +11,7 @@ line mapping so a mapping bug fails a test the way github.com would fail it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -94,6 +95,12 @@ _STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "
 
 
 def pull_files(git_dir: Path, base_sha: str, head_sha: str) -> list[dict[str, Any]]:
+    """:func:`_pull_files`, computed once per commit pair (a listing is read page by page)."""
+    return [dict(entry) for entry in _pull_files(git_dir, base_sha, head_sha)]
+
+
+@functools.lru_cache(maxsize=32)
+def _pull_files(git_dir: Path, base_sha: str, head_sha: str) -> tuple[dict[str, Any], ...]:
     """Per file of the PR diff: name, status, previous name, counts and its patch (the hunks,
     from the first ``@@``), as ``GET /pulls/{n}/files`` lists them."""
     merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
@@ -128,7 +135,7 @@ def pull_files(git_dir: Path, base_sha: str, head_sha: str) -> list[dict[str, An
         entry["additions"] = sum(1 for line in lines if line.startswith("+"))
         entry["deletions"] = sum(1 for line in lines if line.startswith("-"))
         entry["patch"] = patch
-    return entries
+    return tuple(entries)
 
 
 def _name(header: str) -> str:

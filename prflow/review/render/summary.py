@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from prflow.review.render.text import SEVERITY_MARK, code_span, inert
 from prflow.review.report import ReviewReport
-from prflow.review.reviewable import SkipReason
+from prflow.review.reviewable import NotReviewed, SkipReason
 
 REVIEW_COMMENT_MARKER = "<!-- prflow:review -->"
 _STATE = "<!-- prflow:review-state {} -->"
@@ -80,6 +80,8 @@ def overview(report: ReviewReport, *, findings_table: bool = True) -> list[str]:
         f"**Risk** {report.risk.score}/100 ({report.risk.level.value}) · **Findings** {shown} "
         f"· **Inline** {inline} · **Cost** {_money(report.cost_usd)}"
     )
+    if report.folded:
+        lines += ["", "Folded to stay readable: " + "; ".join(report.folded) + "."]
     if report.earlier_findings:
         lines += ["", f"{len(report.earlier_findings)} of these were posted by an earlier review."]
     lines.append("")
@@ -117,16 +119,27 @@ def _phases(report: ReviewReport) -> list[str]:
 
 
 def _not_reviewed(report: ReviewReport) -> list[str]:
+    """One line per reason with its count, the files in a collapsed list under it."""
     if not report.not_reviewed:
         return ["", "Every changed file was reviewed."]
     out = ["", f"### Not reviewed ({len(report.not_reviewed)} files)", ""]
-    for entry in report.not_reviewed[:MAX_NOT_REVIEWED_SHOWN]:
-        detail = f" ({inert(entry.detail)})" if entry.detail else ""
-        out.append(f"- {code_span(entry.path)}: {SKIP_WORDS[entry.reason]}{detail}")
-    more = len(report.not_reviewed) - MAX_NOT_REVIEWED_SHOWN
-    if more > 0:
-        out.append(f"- … and {more} more (see the JSON report)")
-    return out
+    by_reason: dict[SkipReason, list[NotReviewed]] = {}
+    for entry in report.not_reviewed:
+        by_reason.setdefault(entry.reason, []).append(entry)
+    for reason, entries in by_reason.items():
+        noun = "file" if len(entries) == 1 else "files"
+        out += [
+            f"<details><summary>{len(entries)} {noun}: {SKIP_WORDS[reason]}</summary>",
+            "",
+        ]
+        for entry in entries[:MAX_NOT_REVIEWED_SHOWN]:
+            detail = f" ({inert(entry.detail)})" if entry.detail else ""
+            out.append(f"- {code_span(entry.path)}{detail}")
+        more = len(entries) - MAX_NOT_REVIEWED_SHOWN
+        if more > 0:
+            out.append(f"- … and {more} more (see the JSON report)")
+        out += ["", "</details>", ""]
+    return out[:-1]
 
 
 def _suppressed(report: ReviewReport) -> list[str]:
