@@ -8,7 +8,12 @@ counts when qualified (``Client.get``). Paths count written out in full,
 through a relative link that resolves to them, or by file name inside code or
 a link when no other file at head has that name.
 
-Changelogs and release notes are history, not instructions, and are skipped.
+Changelogs, release notes and upgrade guides are history, not instructions,
+and are skipped. A class member (``Client.charset``) counts written qualified or as an
+attribute (``response.charset``), never as a bare word ("the
+charset", "errors are shown"). A move that reads the same in prose is not
+reported: a Python module whose dotted name did not change (``requests/`` to
+``src/requests/``), and a src-layout move's old path outside a relative link.
 """
 
 from __future__ import annotations
@@ -25,7 +30,18 @@ from prflow.text_lines import split_lines
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
 _DOC_DIRS = {"doc", "docs", "documentation", "guide", "guides", "wiki", "manual"}
-_HISTORY_PREFIXES = ("changelog", "changes", "history", "news", "release")
+_HISTORY_PREFIXES = (
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "release",
+    "upgrading",
+    "upgrade",
+    "migrating",
+    "migration",
+)
+_LAYOUT_ROOTS = ("src/", "lib/")
 _SKIPPED_DIRS = ("node_modules/", "vendor/", ".git/")
 _EXCERPT_LIMIT = 200
 
@@ -68,6 +84,8 @@ def find_stale_doc_refs(
     if not targets:
         return []
     found: dict[tuple[str, int, str], StaleDocRef] = {}
+    # A target whose replacement is spelt the same names nothing that moved.
+    targets = [t for t in targets if t.replacement is None or t.replacement != t.name]
     for doc in all_paths:
         if not is_doc_path(doc):
             continue
@@ -117,7 +135,13 @@ class _Target:
 
 
 def _word(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    """``name`` as a whole word: not inside an identifier or a hyphenated word
+    (``--allow-missing-config`` does not name ``missing``)."""
+    return re.compile(rf"(?<![\w$-]){re.escape(name)}(?![\w$]|-\w)")
+
+
+def _attribute(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(name)}(?![\w$])")
 
 
 def _is_common(name: str) -> bool:
@@ -137,11 +161,11 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[_Target]:
             continue  # moved with its file, same name: the path targets cover it
         anywhere: list[re.Pattern[str]] = []
         in_code: list[re.Pattern[str]] = []
-        if "." in symbol:
-            anywhere.append(_word(symbol))
-        if not _is_common(last):
+        if "." in symbol:  # a member or a module: qualified, or as an attribute (x.last)
+            anywhere += [_word(symbol), _attribute(last)]
+        elif not _is_common(last):
             anywhere.append(_word(last))
-        elif "." not in symbol:
+        else:
             in_code.append(_word(last))
         yield _Target(
             name=symbol,
@@ -167,13 +191,14 @@ def _path_targets(changed: Iterable[ChangedFile], head_paths: list[str]) -> Iter
         basename = old.rsplit("/", 1)[-1]
         unique = basenames.get(basename, 0) == 0 and "." in basename
         pattern = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(old)}(?![\w/-]|\.\w)")
-        yield _Target(
+        layout_move = new is not None and any(new == root + old for root in _LAYOUT_ROOTS)
+        yield _Target(  # a src-layout move breaks relative links only, not prose
             name=old,
             reason=reason,
             replacement=new,
-            anywhere=(pattern,),
+            anywhere=() if layout_move else (pattern,),
             link_path=old,
-            link_basename=basename if unique and basename != old else None,
+            link_basename=basename if unique and basename != old and not layout_move else None,
         )
         module = _python_module(old)
         if module is not None:

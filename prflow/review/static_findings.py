@@ -25,6 +25,7 @@ from prflow.review.models import (
     ReviewFinding,
     ReviewSeverity,
 )
+from prflow.review.reviewable import is_generated
 from prflow.severity import Severity
 
 STATIC_DIMENSION_ID = "static"
@@ -55,11 +56,12 @@ def static_review(static: StaticFindings) -> StaticReview:
     for kind, changes in by_kind.items():
         label = KIND_LABEL[kind].capitalize()
         found += _folded(changes, ("breaking", label), _breaking, folded, lambda c: c.file)
-    gaps = [gap for gap in static.test_gaps if not gap.tests_updated]
+    gaps = [g for g in static.test_gaps if not g.tests_updated and not is_generated(g.source_file)]
     rule = ("test_gap", "Changed without test updates")
     found += _folded(gaps, rule, _test_gap, folded, lambda g: g.source_file)
     rule = ("stale_doc", "Documentation names a moved or removed target")
-    found += _folded(static.stale_docs, rule, _stale_doc, folded, lambda r: r.doc_file)
+    stale = [ref for ref in static.stale_docs if not is_generated(ref.doc_file)]
+    found += _folded(stale, rule, _stale_doc, folded, lambda r: r.doc_file)
     return StaticReview(findings=found, folded=folded)
 
 
