@@ -84,17 +84,24 @@ def find_stale_doc_refs(
     if not targets:
         return []
     found: dict[tuple[str, int, str], StaleDocRef] = {}
-    # A target whose replacement is spelt the same names nothing that moved.
+    # A target whose replacement is spelt the same names nothing that moved; a removed
+    # name that the head still defines (moved to another module, still exported) is alive.
     targets = [t for t in targets if t.replacement is None or t.replacement != t.name]
+    alive = _defined_at_head(
+        head, {t.name for t in targets if t.reason is StaleReason.removed_symbol}
+    )
+    targets = [t for t in targets if t.name not in alive]
     for doc in all_paths:
         if not is_doc_path(doc):
             continue
         text = head.read_text(doc)
         if text is None:
             continue
+        foreign = _foreign_imports(text)
+        in_doc = [t for t in targets if not _imported_elsewhere(t, foreign)]
         for line_no, line, in_code_block in _doc_lines(text, doc):
             context = _LineContext.of(line, in_code_block, doc)
-            for target in targets:
+            for target in in_doc:
                 key = (doc, line_no, target.name)
                 if key not in found and target.matches(context):
                     found[key] = StaleDocRef(
@@ -120,6 +127,7 @@ class _Target:
     in_code: tuple[re.Pattern[str], ...] = ()
     link_path: str | None = None
     link_basename: str | None = None
+    package: str | None = None  # top-level package of a symbol's module
 
     def matches(self, line: _LineContext) -> bool:
         if any(p.search(line.text) for p in self.anywhere):
@@ -132,6 +140,55 @@ class _Target:
             spans = [*line.code, *line.links]
             return any(_word(self.link_basename).search(span) for span in spans)
         return False
+
+
+_SOURCE_SUFFIXES = (".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx")
+
+
+def _defined_at_head(head: SourceTree, names: set[str]) -> set[str]:
+    """The undotted ``names`` some source file at head still defines or assigns at the
+    module level (``def``/``class``/``function``, ``NAME =``, ``const NAME =``)."""
+    plain = {name for name in names if re.fullmatch(r"[A-Za-z_$][\w$]*", name)}
+    if not plain:
+        return set()
+    alternatives = "|".join(re.escape(name) for name in sorted(plain))
+    pattern = re.compile(
+        rf"^(?:export\s+)?(?:async\s+)?(?:def|class|function)\s+({alternatives})\b"
+        rf"|^(?:export\s+)?(?:(?:const|let|var)\s+)?({alternatives})\s*(?::[^=\n]*)?=(?!=)",
+        re.M,
+    )
+    found: set[str] = set()
+    for path in head.paths():
+        if not path.endswith(_SOURCE_SUFFIXES) or path.startswith(_SKIPPED_DIRS):
+            continue
+        if "test" in path.lower():  # a test's local of the same name keeps nothing alive
+            continue
+        text = head.read_text(path)
+        if text:
+            found.update(m.group(1) or m.group(2) for m in pattern.finditer(text))
+            if found >= plain:
+                break
+    return found
+
+
+_FROM_IMPORT = re.compile(r"^\W*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)", re.M)
+
+
+def _foreign_imports(text: str) -> dict[str, set[str]]:
+    """Name -> top-level packages a doc's code imports it from (``from pprint import pprint``)."""
+    found: dict[str, set[str]] = {}
+    for match in _FROM_IMPORT.finditer(text):
+        top = match.group(1).lstrip(".").split(".")[0]
+        for name in re.split(r"[\s,]+", match.group(2)):
+            if name and name != "as":
+                found.setdefault(name, set()).add(top)
+    return found
+
+
+def _imported_elsewhere(target: _Target, foreign: dict[str, set[str]]) -> bool:
+    """A doc whose examples import this name only from another package means that one."""
+    tops = foreign.get(target.name, set())
+    return bool(tops) and target.package is not None and target.package not in tops
 
 
 def _word(name: str) -> re.Pattern[str]:
@@ -167,12 +224,14 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[_Target]:
             anywhere.append(_word(last))
         else:
             in_code.append(_word(last))
+        module = _python_module(change.file)
         yield _Target(
             name=symbol,
             reason=StaleReason.renamed_symbol if renamed else StaleReason.removed_symbol,
             replacement=change.new_name if renamed else None,
             anywhere=tuple(anywhere),
             in_code=tuple(in_code),
+            package=module.split(".")[0] if module else None,
         )
 
 

@@ -95,3 +95,30 @@ def test_packaging_metadata_lockfiles_minified_and_vendored_files_are_generated(
 
 def test_ordinary_sources_are_not_generated() -> None:
     assert not is_generated("src/requests/api.py") and not is_generated("docs/packaging.md")
+
+
+def test_a_removed_name_the_head_still_defines_elsewhere_is_not_stale() -> None:
+    head = MemoryTree(
+        {
+            "docs/quickstart.rst": "Set ``unknown = INCLUDE`` or call ``pprint(result)``.\n",
+            "src/pkg/constants.py": "INCLUDE = 'include'\n",  # moved here, still exported
+            "src/pkg/schema.py": "def load():\n    pprint = print\n",  # a local: not alive
+        }
+    )
+    refs = find_stale_doc_refs([], [_removed("INCLUDE"), _removed("pprint")], head)
+    assert [r.target for r in refs] == ["pprint"]
+
+
+def test_a_name_the_doc_imports_from_another_package_is_that_packages() -> None:
+    head = MemoryTree(
+        {
+            "docs/quickstart.rst": (
+                "::\n\n    from pprint import pprint\n    pprint(result)\n\n"
+                "Call ``marshmallow.pprint`` no more.\n"
+            ),
+            "docs/other.rst": "Use ``pprint(data)`` to show it.\n",
+        }
+    )
+    gone = _removed("pprint").model_copy(update={"file": "src/marshmallow/__init__.py"})
+    refs = find_stale_doc_refs([], [gone], head)
+    assert [(r.doc_file, r.line) for r in refs] == [("docs/other.rst", 1)]
