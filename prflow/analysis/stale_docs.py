@@ -80,7 +80,8 @@ def find_stale_doc_refs(
 ) -> list[StaleDocRef]:
     """One reference per (doc, line, target), sorted by doc and line."""
     all_paths = head.paths()
-    targets = list(_symbol_targets(breaking)) + list(_path_targets(changed, all_paths))
+    modules = frozenset(m for m in map(_python_module, all_paths) if m)
+    targets = list(_symbol_targets(breaking, modules)) + list(_path_targets(changed, all_paths))
     if not targets:
         return []
     found: dict[tuple[str, int, str], StaleDocRef] = {}
@@ -128,9 +129,15 @@ class _Target:
     link_path: str | None = None
     link_basename: str | None = None
     package: str | None = None  # top-level package of a symbol's module
+    attribute: re.Pattern[str] | None = None  # ``x.member``, unless x.member is a module
+    modules: frozenset[str] = frozenset()
 
     def matches(self, line: _LineContext) -> bool:
         if any(p.search(line.text) for p in self.anywhere):
+            return True
+        if self.attribute is not None and any(
+            m.group(0) not in self.modules for m in self.attribute.finditer(line.text)
+        ):
             return True
         if any(p.search(code) for p in self.in_code for code in line.code):
             return True
@@ -198,14 +205,17 @@ def _word(name: str) -> re.Pattern[str]:
 
 
 def _attribute(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(name)}(?![\w$])")
+    """``x.name`` (not ``x.name.y``): the dotted chain before it is group 1."""
+    return re.compile(rf"(?<![\w$.])([\w$]+(?:\.[\w$]+)*)\.{re.escape(name)}(?![\w$.])")
 
 
 def _is_common(name: str) -> bool:
     return len(name) <= 3 or name.lower() in _COMMON_WORDS
 
 
-def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[_Target]:
+def _symbol_targets(
+    breaking: Iterable[BreakingChange], modules: frozenset[str] = frozenset()
+) -> Iterator[_Target]:
     for change in breaking:
         if change.kind not in (BreakingKind.removed_export, BreakingKind.renamed_export):
             continue
@@ -219,13 +229,15 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[_Target]:
         anywhere: list[re.Pattern[str]] = []
         in_code: list[re.Pattern[str]] = []
         if "." in symbol:  # a member or a module: qualified, or as an attribute (x.last)
-            anywhere += [_word(symbol), _attribute(last)]
+            anywhere.append(_word(symbol))
         elif not _is_common(last):
             anywhere.append(_word(last))
         else:
             in_code.append(_word(last))
         module = _python_module(change.file)
         yield _Target(
+            attribute=_attribute(last) if "." in symbol else None,
+            modules=modules,
             name=symbol,
             reason=StaleReason.renamed_symbol if renamed else StaleReason.removed_symbol,
             replacement=change.new_name if renamed else None,

@@ -122,3 +122,18 @@ def test_a_name_the_doc_imports_from_another_package_is_that_packages() -> None:
     gone = _removed("pprint").model_copy(update={"file": "src/marshmallow/__init__.py"})
     refs = find_stale_doc_refs([], [gone], head)
     assert [(r.doc_file, r.line) for r in refs] == [("docs/other.rst", 1)]
+
+
+def test_a_module_path_ending_in_a_member_name_is_not_the_member() -> None:
+    head = MemoryTree(
+        {
+            "docs/api.rst": (
+                ".. automodule:: marshmallow.experimental.context\n"
+                "Use `Context <marshmallow.experimental.context.Context>`.\n"
+                "Old code read ``self.context``.\n"  # the removed member: stale
+            ),
+            "src/marshmallow/experimental/context.py": "class Context: ...\n",
+        }
+    )
+    gone = _removed("Field.context").model_copy(update={"file": "src/marshmallow/fields.py"})
+    assert [r.line for r in find_stale_doc_refs([], [gone], head)] == [3]
