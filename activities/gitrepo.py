@@ -696,6 +696,7 @@ def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepH
         "-z",
         "--full-name",
         "--no-color",
+        "--no-column",  # grep.column=true would put a column between line and text
         "-e",
         pattern,
         sha,
