@@ -114,6 +114,9 @@ class SynthesisResult(BaseModel):
     findings: list[ScoredFinding]
     suppressed: Suppressed
     event: ReviewEvent
+    earlier: list[ScoredFinding] = Field(
+        default_factory=list, description="Findings an earlier run already posted (not again)"
+    )
 
 
 def compute_score(
@@ -136,6 +139,7 @@ def synthesize(
     merged = _merge(merged, near_duplicates, suppressed)
     posted, resolved = set(inputs.posted_fingerprints), set(inputs.resolved_fingerprints)
     kept: list[ScoredFinding] = []
+    earlier: list[ScoredFinding] = []
     for finding in merged:
         if finding.confidence < CONFIDENCE_FLOOR[finding.severity]:
             suppressed.below_confidence += 1
@@ -143,11 +147,16 @@ def synthesize(
             suppressed.on_resolved_threads += 1
         elif finding.fingerprint in posted:
             suppressed.already_posted += 1
+            earlier.append(finding.model_copy(update={"placement": place(finding, diff)}))
         else:
             kept.append(finding.model_copy(update={"placement": place(finding, diff)}))
     kept.sort(key=lambda f: (-f.score, SEVERITY_RANK[f.severity], f.file, f.line_start))
+    earlier.sort(key=lambda f: (-f.score, SEVERITY_RANK[f.severity], f.file, f.line_start))
     return SynthesisResult(
-        findings=kept, suppressed=suppressed, event=review_event(kept, inputs.may_approve)
+        findings=kept,
+        suppressed=suppressed,
+        event=review_event(kept, inputs.may_approve),
+        earlier=earlier,
     )
 
 

@@ -256,6 +256,7 @@ def test_every_kind_of_response_matches_githubs_published_schema(
     review = pull.create_review(body="looks fine", event="COMMENT")
     list(pull.get_review_comments())
     list(pull.get_single_review_comments(review.id))
+    list(pull.get_files())
     with pytest.raises(github.GithubException):  # no diff to place a comment on: 422
         pull.create_review(
             body="b", event="COMMENT", comments=[{"path": "x", "line": 1, "body": "c"}]
@@ -270,6 +271,7 @@ def test_every_kind_of_response_matches_githubs_published_schema(
         "pull-request-review-comment",
         "review-comment",
         "minimal-repository",
+        "diff-entry",
     }
     expected = {f"{n}[]" if n in listed else n for n in SCHEMA_MODEL_NAMES}
     expected |= {"issue-comment"}

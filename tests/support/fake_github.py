@@ -49,6 +49,7 @@ from tests.support.fake_github_reviews import (
     ReviewRejected,
     place_comment,
     pull_diff,
+    pull_files,
     rejection_json,
     review_comment_json,
     review_json,
@@ -117,6 +118,7 @@ class FakePull:
     draft: bool = False
     mergeable: bool | None = True
     mergeable_state: str = "clean"
+    too_large: frozenset[str] = frozenset()  # files whose diff GitHub will not show
 
 
 @dataclass
@@ -688,6 +690,7 @@ class FakeGitHub:
             ("POST", repo + r"/pulls/(\d+)/reviews", self._create_review),
             ("GET", repo + r"/pulls/(\d+)/reviews/(\d+)/comments", self._list_one_reviews_comments),
             ("GET", repo + r"/pulls/(\d+)/comments", self._list_review_comments),
+            ("GET", repo + r"/pulls/(\d+)/files", self._list_pull_files),
             ("GET", repo + r"/commits/([^/]+)/check-runs", self._list_check_runs),
             ("GET", repo + r"/commits/([^/]+)/status", self._combined_status),
             ("GET", repo + r"/actions/jobs/(\d+)/logs", self._job_logs),
@@ -798,7 +801,8 @@ class FakeGitHub:
             state = validate_review_request(call.body, own_pr=call.login == issue.author)
             commit_id = str(call.body.get("commit_id") or pull.head_sha)
             comments = call.body.get("comments") or []
-            placed = [place_comment(c, self._diff_at(issue, commit_id)) for c in comments]
+            diff = self._diff_at(issue, commit_id)
+            placed = [place_comment(c, diff, pull.too_large) for c in comments]
         except ReviewRejected as rejected:
             raise _Reply(
                 _Answer(422, rejection_json(rejected.errors), "validation-error-simple")
@@ -845,6 +849,38 @@ class FakeGitHub:
             raise ReviewRejected(
                 [f"commit_id {commit_id} is not part of the pull request"]
             ) from None
+
+    def _list_pull_files(self, call: _Call) -> _Answer:
+        """``GET .../pulls/{n}/files``: each file's patch (none for a file too large to show)."""
+        issue = self._pull_issue(call)
+        pull, git_dir = issue.pull, issue.repo.git_dir
+        assert pull is not None
+        entries = pull_files(git_dir, pull.base_sha, pull.head_sha) if git_dir else []
+        owner, name, number = call.args[:3]
+        page, headers = self._page_of(
+            entries, call.query, f"{self.api_prefix}/repos/{owner}/{name}/pulls/{number}/files"
+        )
+        web = f"{self.web_url}/{owner}/{name}"
+        payload = []
+        for entry in page:
+            item = {
+                "sha": entry["sha"],
+                "filename": entry["filename"],
+                "status": entry["status"],
+                "additions": entry["additions"],
+                "deletions": entry["deletions"],
+                "changes": entry["additions"] + entry["deletions"],
+                "blob_url": f"{web}/blob/{pull.head_sha}/{entry['filename']}",
+                "raw_url": f"{web}/raw/{pull.head_sha}/{entry['filename']}",
+                "contents_url": f"{self.api_url}/repos/{owner}/{name}/contents/"
+                f"{entry['filename']}?ref={pull.head_sha}",
+            }
+            if entry["patch"] is not None and entry["filename"] not in pull.too_large:
+                item["patch"] = entry["patch"]
+            if "previous" in entry:
+                item["previous_filename"] = entry["previous"]
+            payload.append(item)
+        return _Answer(200, payload, "diff-entry[]", headers)
 
     def _list_reviews(self, call: _Call) -> _Answer:
         issue = self._pull_issue(call)

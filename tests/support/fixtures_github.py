@@ -46,6 +46,7 @@ SCHEMA_MODEL_NAMES = {
     "pull-request-review-comment": "PullRequestReviewComment",
     "review-comment": "ReviewComment",
     "validation-error-simple": "ValidationErrorSimple",
+    "diff-entry": "DiffEntry",
 }
 # Answers that are not REST JSON: GraphQL (checked against GitHub's GraphQL schema when
 # executed), a redirect to a download, and the downloaded file itself.
