@@ -6,7 +6,7 @@ overlay; edits go through the pure exact-unique batch
 (:func:`prflow.workspace.edits.apply_batch`) and store a new state, so an edit
 activity that is retried stores the same keys again and returns the same ref.
 :func:`materialise` turns a reference into a real directory on this worker,
-rebuilt from the base snapshot and the stored state when the worker has never
+rebuilt from the base commit and the stored state when the worker has never
 seen the run (a resumed run on a fresh machine), updated in place otherwise.
 """
 
@@ -25,12 +25,14 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.gitrepo import GitRepo, GitRepoReader, commit_of, open_repo, snapshot
+from activities.gitrepo import GitRepo, GitRepoReader, commit_of, open_repo
+from activities.gitrepo import _write_tree as write_tree
 from activities.heartbeats import heartbeating
 from activities.workspace_git import (
     apply_workspace,
     branch_workspace,
     export_workspace,
+    git,
     load_state,
     repo_at,
 )
@@ -277,8 +279,25 @@ def _remove(target: Path, root: Path) -> None:
         parent = parent.parent
 
 
+def _restore_base(repo: GitRepo, sha: str, tree: Path, path: str) -> None:
+    """Put ``path`` back as the base commit has it (or remove it when the base lacks it)."""
+    target = tree / path
+    listed = git(["ls-tree", "-z", sha, "--", path], repo.git_dir).stdout
+    if not listed:
+        _remove(target, tree)
+        return
+    mode, _kind, oid = listed.split(b"\t", 1)[0].decode().split(" ")
+    data = git(["cat-file", "blob", oid], repo.git_dir).stdout
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode == "120000":
+        os.symlink(os.fsdecode(data), target)
+    else:
+        target.write_bytes(data)
+        target.chmod(0o755 if mode == "100755" else 0o644)
+
+
 def _put_path(
-    db_url: str, tree: Path, base_root: Path, path: str, key: str | None, *, in_state: bool
+    db_url: str, repo: GitRepo, sha: str, tree: Path, path: str, key: str | None, *, in_state: bool
 ) -> None:
     """Make ``tree/path`` what the workspace says: stored content, deleted, or as at base."""
     target = tree / path
@@ -292,29 +311,24 @@ def _put_path(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(get_text(db_url, key).encode("utf-8"))
         return
-    source = base_root / path
-    if source.is_symlink() or source.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target, follow_symlinks=False)
-        if not target.is_symlink():
-            target.chmod(target.stat().st_mode | 0o200)
-    else:
-        _remove(target, tree)
+    if target.is_file():
+        target.unlink()
+    _restore_base(repo, sha, tree, path)
 
 
 def materialise(db_url: str, ref: WorkspaceRef) -> Path:
     """A writable worktree of the workspace on this worker (plain files, no .git).
 
     Cached per run: the same state returns at once, a newer state rewrites only
-    the paths that differ, and a worker that never saw the run copies the base
-    snapshot and writes the stored changes.
+    the paths that differ, and a worker that never saw the run writes the base
+    commit's files straight out of git (one ``cat-file --batch``) and then the
+    stored changes.
     """
     repo = repo_at(ref.repo, ref.base_sha)
     run_dir = _run_dir(ref, repo)
     tree, marker = run_dir / "tree", run_dir / "state.json"
     state = load_state(db_url, ref)
     with _locked(run_dir):
-        base_root = snapshot(repo, ref.base_sha)
         old: dict[str, object] | None = None
         if marker.is_file() and tree.is_dir():
             old = json.loads(marker.read_text(encoding="utf-8"))
@@ -327,18 +341,20 @@ def materialise(db_url: str, ref: WorkspaceRef) -> Path:
                 if previous.get(path, "") != state.files.get(path, "") or path not in state.files:
                     _put_path(
                         db_url,
+                        repo,
+                        ref.base_sha,
                         tree,
-                        base_root,
                         path,
                         state.files.get(path),
                         in_state=path in state.files,
                     )
         else:
             staging = run_dir / f".tmp-{uuid.uuid4().hex}"
-            shutil.copytree(base_root, staging, symlinks=True)
+            staging.mkdir(parents=True)
+            write_tree(repo, ref.base_sha, staging)
             _make_writable(staging)
             for path, key in state.files.items():
-                _put_path(db_url, staging, base_root, path, key, in_state=True)
+                _put_path(db_url, repo, ref.base_sha, staging, path, key, in_state=True)
             shutil.rmtree(tree, ignore_errors=True)
             staging.rename(tree)
         record = {"base_sha": ref.base_sha, "state_key": ref.state_key, "files": state.files}
