@@ -322,45 +322,57 @@ def materialise(db_url: str, ref: WorkspaceRef) -> Path:
     Cached per run: the same state returns at once, a newer state rewrites only
     the paths that differ, and a worker that never saw the run writes the base
     commit's files straight out of git (one ``cat-file --batch``) and then the
-    stored changes.
+    stored changes. Another call for the same run may change the tree at any
+    time; to work in it undisturbed (run tests, say) use :func:`copy_worktree`.
     """
     repo = repo_at(ref.repo, ref.base_sha)
     run_dir = _run_dir(ref, repo)
-    tree, marker = run_dir / "tree", run_dir / "state.json"
     state = load_state(db_url, ref)
     with _locked(run_dir):
-        old: dict[str, object] | None = None
-        if marker.is_file() and tree.is_dir():
-            old = json.loads(marker.read_text(encoding="utf-8"))
-        if old is not None and old.get("base_sha") == ref.base_sha:
-            if old.get("state_key") == ref.state_key:
-                return tree
-            old_files = old.get("files")
-            previous = dict(old_files) if isinstance(old_files, dict) else {}
-            for path in sorted(set(previous) | set(state.files)):
-                if previous.get(path, "") != state.files.get(path, "") or path not in state.files:
-                    _put_path(
-                        db_url,
-                        repo,
-                        ref.base_sha,
-                        tree,
-                        path,
-                        state.files.get(path),
-                        in_state=path in state.files,
-                    )
-        else:
-            staging = run_dir / f".tmp-{uuid.uuid4().hex}"
-            staging.mkdir(parents=True)
-            write_tree(repo, ref.base_sha, staging)
-            _make_writable(staging)
-            for path, key in state.files.items():
-                _put_path(db_url, repo, ref.base_sha, staging, path, key, in_state=True)
-            shutil.rmtree(tree, ignore_errors=True)
-            staging.rename(tree)
-        record = {"base_sha": ref.base_sha, "state_key": ref.state_key, "files": state.files}
-        staged_marker = marker.with_name(f".tmp-{uuid.uuid4().hex}.json")
-        staged_marker.write_text(json.dumps(record), encoding="utf-8")
-        staged_marker.replace(marker)
+        return _update_tree(db_url, repo, run_dir, ref, state)
+
+
+def copy_worktree(db_url: str, ref: WorkspaceRef, dest: Path) -> Path:
+    """A private copy of the workspace's worktree at ``dest``, taken while no one changes it."""
+    repo = repo_at(ref.repo, ref.base_sha)
+    run_dir = _run_dir(ref, repo)
+    state = load_state(db_url, ref)
+    with _locked(run_dir):
+        tree = _update_tree(db_url, repo, run_dir, ref, state)
+        shutil.copytree(tree, dest, symlinks=True)
+    return dest
+
+
+def _update_tree(
+    db_url: str, repo: GitRepo, run_dir: Path, ref: WorkspaceRef, state: WorkspaceState
+) -> Path:
+    tree, marker = run_dir / "tree", run_dir / "state.json"
+    old: dict[str, object] | None = None
+    if marker.is_file() and tree.is_dir():
+        old = json.loads(marker.read_text(encoding="utf-8"))
+    if old is not None and old.get("base_sha") == ref.base_sha:
+        if old.get("state_key") == ref.state_key:
+            return tree
+        old_files = old.get("files")
+        previous = dict(old_files) if isinstance(old_files, dict) else {}
+        for path in sorted(set(previous) | set(state.files)):
+            if previous.get(path, "") != state.files.get(path, "") or path not in state.files:
+                in_state = path in state.files
+                key = state.files.get(path)
+                _put_path(db_url, repo, ref.base_sha, tree, path, key, in_state=in_state)
+    else:
+        staging = run_dir / f".tmp-{uuid.uuid4().hex}"
+        staging.mkdir(parents=True)
+        write_tree(repo, ref.base_sha, staging)
+        _make_writable(staging)
+        for path, key in state.files.items():
+            _put_path(db_url, repo, ref.base_sha, staging, path, key, in_state=True)
+        shutil.rmtree(tree, ignore_errors=True)
+        staging.rename(tree)
+    record = {"base_sha": ref.base_sha, "state_key": ref.state_key, "files": state.files}
+    staged_marker = marker.with_name(f".tmp-{uuid.uuid4().hex}.json")
+    staged_marker.write_text(json.dumps(record), encoding="utf-8")
+    staged_marker.replace(marker)
     return tree
 
 
