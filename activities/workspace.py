@@ -25,7 +25,7 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.gitrepo import GitRepo, GitRepoReader, commit_of, open_repo
+from activities.gitrepo import GitRepo, GitRepoReader, commit_of, is_remote, open_repo
 from activities.gitrepo import _write_tree as write_tree
 from activities.heartbeats import heartbeating
 from activities.workspace_git import (
@@ -41,6 +41,7 @@ from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.tools.reader import GrepHit, ToolError
 from prflow.workspace.edits import UnreadableFile, apply_batch
+from prflow.workspace.merge import merge_states
 from prflow.workspace.models import (
     PatchLogEntry,
     WorkspaceApplyInput,
@@ -52,6 +53,8 @@ from prflow.workspace.models import (
     WorkspaceExport,
     WorkspaceFile,
     WorkspaceFileInput,
+    WorkspaceMergeInput,
+    WorkspaceMergeResult,
     WorkspaceOpenInput,
     WorkspaceRef,
     WorkspaceState,
@@ -136,7 +139,7 @@ class WorkspaceFiles:
 
 def open_workspace(inp: WorkspaceOpenInput) -> WorkspaceRef:
     """A fresh workspace at ``inp.base`` (resolved to a commit id now, once)."""
-    repo = open_repo(inp.repo, refresh=True) if "://" in inp.repo else open_repo(inp.repo)
+    repo = open_repo(inp.repo, refresh=is_remote(inp.repo))
     sha = commit_of(repo, inp.base)
     if sha is None:
         raise UserError(f"unknown ref {inp.base!r} in {inp.repo}; pass a branch, tag or commit")
@@ -191,6 +194,47 @@ def edit_workspace(db_url: str, inp: WorkspaceEditInput) -> WorkspaceEditResult:
         feedback_text=feedback,
         feedback_key=feedback_key,
     )
+
+
+def _log_since(db_url: str, ref: WorkspaceRef, base: WorkspaceRef) -> list[str]:
+    """PatchRecord keys of ``ref``'s batches made after ``base``, oldest first."""
+    batches: list[list[str]] = []
+    key = ref.patch_log_key
+    while key != base.patch_log_key:
+        if key is None:
+            raise UserError(
+                f"workspace revision {ref.revision} of run {ref.run_id} does not descend from "
+                f"revision {base.revision}; merge only workspaces started from the base"
+            )
+        entry = PatchLogEntry.model_validate(get_json(db_url, key))
+        batches.append(entry.patch_keys)
+        key = entry.previous
+    return [k for batch in reversed(batches) for k in batch]
+
+
+def merge_workspace(db_url: str, inp: WorkspaceMergeInput) -> WorkspaceMergeResult:
+    """The union of the branches' changes over the base (refused on a conflicting path)."""
+    base = inp.base
+    for branch in inp.branches:
+        if (branch.repo, branch.base_sha, branch.run_id) != (base.repo, base.base_sha, base.run_id):
+            raise UserError("merge only workspaces of one run and base commit")
+    states = [load_state(db_url, b).files for b in inp.branches]
+    merged, conflicts = merge_states(load_state(db_url, base).files, states)
+    if conflicts:
+        return WorkspaceMergeResult(ok=False, workspace=base, conflicts=conflicts)
+    patch_keys = [k for b in inp.branches for k in _log_since(db_url, b, base)]
+    if not patch_keys:
+        return WorkspaceMergeResult(ok=True, workspace=base)
+    ref = base.model_copy(
+        update={
+            "state_key": put_json(db_url, WorkspaceState(files=merged)) if merged else None,
+            "patch_log_key": put_json(
+                db_url, PatchLogEntry(previous=base.patch_log_key, patch_keys=patch_keys)
+            ),
+            "revision": base.revision + sum(b.revision - base.revision for b in inp.branches),
+        }
+    )
+    return WorkspaceMergeResult(ok=True, workspace=ref)
 
 
 def patch_log(db_url: str, ref: WorkspaceRef) -> list[PatchRecord]:
@@ -409,6 +453,16 @@ def workspace_tool(inp: WorkspaceToolInput) -> WorkspaceToolOutput:
         raise _user_failure(exc) from exc
 
 
+@activity.defn(name="workspace_merge")
+@heartbeating
+def workspace_merge(inp: WorkspaceMergeInput) -> WorkspaceMergeResult:
+    """Join the workspaces of tasks that ran side by side; a conflicting path refuses."""
+    try:
+        return merge_workspace(_db(), inp)
+    except UserError as exc:
+        raise _user_failure(exc) from exc
+
+
 @activity.defn(name="workspace_read_file")
 @heartbeating
 def workspace_read_file(inp: WorkspaceFileInput) -> WorkspaceFile:
@@ -460,6 +514,7 @@ WORKSPACE_ACTIVITIES = [
     workspace_edit,
     workspace_tool,
     workspace_read_file,
+    workspace_merge,
     workspace_export,
     workspace_apply,
     workspace_branch,
