@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from prflow.llm.messages import ToolSpec
 from prflow.source_tree import looks_binary
-from prflow.tools.output import split_lines, truncation_marker, window_lines
+from prflow.text_lines import split_lines
+from prflow.tools.output import truncation_marker, window_lines
 from prflow.tools.paths import clean_glob, clean_repo_path
 from prflow.tools.reader import GrepHit, ToolError
 from prflow.tools.registry import describe_validation_error, input_schema
