@@ -150,8 +150,10 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher]) -> list[Evidence]:
         for matcher in matchers:
             score = matcher.score(context, in_block)
             name = matcher.target.name
-            if score is None or (name in best and best[name].score >= score):
+            if score is None:
                 continue
+            if name in best and (best[name].score, _calls(best[name])) >= (score, _calls(line)):
+                continue  # the first, best line wins; a call shows the signature best
             best[name] = Evidence(
                 kind=EvidenceKind.mention,
                 target=name,
@@ -162,6 +164,11 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher]) -> list[Evidence]:
                 score=round(score, 3),
             )
     return list(best.values())
+
+
+def _calls(item: Evidence | str) -> bool:
+    text = item.excerpt if isinstance(item, Evidence) else item
+    return re.search(r"[\w$]\s*\(", text) is not None
 
 
 def _mapped(text: str, changed: list[str], targets: list[Target]) -> list[Evidence]:
