@@ -77,6 +77,11 @@ def matcher_for(target: Target) -> _Matcher | None:
     """How a doc line names ``target``; None when its name is too vague to look for."""
     name = target.name
     if target.kind == TargetKind.symbol:
+        parts = name.split(".")
+        if parts[-1].startswith("__") and parts[-1].endswith("__"):
+            if parts[-1] != "__init__" or len(parts) < 2:
+                return None  # other dunders are named by their operators, not their names
+            name = ".".join(parts[:-1])  # a constructor is named by its class
         last = name.rsplit(".", 1)[-1]
         anywhere = [_word(name)] if "." in name else []
         in_code: list[re.Pattern[str]] = []

@@ -31,6 +31,9 @@ WEIGHTS = {
 }
 MODIFIED_PATH_WEIGHT = 0.3
 """A doc naming a file that merely changed is probably fine unless other evidence adds up."""
+MODIFIED_NAME_WEIGHT = 0.35
+"""An option or variable still there on a changed line (its help text, its default) is
+probably fine alone; removed ones are what leaves docs wrong."""
 
 _CLI_OPTION = re.compile(r"""(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)+|--[a-z]{3,})(?![\w-])""")
 _ENV_VAR = re.compile(
@@ -155,7 +158,7 @@ def _line_targets(
                     kind=kind,
                     name=name,
                     change=change,
-                    weight=WEIGHTS[change],
+                    weight=WEIGHTS[change] if gone else MODIFIED_NAME_WEIGHT,
                     detail=line.strip()[:160],
                     source=sources.get(name),
                 )
