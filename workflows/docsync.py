@@ -14,18 +14,27 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.docsync import build_report, find_docs
+    from activities.docsync import build_report, collect_edits, doc_prompts, find_docs
     from activities.github import upsert_pr_comment
     from activities.impact_analysis import collect_changes, static_analysis
     from activities.llm import llm_configured
+    from activities.workspace import workspace_open
+    from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.state import WorkspaceToolBackend, spec_from_prompt
+    from prflow.docsync.agent import FINISH_TOOL, doc_outcome
     from prflow.docsync.run_models import (
+        AGENT_PHASE,
         DOCSYNC_COMMENT_MARKER,
         WORKFLOW_KIND,
+        CollectInput,
+        CollectResult,
         DocOutcome,
+        DocPrompt,
         DocsyncRequest,
         DocsyncResult,
         FindInput,
         FindSummary,
+        PromptsInput,
         ReportInput,
         ReportRefs,
     )
@@ -34,6 +43,8 @@ with workflow.unsafe.imports_passed_through():
     from prflow.impact.stage_inputs import StaticInput
     from prflow.repo_models import ResolvedRange
     from prflow.run_progress import PhaseState
+    from prflow.workspace.models import WorkspaceOpenInput, WorkspaceRef
+    from prflow.workspace.tools import EDIT_FILE
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
 
@@ -88,7 +99,7 @@ class DocsyncWorkflow(KindWorkflow):
             f"{counts.get('must_update', 0)} must update, {counts.get('review', 0)} review, "
             f"{counts.get('probably_fine', 0)} probably fine",
         )
-        outcomes, skipped = await self._agents(request, rng, found)
+        outcomes, skipped, workspaces = await self._agents(request, rng, found)
         report: ReportRefs = await kit.step(
             "report",
             build_report,
@@ -97,6 +108,7 @@ class DocsyncWorkflow(KindWorkflow):
                 range=rng,
                 findings_key=found.findings_key,
                 outcomes=outcomes,
+                workspaces=workspaces,
                 edits_skipped=skipped,
             ),
             timeout=timedelta(minutes=5),
@@ -123,12 +135,12 @@ class DocsyncWorkflow(KindWorkflow):
 
     async def _agents(
         self, request: DocsyncRequest, rng: ResolvedRange, found: FindSummary
-    ) -> tuple[list[DocOutcome], str | None]:
+    ) -> tuple[list[DocOutcome], str | None, dict[str, WorkspaceRef]]:
         """One agent per doc to edit; without a model, why the edits were skipped."""
         kit, plan = self.kit, request.llm
-        if not found.to_edit:
+        if not found.to_edit or request.max_docs == 0:
             kit.set("agents", PhaseState.skipped, "no doc to edit")
-            return [], None
+            return [], None, {}
         reason: str | None = None
         if not plan.enabled:
             reason = "no model configured (static mode)"
@@ -143,9 +155,60 @@ class DocsyncWorkflow(KindWorkflow):
                 reason = "ANTHROPIC_API_KEY is not set on the worker (static mode)"
         if reason is not None:
             kit.set("agents", PhaseState.skipped, reason)
-            return [], reason
-        kit.set("agents", PhaseState.skipped, "doc agents are not available yet")
-        return [], "doc agents are not available yet"
+            return [], reason, {}
+        docs = [doc.path for doc in found.to_edit[: request.max_docs]]
+        workflow_id = workflow.info().workflow_id
+        start: WorkspaceRef = await kit.step(
+            "agents",
+            workspace_open,
+            WorkspaceOpenInput(repo=rng.location, base=rng.head_sha, run_id=workflow_id),
+            timeout=timedelta(minutes=10),
+        )
+        prompts: list[DocPrompt] = await kit.step(
+            "agents",
+            doc_prompts,
+            PromptsInput(
+                range=rng, findings_key=found.findings_key, docs=docs, edit_tool=EDIT_FILE
+            ),
+            timeout=timedelta(minutes=5),
+        )
+        pr = request.pull_request
+        specs = [
+            spec_from_prompt(
+                item.prompt,
+                name=f"{AGENT_PHASE}:{item.path}",
+                workflow_kind=WORKFLOW_KIND,
+                phase=AGENT_PHASE,
+                plan=plan,
+                terminal_tool=FINISH_TOOL.name,
+                tool_backend=WorkspaceToolBackend(workspace=start, editable=[item.path]),
+                repo=f"{pr.owner}/{pr.repo}" if pr else rng.location,
+                pr_number=pr.number if pr else None,
+            )
+            for item in prompts
+        ]
+        kit.set("agents", PhaseState.running, f"{len(specs)} docs")
+        finished: list[AgentOutcome] = await kit.run_child_agents(
+            specs, max_concurrency=request.max_concurrency
+        )
+        ends = dict(zip(docs, finished, strict=True))
+        collected: CollectResult = await kit.step(
+            "agents",
+            collect_edits,
+            CollectInput(workspaces={path: end.workspace for path, end in ends.items()}),
+            timeout=timedelta(minutes=2),
+        )
+        outcomes = [
+            doc_outcome(path, end, collected.patch_keys.get(path, [])) for path, end in ends.items()
+        ]
+        edited = sum(1 for o in outcomes if o.edits)
+        kit.set("agents", PhaseState.done, f"{edited} of {len(outcomes)} docs edited")
+        workspaces = {
+            path: end.workspace
+            for path, end in ends.items()
+            if end.workspace is not None and collected.patch_keys.get(path)
+        }
+        return outcomes, None, workspaces
 
     async def _publish(
         self, request: DocsyncRequest, report: ReportRefs

@@ -9,11 +9,13 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from prflow.agent.messages import PreparedPrompt
 from prflow.agent.plan import PhasePlan
 from prflow.credentials import SafeLocation
 from prflow.docsync.models import Bucket, Thresholds
 from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import ResolvedRange
+from prflow.workspace.models import WorkspaceRef
 
 WORKFLOW_KIND = "docsync"
 AGENT_PHASE = "docsync"
@@ -119,6 +121,9 @@ class ReportInput(BaseModel):
     range: ResolvedRange
     findings_key: str
     outcomes: list[DocOutcome] = Field(default_factory=list)
+    workspaces: dict[str, WorkspaceRef] = Field(
+        default_factory=dict, description="Final workspace of each edited doc"
+    )
     edits_skipped: str | None = None
     applied: bool | None = None
     apply_message: str | None = None
@@ -133,3 +138,25 @@ class ReportRefs(BaseModel):
     patch_key: str | None = None
     edits: int = 0
     inline: dict[str, str] = Field(default_factory=dict)
+
+
+class PromptsInput(BaseModel):
+    range: ResolvedRange
+    findings_key: str
+    docs: list[str]
+    edit_tool: str
+
+
+class DocPrompt(BaseModel):
+    path: str
+    prompt: PreparedPrompt
+
+
+class CollectInput(BaseModel):
+    """The final workspace of each doc's agent (None: it never edited)."""
+
+    workspaces: dict[str, WorkspaceRef | None]
+
+
+class CollectResult(BaseModel):
+    patch_keys: dict[str, list[str]] = Field(default_factory=dict)
