@@ -3,6 +3,7 @@ agents, and requests."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -78,16 +79,25 @@ def _finish(changed: bool, reason: str) -> Turn:
     return Turn(tool_uses=[ToolUse("finish_doc", {"changed": changed, "reason": reason})])
 
 
-def docsync_routes() -> dict[str, list[Turn]]:
+USAGE_ROUTE = "Doc to keep true: `docs/usage.md`"
+GUIDE_ROUTE = "Doc to keep true: `docs/guide.rst`"
+INDEX_ROUTE = "Doc to keep true: `docs/index.md`"
+
+
+def docsync_routes(usage_held_by: threading.Event | None = None) -> dict[str, list[Turn]]:
     """Per doc: usage.md is fixed in one batch; guide.rst's first batch fails (one edit
-    absent), its file stays untouched, then the fix applies; index.md needs nothing."""
+    absent), its file stays untouched, then the fix applies; index.md needs nothing.
+    usage.md's first answer waits for ``usage_held_by`` when given."""
     guide = "docs/guide.rst"
+    first = _edit("docs/usage.md", USAGE_FIX)
+    if usage_held_by is not None:
+        first = Turn(tool_uses=first.tool_uses, release=usage_held_by)
     return {
-        "Doc to keep true: `docs/usage.md`": [
-            _edit("docs/usage.md", USAGE_FIX),
+        USAGE_ROUTE: [
+            first,
             _finish(True, "The call shows timeout."),
         ],
-        "Doc to keep true: `docs/guide.rst`": [
+        GUIDE_ROUTE: [
             _edit(guide, GUIDE_FIX, NOT_THERE),
             _edit("docs/usage.md", USAGE_FIX),
             Turn(tool_uses=[ToolUse("read_file", {"path": guide})]),
@@ -95,7 +105,7 @@ def docsync_routes() -> dict[str, list[Turn]]:
             _edit(guide, GUIDE_FIX),
             _finish(True, "Signature fixed."),
         ],
-        "Doc to keep true: `docs/index.md`": [
+        INDEX_ROUTE: [
             _finish(False, "It only links to usage.md; no call shown."),
         ],
     }

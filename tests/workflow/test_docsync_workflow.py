@@ -56,7 +56,7 @@ async def test_a_signature_change_updates_two_docs_with_reasons(
             temporal_client,
             temporal_settings,
             docsync_request(temporal_settings, repo.path, max_concurrency=2),
-            "docsync-agents-1",
+            "docsync-agents",
         )
         result = await handle.result()
 
@@ -101,14 +101,14 @@ async def test_a_signature_change_updates_two_docs_with_reasons(
     assert "Reason _(model text)_: timeout is keyword-only now" in markdown
     assert "no change needed" in markdown
 
-    ledger = edits_of_run(db, "docsync-agents-1")
+    ledger = edits_of_run(db, "docsync-agents")
     assert sorted(e.path for e in ledger) == ["docs/guide.rst", "docs/usage.md"]
     assert {e.phase for e in ledger} == {"docsync"}
     attempts = [
         attempt
         for path in ("docs/usage.md", "docs/guide.rst", "docs/index.md")
         for attempt in attempts_for_workflow(
-            db, child_agent_id("docsync-agents-1", f"docsync:{path}")
+            db, child_agent_id("docsync-agents", f"docsync:{path}")
         )
     ]
     assert {a.phase for a in attempts} == {"docsync"}
@@ -128,7 +128,7 @@ async def test_without_a_model_docs_are_found_and_edits_skipped(
             temporal_client,
             temporal_settings,
             docsync_request(temporal_settings, repo.path),
-            "docsync-static-1",
+            "docsync-static",
         )
         result = await handle.result()
     assert result.counts == {"must_update": 2, "review": 1, "probably_fine": 0}
