@@ -70,6 +70,9 @@ def render_markdown(
     lines = [
         f"# Doc sync: `{report.base_ref}`..`{report.head_ref}`",
         "",
+        f"Run `{report.workflow_id}` (audit trail: `prflow docsync --show '{report.workflow_id}'`)"
+        f" · {report.base_sha[:12]}..{report.head_sha[:12]}",
+        "",
         f"{report.docs_scanned} docs scanned · {counts['must_update']} must update · "
         f"{counts['review']} review · {counts['probably_fine']} probably fine · "
         f"{len(report.edits)} edits proposed",
