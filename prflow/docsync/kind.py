@@ -38,7 +38,6 @@ DOCSYNC = KindDeclaration(
             "activities.impact_analysis:collect_changes",
             "activities.impact_analysis:static_analysis",
             "activities.docsync:DOCSYNC_ACTIVITIES",
-            "activities.workspace:workspace_open",
         ],
     },
     phases=PHASES,
