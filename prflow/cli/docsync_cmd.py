@@ -176,6 +176,11 @@ def docsync(
     refuse_credentials(repo, pr)
     if (post or open_pr) and not pr:
         raise UserError("--post and --open-pr need --pr to know the PR, e.g. --pr owner/repo#12")
+    if open_pr:
+        raise UserError(
+            "--open-pr is not available in this build yet: use --branch NAME and push it, "
+            "or --post to put the patches on the PR"
+        )
     if (apply or branch) and pr and not repo:
         raise UserError("--apply and --branch write to a local clone: pass it with --repo")
     thresholds = parse_thresholds(threshold or [])

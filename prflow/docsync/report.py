@@ -34,6 +34,7 @@ class DocEdit(BaseModel):
     reason: str
     diff: str
     actor: str = ""
+    reason_is_model_text: bool = True
 
 
 class DocsyncReport(BaseModel):
