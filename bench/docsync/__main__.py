@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.docsync.edits import EditAudit, audit_edits
 from bench.docsync.truth import archive_texts, symbol_names, truth_docs
 from bench.impact.errors import BenchError
 from bench.impact.fetch import python_sdist
@@ -45,6 +46,7 @@ class PairScore:
     flagged: set[str]
     docsync_seconds: float
     impact_seconds: float
+    edits: EditAudit | None = None
 
     @property
     def hits(self) -> int:
@@ -100,7 +102,12 @@ def run_docsync(cli: PrflowCli, repo: Path, report: Path) -> set[str]:
     return {doc["path"] for doc in data["docs"] if doc["bucket"] in FLAGGED}
 
 
-def score_pair(pair: PythonPair, work: WorkDir) -> PairScore:
+def findings_of(report: Path) -> dict[str, object]:
+    loaded: dict[str, object] = json.loads(report.read_text(encoding="utf-8"))
+    return loaded
+
+
+def score_pair(pair: PythonPair, work: WorkDir, *, edits: bool) -> PairScore:
     _progress(f"fetching {pair.label}")
     base = python_sdist(work.downloads, pair.package, pair.base_version)
     head = python_sdist(work.downloads, pair.package, pair.head_version)
@@ -124,20 +131,30 @@ def score_pair(pair: PythonPair, work: WorkDir) -> PairScore:
         started = time.perf_counter()
         cli.impact(repo, reports / "impact.json")
         impact_seconds = time.perf_counter() - started
-    return PairScore(pair.label, len(base_docs), truth, flagged, docsync_seconds, impact_seconds)
+    audit = None
+    if edits:
+        _progress(f"scripted edits {pair.label}")
+        found = findings_of(reports / "docsync.json")
+        audit = audit_edits(repo, cli, found, reports / "docsync-edits.json")
+    return PairScore(
+        pair.label, len(base_docs), truth, flagged, docsync_seconds, impact_seconds, audit
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.docsync")
     parser.add_argument("--only", help="Run one package, e.g. click")
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    parser.add_argument(
+        "--no-edits", action="store_true", help="Skip the scripted-edit audit (finding only)"
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.root)
     pairs = [p for p in PAIRS if args.only in (None, p.package)]
     scores: list[PairScore] = []
     try:
         for pair in pairs:
-            scores.append(score_pair(pair, work))
+            scores.append(score_pair(pair, work, edits=not args.no_edits))
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
@@ -154,6 +171,14 @@ def main(argv: list[str] | None = None) -> int:
         missed = sorted(s.truth - s.flagged)
         extra = sorted(s.flagged - s.truth)
         print(f"{s.label}: missed {missed[:8]}; flagged outside the truth {extra[:8]}")
+    for s in scores:
+        if s.edits is not None:
+            e = s.edits
+            print(
+                f"{s.label} scripted edits: {e.docs} docs, {e.refused_not_unique} first attempts "
+                f"refused as not unique, {e.applied} applied, {e.with_reason} with a reason, "
+                f"{e.diffs_apply} diffs apply to head, {e.unique_at_head} old texts unique at head"
+            )
     truth = sum(len(s.truth) for s in scores)
     flagged = sum(len(s.flagged) for s in scores)
     hits = sum(s.hits for s in scores)
