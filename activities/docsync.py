@@ -140,14 +140,29 @@ def _log_keys(db: str, ref: WorkspaceRef) -> list[str]:
 @activity.defn(name="docsync_collect")
 @heartbeating
 def collect_edits(inp: CollectInput) -> CollectResult:
-    """The patch records each doc's agent left, oldest first."""
+    """The patch records each doc's agent left, oldest first, and one workspace with every
+    doc's final text (agents edit disjoint docs, so their states merge without conflict)."""
     db = _db()
-    return CollectResult(
-        patch_keys={
-            path: _log_keys(db, ref) if ref is not None else []
-            for path, ref in inp.workspaces.items()
-        }
-    )
+    keys = {
+        path: _log_keys(db, ref) if ref is not None else [] for path, ref in inp.workspaces.items()
+    }
+    merged: dict[str, str | None] = {}
+    for path, ref in sorted(inp.workspaces.items()):
+        if ref is None or ref.state_key is None or not keys[path]:
+            continue
+        state = WorkspaceState.model_validate(get_json(db, ref.state_key))
+        if path in state.files:
+            merged[path] = state.files[path]
+    combined = None
+    if inp.start is not None and merged:
+        combined = inp.start.model_copy(
+            update={
+                "state_key": put_json(db, WorkspaceState(files=merged).model_dump(mode="json")),
+                "patch_log_key": None,
+                "revision": len(merged),
+            }
+        )
+    return CollectResult(patch_keys=keys, combined=combined)
 
 
 def _combined_diff(

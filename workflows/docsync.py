@@ -16,6 +16,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.docsync import build_report, collect_edits, doc_prompts, find_docs
     from activities.github import upsert_pr_comment
+    from activities.github.draft_pr import open_draft_pr
     from activities.impact_analysis import collect_changes, static_analysis
     from activities.llm import llm_configured
     from activities.workspace import workspace_open
@@ -38,12 +39,17 @@ with workflow.unsafe.imports_passed_through():
         ReportInput,
         ReportRefs,
     )
-    from prflow.github_models import CommentUpsertInput, CommentUpsertResult
+    from prflow.github_models import CommentUpsertInput, CommentUpsertResult, PullRequestInfo
     from prflow.impact.run_models import ChangeSet, StaticSummary
     from prflow.impact.stage_inputs import StaticInput
     from prflow.repo_models import ResolvedRange
     from prflow.run_progress import PhaseState
-    from prflow.workspace.models import WorkspaceOpenInput, WorkspaceRef
+    from prflow.workspace.models import (
+        DraftPullRequest,
+        DraftPullRequestInput,
+        WorkspaceOpenInput,
+        WorkspaceRef,
+    )
     from prflow.workspace.tools import EDIT_FILE
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
@@ -61,7 +67,7 @@ class DocsyncWorkflow(KindWorkflow):
         kit = self.kit
         pr = request.pull_request
         kit.tag(repo=f"{pr.owner}/{pr.repo}" if pr else request.repo, pr=pr.number if pr else None)
-        rng, _ = await resolve_target(
+        rng, info = await resolve_target(
             kit,
             pull_request=request.pull_request,
             repo=request.repo,
@@ -99,7 +105,7 @@ class DocsyncWorkflow(KindWorkflow):
             f"{counts.get('must_update', 0)} must update, {counts.get('review', 0)} review, "
             f"{counts.get('probably_fine', 0)} probably fine",
         )
-        outcomes, skipped, workspaces = await self._agents(request, rng, found)
+        outcomes, skipped, workspaces, combined = await self._agents(request, rng, found)
         report: ReportRefs = await kit.step(
             "report",
             build_report,
@@ -114,6 +120,9 @@ class DocsyncWorkflow(KindWorkflow):
             timeout=timedelta(minutes=5),
         )
         kit.set("report", PhaseState.done, f"{report.edits} edits")
+        draft = None
+        if request.open_pr and info is not None and combined is not None:
+            draft = await self._open_pr(request, info, rng, combined, report)
         comment = await self._publish(request, report)
         return DocsyncResult(
             workflow_id=workflow.info().workflow_id,
@@ -129,18 +138,19 @@ class DocsyncWorkflow(KindWorkflow):
             comment_key=report.comment_key,
             patch_key=report.patch_key,
             comment_url=comment.url if comment else None,
+            pr_url=draft.html_url if draft else None,
             cost_usd=kit.status().total_usd,
             inline=report.inline,
         )
 
     async def _agents(
         self, request: DocsyncRequest, rng: ResolvedRange, found: FindSummary
-    ) -> tuple[list[DocOutcome], str | None, dict[str, WorkspaceRef]]:
+    ) -> tuple[list[DocOutcome], str | None, dict[str, WorkspaceRef], WorkspaceRef | None]:
         """One agent per doc to edit; without a model, why the edits were skipped."""
         kit, plan = self.kit, request.llm
         if not found.to_edit or request.max_docs == 0:
             kit.set("agents", PhaseState.skipped, "no doc to edit")
-            return [], None, {}
+            return [], None, {}, None
         reason: str | None = None
         if not plan.enabled:
             reason = "no model configured (static mode)"
@@ -155,7 +165,7 @@ class DocsyncWorkflow(KindWorkflow):
                 reason = "ANTHROPIC_API_KEY is not set on the worker (static mode)"
         if reason is not None:
             kit.set("agents", PhaseState.skipped, reason)
-            return [], reason, {}
+            return [], reason, {}, None
         docs = [doc.path for doc in found.to_edit[: request.max_docs]]
         workflow_id = workflow.info().workflow_id
         start: WorkspaceRef = await kit.step(
@@ -195,7 +205,9 @@ class DocsyncWorkflow(KindWorkflow):
         collected: CollectResult = await kit.step(
             "agents",
             collect_edits,
-            CollectInput(workspaces={path: end.workspace for path, end in ends.items()}),
+            CollectInput(
+                workspaces={path: end.workspace for path, end in ends.items()}, start=start
+            ),
             timeout=timedelta(minutes=2),
         )
         outcomes = [
@@ -208,7 +220,35 @@ class DocsyncWorkflow(KindWorkflow):
             for path, end in ends.items()
             if end.workspace is not None and collected.patch_keys.get(path)
         }
-        return outcomes, None, workspaces
+        return outcomes, None, workspaces, collected.combined
+
+    async def _open_pr(
+        self,
+        request: DocsyncRequest,
+        info: PullRequestInfo,
+        rng: ResolvedRange,
+        combined: WorkspaceRef,
+        report: ReportRefs,
+    ) -> DraftPullRequest:
+        """One draft follow-up PR on the PR's own branch with every doc's edits."""
+        pr = info.ref
+        draft: DraftPullRequest = await self.kit.step(
+            "publish",
+            open_draft_pr,
+            DraftPullRequestInput(
+                workspace=combined,
+                repository=f"{pr.owner}/{pr.repo}",
+                branch=f"prflow/docsync-{pr.number}-{rng.head_sha[:12]}",
+                base_branch=info.head_ref,
+                title=f"docs: sync the docs with #{pr.number}",
+                body_key=report.markdown_key,
+            ),
+            task_queue=request.github_task_queue,
+            timeout=timedelta(minutes=2),
+            retry=NETWORK_RETRY,
+            summary=f"open the docsync draft PR for {pr.slug}",
+        )
+        return draft
 
     async def _publish(
         self, request: DocsyncRequest, report: ReportRefs

@@ -176,11 +176,6 @@ def docsync(
     refuse_credentials(repo, pr)
     if (post or open_pr) and not pr:
         raise UserError("--post and --open-pr need --pr to know the PR, e.g. --pr owner/repo#12")
-    if open_pr:
-        raise UserError(
-            "--open-pr is not available in this build yet: use --branch NAME and push it, "
-            "or --post to put the patches on the PR"
-        )
     if (apply or branch) and pr and not repo:
         raise UserError("--apply and --branch write to a local clone: pass it with --repo")
     thresholds = parse_thresholds(threshold or [])
@@ -219,6 +214,10 @@ def docsync(
     key = result.report_key if output_format == DocsyncFormat.json else result.markdown_key
     _emit(result.inline.get(output_format.value) or texts[key], output)
     _local_writes(result, texts, location, apply=apply, branch=branch)
+    if result.pr_url:
+        typer.echo(f"prflow: opened the draft follow-up PR {result.pr_url}", err=True)
+    elif open_pr:
+        typer.echo("prflow: no edits, so no follow-up PR was opened", err=True)
     if fail_on is not None and _gate(result, fail_on):
         typer.echo(f"prflow: docs in bucket {fail_on.value} or worse", err=True)
         raise typer.Exit(EXIT_GATE)

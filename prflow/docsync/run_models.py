@@ -156,7 +156,13 @@ class CollectInput(BaseModel):
     """The final workspace of each doc's agent (None: it never edited)."""
 
     workspaces: dict[str, WorkspaceRef | None]
+    start: WorkspaceRef | None = Field(
+        default=None, description="The workspace every agent started from"
+    )
 
 
 class CollectResult(BaseModel):
     patch_keys: dict[str, list[str]] = Field(default_factory=dict)
+    combined: WorkspaceRef | None = Field(
+        default=None, description="One workspace holding every doc's edits (for a draft PR)"
+    )
