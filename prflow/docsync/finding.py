@@ -35,6 +35,7 @@ from prflow.source_tree import SourceTree
 PROSE_FACTOR = 0.75
 """A prose mention of a changed-but-present symbol counts this share of a mention in code."""
 EXTRA_TARGET_BONUS = 0.05
+STRONG_EVIDENCE = 0.5
 MAPPED_WEAK = 0.6
 """A front-matter mapping to a file that changed without a breaking change: review it."""
 MAX_EVIDENCE = 25
@@ -77,19 +78,7 @@ def matcher_for(target: Target) -> _Matcher | None:
     """How a doc line names ``target``; None when its name is too vague to look for."""
     name = target.name
     if target.kind == TargetKind.symbol:
-        parts = name.split(".")
-        if parts[-1].startswith("__") and parts[-1].endswith("__"):
-            if parts[-1] != "__init__" or len(parts) < 2:
-                return None  # other dunders are named by their operators, not their names
-            name = ".".join(parts[:-1])  # a constructor is named by its class
-        last = name.rsplit(".", 1)[-1]
-        anywhere = [_word(name)] if "." in name else []
-        in_code: list[re.Pattern[str]] = []
-        if not _is_common(last):
-            anywhere.append(_word(last))
-        elif "." not in name:
-            in_code.append(_word(last))
-        return _Matcher(target, tuple(anywhere), tuple(in_code))
+        return _symbol_matcher(target)
     if target.kind == TargetKind.path:
         path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
         module = _python_module(name)
@@ -103,6 +92,32 @@ def matcher_for(target: Target) -> _Matcher | None:
     if not full and not leaf:
         return None
     return _Matcher(target, full, leaf)
+
+
+def _symbol_matcher(target: Target) -> _Matcher | None:
+    """Qualified names count anywhere; a bare member name or a plain lowercase word (``errors``,
+    ``context``) only in code; common words never bare; a constructor only when called."""
+    parts = target.name.split(".")
+    if parts[-1].startswith("__") and parts[-1].endswith("__"):
+        if parts[-1] != "__init__" or len(parts) < 2:
+            return None  # other dunders are named by their operators, not their names
+        owner = parts[-2]
+        if _is_common(owner):
+            return None
+        call = re.compile(rf"(?<![\w$]){re.escape(owner)}\s*\(")
+        return _Matcher(target, (), (call,))
+    name, last = target.name, parts[-1]
+    anywhere = [_word(name)] if len(parts) > 1 else []
+    in_code: list[re.Pattern[str]] = []
+    if not _is_common(last):
+        prose_safe = len(parts) == 1 and not _PLAIN_WORD.fullmatch(last)
+        (anywhere if prose_safe else in_code).append(_word(last))
+    elif len(parts) == 1:
+        in_code.append(_word(last))
+    return _Matcher(target, tuple(anywhere), tuple(in_code))
+
+
+_PLAIN_WORD = re.compile(r"[a-z]+")
 
 
 def find_affected_docs(
@@ -208,9 +223,11 @@ def _mapped(text: str, changed: list[str], targets: list[Target]) -> list[Eviden
 
 
 def _score(items: list[Evidence]) -> float:
+    """The best evidence, plus a little for each further strong target (weak ones alone
+    never add up to a review)."""
     top = max(item.score for item in items)
-    distinct = len({item.target for item in items})
-    return min(1.0, top + EXTRA_TARGET_BONUS * (distinct - 1))
+    strong = len({item.target for item in items if item.score >= STRONG_EVIDENCE})
+    return min(1.0, top + EXTRA_TARGET_BONUS * max(0, strong - 1))
 
 
 def _propagate(

@@ -76,7 +76,11 @@ class Thresholds(BaseModel):
     must_update: float = Field(default=0.8, ge=0, le=1)
     review: float = Field(default=0.4, ge=0, le=1)
     link_decay: float = Field(
-        default=0.5, gt=0, le=1, description="A linking doc scores this share of the doc linked"
+        default=0.35,
+        gt=0,
+        le=1,
+        description="A linking doc scores this share of the doc linked (0.35: a doc linking "
+        "to one that must be updated is listed as probably fine; 0.5 puts it in review)",
     )
     link_depth: int = Field(default=2, ge=0, description="Link hops followed from an affected doc")
 

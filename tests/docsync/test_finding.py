@@ -8,7 +8,7 @@ from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter
 from prflow.docsync.finding import find_affected_docs
-from prflow.docsync.models import Bucket, EvidenceKind, TargetKind, Thresholds
+from prflow.docsync.models import Bucket, Change, EvidenceKind, Target, TargetKind, Thresholds
 from prflow.docsync.targets import find_targets
 from prflow.severity import Severity
 from prflow.source_tree import MemoryTree
@@ -136,15 +136,37 @@ def test_front_matter_attention_maps_a_doc_to_its_code() -> None:
 
 
 def test_links_propagate_with_decay_and_cycles_end() -> None:
-    by_path = {doc.path: doc for doc in _find().docs}
+    by_path = {doc.path: doc for doc in _find(Thresholds(link_decay=0.5)).docs}
     index = by_path["docs/index.md"]
     assert index.evidence[0].kind == EvidenceKind.link
     assert index.evidence[0].via in {"docs/usage.md", "docs/mapped.md"}
     assert index.bucket == Bucket.review
     # other.md links to index.md (which links back): two hops, probably fine
     assert by_path["docs/other.md"].bucket == Bucket.probably_fine
-    shallow = {d.path for d in _find(Thresholds(link_depth=1)).docs}
+    shallow = {d.path for d in _find(Thresholds(link_decay=0.5, link_depth=1)).docs}
     assert "docs/other.md" not in shallow
+    # by default a linking doc is listed, with its evidence, as probably fine
+    default = {doc.path: doc.bucket for doc in _find().docs}
+    assert default["docs/index.md"] == Bucket.probably_fine
+
+
+def test_plain_words_and_bare_members_count_only_in_code() -> None:
+    targets = [
+        Target(kind=TargetKind.symbol, name="Parser.errors", change=Change.removed, weight=1.0),
+        Target(kind=TargetKind.symbol, name="context", change=Change.removed, weight=1.0),
+        Target(kind=TargetKind.symbol, name="Schema.__init__", change=Change.signature, weight=0.9),
+    ]
+    docs = {
+        "prose.md": "Only errors are shown; the context may vary. A Schema is a class.\n",
+        "code.md": "Read `parser.errors` and `context`.\n",
+        "call.md": "```python\nschema = Schema(many=True)\n```\n",
+        "qualified.md": "Parser.errors was removed.\n",
+    }
+    found = {d.path: d for d in find_affected_docs(targets, MemoryTree(docs)).docs}
+    assert "prose.md" not in found
+    assert {e.target for e in found["code.md"].evidence} == {"Parser.errors", "context"}
+    assert found["call.md"].evidence[0].target == "Schema.__init__"
+    assert found["qualified.md"].bucket == Bucket.must_update
 
 
 def test_thresholds_move_docs_between_buckets() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 
 from prflow.config import Settings
+from prflow.docsync.models import Thresholds
 from prflow.docsync.request import agent_plan
 from prflow.docsync.run_models import DocsyncRequest, DocsyncResult
 from tests.support.fixtures_git import GitRepoBuilder
@@ -113,6 +114,8 @@ def docsync_routes(usage_held_by: threading.Event | None = None) -> dict[str, li
 
 def docsync_request(settings: Settings, repo: Path | str, **fields: Any) -> DocsyncRequest:
     plan = fields.pop("plan", {})
+    # index.md (which only links to usage.md) is reviewed, so one agent finds nothing to do
+    fields.setdefault("thresholds", Thresholds(link_decay=0.5))
     return DocsyncRequest(
         repo=str(repo),
         base="base",
