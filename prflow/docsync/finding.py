@@ -118,6 +118,8 @@ def _symbol_matcher(target: Target) -> _Matcher | None:
 
 
 _PLAIN_WORD = re.compile(r"[a-z]+")
+_CODE_LINE = re.compile(r"^\s*(?:>>> |\.\.\. |\.\. (?:auto)?\w+:: |\.\. (?:py:)?\w+:: )")
+"""Lines that are code though no fence says so: doctest prompts and reST object directives."""
 
 
 def find_affected_docs(
@@ -165,7 +167,8 @@ def find_affected_docs(
 
 def _mentions(doc: str, text: str, matchers: list[_Matcher]) -> list[Evidence]:
     best: dict[str, Evidence] = {}
-    for number, line, in_block in _doc_lines(text, doc):
+    for number, line, fenced in _doc_lines(text, doc):
+        in_block = fenced or _CODE_LINE.match(line) is not None
         context = LineContext.of(line, in_block, doc)
         for matcher in matchers:
             score = matcher.score(context, in_block)

@@ -27,8 +27,9 @@ WEIGHTS = {
     Change.removed: 1.0,
     Change.renamed: 1.0,
     Change.signature: 0.9,
-    Change.modified: 0.5,
+    Change.modified: 0.35,
 }
+"""A changed type or base class alone (``modified``) leaves most prose true: probably fine."""
 MODIFIED_PATH_WEIGHT = 0.3
 """A doc naming a file that merely changed is probably fine unless other evidence adds up."""
 MODIFIED_NAME_WEIGHT = 0.35

@@ -161,12 +161,16 @@ def test_plain_words_and_bare_members_count_only_in_code() -> None:
         "code.md": "Read `parser.errors` and `context`.\n",
         "call.md": "```python\nschema = Schema(many=True)\n```\n",
         "qualified.md": "Parser.errors was removed.\n",
+        "directive.rst": "API\n===\n\n.. autofunction:: context\n",
+        "doctest.rst": "Try it::\n\n>>> parser.errors\n",
     }
     found = {d.path: d for d in find_affected_docs(targets, MemoryTree(docs)).docs}
     assert "prose.md" not in found
     assert {e.target for e in found["code.md"].evidence} == {"Parser.errors", "context"}
     assert found["call.md"].evidence[0].target == "Schema.__init__"
     assert found["qualified.md"].bucket == Bucket.must_update
+    assert found["directive.rst"].evidence[0].line == 4  # reST directives and doctests are code
+    assert found["doctest.rst"].evidence[0].target == "Parser.errors"
 
 
 def test_thresholds_move_docs_between_buckets() -> None:
