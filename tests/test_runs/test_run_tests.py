@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -144,3 +145,49 @@ def test_the_time_cap_kills_the_run_and_says_so(base: WorkspaceRef) -> None:
     assert time.monotonic() - started < 30
     assert run.timed_out and run.exit_code is None
     assert "ran past the 3s cap and were killed" in get_text(db(), run.output_key)
+
+
+def test_the_workers_secrets_do_not_reach_the_tests(
+    base: WorkspaceRef, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("STRIPE_API_KEY", "sk_secret")
+    monkeypatch.setenv("SHOP_MODE", "kept")
+    probe = with_edits(
+        base,
+        CreateFile(
+            path="tests/test_env.py",
+            content=(
+                "import os\n\n\n"
+                "def test_no_secrets():\n"
+                "    assert 'GITHUB_TOKEN' not in os.environ\n"
+                "    assert 'STRIPE_API_KEY' not in os.environ\n"
+                "    assert 'PRFLOW_DATABASE_URL' not in os.environ\n\n\n"
+                "def test_other_variables_pass():\n"
+                "    assert os.environ['SHOP_MODE'] == 'kept'\n"
+            ),
+            reason="env probe",
+        ),
+    )
+    run = run_tests_in(db(), TestRunInput(workspace=probe, selection=["tests/test_env.py"]))
+    assert (run.counts.passed, run.counts.failed) == (2, 0), get_text(db(), run.output_key)
+
+
+def test_a_sandbox_that_is_installed_but_denied_is_not_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    bwrap = fake_bin / "bwrap"
+    bwrap.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    bwrap.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+    test_runs.sandbox_tools.cache_clear()
+    try:
+        tools = test_runs.sandbox_tools()
+    finally:
+        test_runs.sandbox_tools.cache_clear()
+    assert tools.bwrap is None
+    assert tools.unshare is not None, "unshare works on this machine (as root)"
