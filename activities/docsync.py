@@ -40,6 +40,7 @@ from prflow.docsync.targets import find_targets
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.store.edit_ledger import LedgerEdit, record_edits
+from prflow.workspace.merge import merge_states
 from prflow.workspace.models import PatchLogEntry, WorkspaceRef, WorkspaceState
 from prflow.workspace.patches import file_diff
 from prflow.workspace.tools import EDIT_FILE, READ_TOOLS, WORKSPACE_TOOL_SPECS
@@ -146,13 +147,14 @@ def collect_edits(inp: CollectInput) -> CollectResult:
     keys = {
         path: _log_keys(db, ref) if ref is not None else [] for path, ref in inp.workspaces.items()
     }
-    merged: dict[str, str | None] = {}
+    branches: list[dict[str, str | None]] = []
     for path, ref in sorted(inp.workspaces.items()):
         if ref is None or ref.state_key is None or not keys[path]:
             continue
         state = WorkspaceState.model_validate(get_json(db, ref.state_key))
         if path in state.files:
-            merged[path] = state.files[path]
+            branches.append({path: state.files[path]})  # each agent may edit only its doc
+    merged, _conflicts = merge_states({}, branches)  # disjoint docs: never a conflict
     combined = None
     if inp.start is not None and merged:
         combined = inp.start.model_copy(
