@@ -89,7 +89,8 @@ def audit_edits(repo: Path, cli: PrflowCli, findings: dict[str, Any], report: Pa
         command = [str(env_cli.binary), "docsync", "--repo", ".", "--base", BASE_REF]
         command += ["--head", HEAD_REF, "--max-docs", str(len(docs)), "--format", "json"]
         command += ["--output", str(report.resolve()), "--quiet"]
-        run_checked(command, cwd=repo, env=env_cli.env())
+        # no warm worker: the embedded server and worker end with the command
+        run_checked(command, cwd=repo, env={**env_cli.env(), "PRFLOW_TEMPORAL__WARM_SECONDS": "0"})
     data = json.loads(report.read_text(encoding="utf-8"))
     edits = data["edits"]
     applies = sum(_applies(repo, e["diff"]) for e in edits)
