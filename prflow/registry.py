@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from prflow.docsync.kind import DOCSYNC
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.kinds import KindDeclaration
@@ -9,7 +10,7 @@ from prflow.pr_tools.kind import PR_CHECKS
 from prflow.queue.kind import QUEUE
 from prflow.review.kind import REVIEW
 
-KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW, QUEUE)
+KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW, QUEUE, DOCSYNC)
 
 
 def kind_named(name: str) -> KindDeclaration:

@@ -10,6 +10,12 @@ under its own rules (as CI reads its workflow files). Every key is optional::
     budget_usd = 0.50                    # per job run, for its model phases
     risk_threshold = 70                  # impact runs scoring at or above are flagged
 
+    [docsync]                            # opt in: doc sync runs after the other jobs
+    docs = ["docs/**/*.md"]              # doc globs (default: Markdown, MDX, reST, AsciiDoc)
+    must_update = 0.8                    # bucket thresholds
+    review = 0.4
+    max_docs = 10                        # doc agents per run
+
 A mistake in the file is one line naming the key and what it needs; the queue
 then runs nothing for that head (the repository's owners may have limited
 spend there) and shows the line in the PR workflow's status.
@@ -21,11 +27,32 @@ import fnmatch
 import tomllib
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from prflow.errors import UserError
 
 CONFIG_PATH = ".prflow.toml"
+
+
+class DocsyncSection(BaseModel):
+    """``[docsync]``: present (and enabled) means the queue runs doc sync on each new head."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    docs: list[str] = Field(default_factory=list)
+    must_update: float = Field(default=0.8, ge=0, le=1)
+    review: float = Field(default=0.4, ge=0, le=1)
+    max_docs: int = Field(default=10, ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DocsyncSection:
+        if self.review > self.must_update:
+            raise ValueError("review must not exceed must_update")
+        return self
+
+
+DOCSYNC_JOB = "docsync"
 
 
 class RepoConfig(BaseModel):
@@ -39,9 +66,15 @@ class RepoConfig(BaseModel):
     post_comment: bool = True
     budget_usd: float | None = Field(default=None, ge=0)
     risk_threshold: int | None = Field(default=None, ge=0, le=100)
+    docsync: DocsyncSection | None = None
 
     def jobs_to_run(self, default: Sequence[str]) -> list[str]:
-        return list(dict.fromkeys(self.jobs if self.jobs is not None else default))
+        """The jobs in order; an enabled ``[docsync]`` section adds doc sync last (after
+        impact, whose analysis it reads the same way)."""
+        jobs = [job for job in (self.jobs if self.jobs is not None else default)]
+        if self.docsync is not None and self.docsync.enabled:
+            jobs = [job for job in jobs if job != DOCSYNC_JOB] + [DOCSYNC_JOB]
+        return list(dict.fromkeys(jobs))
 
     def only_ignored(self, paths: Iterable[str]) -> bool:
         """True when every path matches an ignore pattern (and there is at least one path)."""
@@ -84,7 +117,8 @@ def _first_problem(err: ValidationError) -> str:
     first = err.errors()[0]
     key = ".".join(str(part) for part in first["loc"])
     if first["type"] == "extra_forbidden":
-        known = ", ".join(RepoConfig.model_fields)
+        section = DocsyncSection if first["loc"][0] == DOCSYNC_JOB else RepoConfig
+        known = ", ".join(section.model_fields)
         return f"{CONFIG_PATH}: unknown key {key!r}; the keys are: {known}"
     shown = repr(first.get("input"))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."

@@ -122,3 +122,25 @@ class ReviewMarkRow(Base):
     fingerprints: Mapped[str] = mapped_column(Text(), default="[]")
     workflow_id: Mapped[str] = mapped_column(String())
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)
+
+
+class EditLedgerRow(Base):
+    """One applied doc/code edit of a run: its reason and its patch (by blob key).
+
+    The audit trail beside the cost ledger: who edited what, why, in which
+    run and phase; a retried write of the same patch is ignored.
+    """
+
+    __tablename__ = "edit_ledger"
+    __table_args__ = (UniqueConstraint("workflow_id", "patch_key", name="uq_edit_ledger_patch"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    workflow_id: Mapped[str] = mapped_column(String())
+    workflow_kind: Mapped[str] = mapped_column(String(64))
+    phase: Mapped[str] = mapped_column(String(64))
+    path: Mapped[str] = mapped_column(Text())
+    edit_index: Mapped[int] = mapped_column(Integer())
+    actor: Mapped[str] = mapped_column(String(255))
+    reason: Mapped[str] = mapped_column(Text())
+    patch_key: Mapped[str] = mapped_column(String(71))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from prflow.docsync.run_models import DOCSYNC_COMMENT_MARKER
 from prflow.render.comment import IMPACT_COMMENT_MARKER
 from prflow.review.render.summary import REVIEW_COMMENT_MARKER
 from tests.action.composite import StepRun, load_action, run_composite
@@ -154,6 +155,28 @@ def test_review_mode_posts_one_review_and_a_summary_comment(
     assert sarif["runs"][0]["properties"]["reviewEvent"] == "REQUEST_CHANGES"
 
 
+def test_docsync_mode_posts_its_comment_and_gates_on_a_bucket(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    workspace = _checkout(tmp_path, fake_github)
+    bin_dir = _runner_python(tmp_path)
+
+    steps = _run_action(
+        tmp_path, fake_github, workspace, bin_dir, mode="docsync", threshold="must_update"
+    )
+
+    install, analyse = steps
+    assert install.code == 0, install.stderr
+    assert analyse.code == 1, f"{analyse.stdout}\n{analyse.stderr}"  # docs/pricing.md is stale
+    (comment,) = fake_github.comments(OWNER, REPO, NUMBER)
+    assert comment.body.startswith(DOCSYNC_COMMENT_MARKER)
+    assert "`docs/pricing.md`" in comment.body
+    report = json.loads((workspace / "prflow-impact.sarif").read_text())
+    assert [d["path"] for d in report["docs"] if d["bucket"] == "must_update"] == [
+        "docs/pricing.md"
+    ]
+
+
 def test_a_bad_mode_or_a_missing_pr_fails_with_one_error_line(
     fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
@@ -166,7 +189,7 @@ def test_a_bad_mode_or_a_missing_pr_fails_with_one_error_line(
         "ACTION_PR_NUMBER": "7",
     }
     for env, expected in (
-        (base | {"ACTION_MODE": "triage"}, "mode must be impact or review, not 'triage'"),
+        (base | {"ACTION_MODE": "triage"}, "mode must be impact, review or docsync, not 'triage'"),
         (base | {"ACTION_PR_NUMBER": ""}, "no pull request in this event"),
     ):
         done = subprocess.run(

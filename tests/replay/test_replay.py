@@ -46,6 +46,10 @@ RECORDED_IDS = {
     "review-agents/agent:reviewers:d1-cart-api-compatibility": "review-reviewer-child",
     "review-worker-crash": "review-worker-crash",
     "review-incremental-post": "review-incremental-post",
+    "docsync-static": "docsync-static",
+    "docsync-agents": "docsync-agents",
+    "docsync-agents/agent:docsync:docs/guide.rst": "docsync-doc-agent-child",
+    "docsync-worker-crash": "docsync-worker-crash",
 }
 
 

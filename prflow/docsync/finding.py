@@ -1,0 +1,264 @@
+"""Which docs a change affects, bucketed by score, each with the lines that say why.
+
+A doc line naming a target scores the target's weight; a mere prose mention of
+a symbol whose signature or behaviour changed scores less than one in code
+(an example call is wrong, a passing mention may not be). A doc's score is its
+best evidence plus a little for each further target it names. Front-matter
+mappings score like a mention of the file's strongest change. Then scores flow
+backwards along links: a doc linking to an affected doc gets ``link_decay`` of
+its score, up to ``link_depth`` hops; a doc is visited again only when it gets
+a better score, so link cycles end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
+from prflow.analysis.stale_docs import _LineContext as LineContext
+from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter, watch_spec
+from prflow.docsync.models import (
+    AffectedDoc,
+    Change,
+    DocFindings,
+    Evidence,
+    EvidenceKind,
+    Target,
+    TargetKind,
+    Thresholds,
+)
+from prflow.source_tree import SourceTree
+
+PROSE_FACTOR = 0.75
+"""A prose mention of a changed-but-present symbol counts this share of a mention in code."""
+EXTRA_TARGET_BONUS = 0.05
+STRONG_EVIDENCE = 0.5
+MAPPED_WEAK = 0.6
+"""A front-matter mapping to a file that changed without a breaking change: review it."""
+MAX_EVIDENCE = 25
+_EXCERPT = 200
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    target: Target
+    anywhere: tuple[re.Pattern[str], ...]
+    in_code: tuple[re.Pattern[str], ...]
+    link_path: str | None = None
+
+    def score(self, line: LineContext, in_block: bool) -> float | None:
+        """The score of this line for the target, None when it does not name it."""
+        patterns = (*self.anywhere, *self.in_code)
+        hit_code = any(p.search(code) for p in patterns for code in line.code)
+        hit_any = hit_code or any(p.search(line.text) for p in self.anywhere)
+        if self.link_path is not None and self.link_path in line.resolved_links:
+            hit_any = True
+            hit_code = True
+        if not hit_any:
+            return None
+        weight = self.target.weight
+        soft = self.target.change in (Change.signature, Change.modified)
+        if soft and self.target.kind == TargetKind.symbol and not (hit_code or in_block):
+            weight *= PROSE_FACTOR
+        return weight
+
+
+def _word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$-]){re.escape(name)}(?![\w$-])")
+
+
+def _is_common(name: str) -> bool:
+    return len(name) <= 3 or name.lower() in _COMMON_WORDS
+
+
+def matcher_for(target: Target) -> _Matcher | None:
+    """How a doc line names ``target``; None when its name is too vague to look for."""
+    name = target.name
+    if target.kind == TargetKind.symbol:
+        return _symbol_matcher(target)
+    if target.kind == TargetKind.path:
+        path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
+        module = _python_module(name)
+        dotted = (_word(module),) if module and "." in module else ()
+        return _Matcher(target, (path,), dotted, link_path=name)
+    if target.kind in (TargetKind.cli_option, TargetKind.env_var):
+        return _Matcher(target, (_word(name),), ())
+    key = name.rsplit(".", 1)[-1]
+    full = (_word(name),) if "." in name else ()
+    leaf = (_word(key),) if not _is_common(key) else ()
+    if not full and not leaf:
+        return None
+    return _Matcher(target, full, leaf)
+
+
+def _symbol_matcher(target: Target) -> _Matcher | None:
+    """Qualified names count anywhere; a bare member name or a plain lowercase word (``errors``,
+    ``context``) only in code; common words never bare; a constructor only when called."""
+    parts = target.name.split(".")
+    if parts[-1].startswith("__") and parts[-1].endswith("__"):
+        if parts[-1] != "__init__" or len(parts) < 2:
+            return None  # other dunders are named by their operators, not their names
+        owner = parts[-2]
+        if _is_common(owner):
+            return None
+        call = re.compile(rf"(?<![\w$]){re.escape(owner)}\s*\(")
+        return _Matcher(target, (), (call,))
+    name, last = target.name, parts[-1]
+    anywhere = [_word(name)] if len(parts) > 1 else []
+    in_code: list[re.Pattern[str]] = []
+    if not _is_common(last):
+        prose_safe = len(parts) == 1 and not _PLAIN_WORD.fullmatch(last)
+        (anywhere if prose_safe else in_code).append(_word(last))
+    elif len(parts) == 1:
+        in_code.append(_word(last))
+    return _Matcher(target, tuple(anywhere), tuple(in_code))
+
+
+_PLAIN_WORD = re.compile(r"[a-z]+")
+_CODE_LINE = re.compile(r"^\s*(?:>>> |\.\.\. |\.\. (?:auto)?\w+:: |\.\. (?:py:)?\w+:: )")
+"""Lines that are code though no fence says so: doctest prompts and reST object directives."""
+
+
+def find_affected_docs(
+    targets: list[Target],
+    head: SourceTree,
+    *,
+    changed_paths: Iterable[str] = (),
+    globs: DocGlobs | None = None,
+    thresholds: Thresholds | None = None,
+) -> DocFindings:
+    """Every doc with evidence, best first; ``changed_paths`` feed front-matter mappings."""
+    globs = globs or DocGlobs()
+    thresholds = thresholds or Thresholds()
+    all_paths = frozenset(head.paths())
+    docs = globs.select(all_paths)
+    matchers = [m for m in (matcher_for(t) for t in targets) if m is not None]
+    changed = sorted(set(changed_paths))
+    evidence: dict[str, list[Evidence]] = {}
+    linked_from: dict[str, set[str]] = {}
+    for doc in docs:
+        text = head.read_text(doc)
+        if text is None:
+            continue
+        found = _mentions(doc, text, matchers) + _mapped(text, changed, targets)
+        if found:
+            evidence[doc] = found
+        for target in doc_links(doc, text, all_paths):
+            linked_from.setdefault(target, set()).add(doc)
+    scores = {doc: _score(items) for doc, items in evidence.items()}
+    _propagate(scores, evidence, linked_from, thresholds)
+    affected = [
+        AffectedDoc(
+            path=doc,
+            bucket=thresholds.bucket(scores[doc]),
+            score=round(scores[doc], 3),
+            evidence=sorted(items, key=lambda e: (-e.score, e.line or 0))[:MAX_EVIDENCE],
+        )
+        for doc, items in evidence.items()
+    ]
+    affected.sort(key=lambda d: (-d.score, d.path))
+    return DocFindings(
+        docs=affected, targets=targets, docs_scanned=len(docs), thresholds=thresholds
+    )
+
+
+def _mentions(doc: str, text: str, matchers: list[_Matcher]) -> list[Evidence]:
+    best: dict[str, Evidence] = {}
+    for number, line, fenced in _doc_lines(text, doc):
+        in_block = fenced or _CODE_LINE.match(line) is not None
+        context = LineContext.of(line, in_block, doc)
+        for matcher in matchers:
+            score = matcher.score(context, in_block)
+            name = matcher.target.name
+            if score is None:
+                continue
+            if name in best and (best[name].score, _calls(best[name])) >= (score, _calls(line)):
+                continue  # the first, best line wins; a call shows the signature best
+            best[name] = Evidence(
+                kind=EvidenceKind.mention,
+                target=name,
+                target_kind=matcher.target.kind,
+                change=matcher.target.change,
+                line=number,
+                excerpt=line.strip()[:_EXCERPT],
+                score=round(score, 3),
+            )
+    return list(best.values())
+
+
+def _calls(item: Evidence | str) -> bool:
+    text = item.excerpt if isinstance(item, Evidence) else item
+    return re.search(r"[\w$]\s*\(", text) is not None
+
+
+def _mapped(text: str, changed: list[str], targets: list[Target]) -> list[Evidence]:
+    meta = front_matter(text)
+    patterns = meta.watched()
+    if not patterns:
+        return []
+    spec = watch_spec(patterns)
+    strongest: dict[str, float] = {}
+    for target in targets:
+        if target.source is not None and target.change != Change.modified:
+            strongest[target.source] = max(strongest.get(target.source, 0.0), target.weight)
+        if target.kind == TargetKind.path and target.change != Change.modified:
+            strongest[target.name] = max(strongest.get(target.name, 0.0), target.weight)
+    lines = text.splitlines()[: meta.lines]
+    found: list[Evidence] = []
+    for path in changed:
+        if not spec.match_file(path):
+            continue
+        number = next((i for i, line in enumerate(lines, 1) if path in line), 1)
+        found.append(
+            Evidence(
+                kind=EvidenceKind.front_matter,
+                target=path,
+                target_kind=TargetKind.path,
+                line=number,
+                excerpt=lines[number - 1].strip() if lines else "",
+                score=max(MAPPED_WEAK, strongest.get(path, 0.0)),
+            )
+        )
+    return found
+
+
+def _score(items: list[Evidence]) -> float:
+    """The best evidence, plus a little for each further strong target (weak ones alone
+    never add up to a review)."""
+    top = max(item.score for item in items)
+    strong = len({item.target for item in items if item.score >= STRONG_EVIDENCE})
+    return min(1.0, top + EXTRA_TARGET_BONUS * max(0, strong - 1))
+
+
+def _propagate(
+    scores: dict[str, float],
+    evidence: dict[str, list[Evidence]],
+    linked_from: dict[str, set[str]],
+    thresholds: Thresholds,
+) -> None:
+    """Pass scores to linking docs, breadth first, ``link_depth`` hops at most."""
+    queue = deque(
+        (doc, score, 0) for doc, score in sorted(scores.items()) if score >= thresholds.review
+    )
+    while queue:
+        doc, score, depth = queue.popleft()
+        if depth >= thresholds.link_depth:
+            continue
+        passed = round(score * thresholds.link_decay, 3)
+        for source in sorted(linked_from.get(doc, ())):
+            if passed <= scores.get(source, 0.0):
+                continue  # already as affected: also what ends a cycle
+            scores[source] = passed
+            evidence.setdefault(source, []).append(
+                Evidence(
+                    kind=EvidenceKind.link,
+                    target=doc,
+                    via=doc,
+                    excerpt=f"links to {doc}",
+                    score=passed,
+                )
+            )
+            queue.append((source, passed, depth + 1))

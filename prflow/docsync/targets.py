@@ -1,0 +1,226 @@
+"""What a change altered that docs name: symbols, paths, CLI options, config keys, env vars.
+
+Symbols come from impact's API surface diff (:mod:`prflow.analysis.breaking`),
+so a rename or a changed signature is judged once for both kinds. The rest is
+read from the changed files' removed and added lines: an option, key or
+variable that was in the base and is gone from the head's changed files is
+removed; one on a line that changed but still exists is modified.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import yaml
+
+from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.models import Change, Target, TargetKind
+from prflow.source_tree import SourceTree
+
+WEIGHTS = {
+    Change.removed: 1.0,
+    Change.renamed: 1.0,
+    Change.signature: 0.9,
+    Change.modified: 0.35,
+}
+"""A changed type or base class alone (``modified``) leaves most prose true: probably fine."""
+MODIFIED_PATH_WEIGHT = 0.3
+"""A doc naming a file that merely changed is probably fine unless other evidence adds up."""
+MODIFIED_NAME_WEIGHT = 0.35
+"""An option or variable still there on a changed line (its help text, its default) is
+probably fine alone; removed ones are what leaves docs wrong."""
+
+_CLI_OPTION = re.compile(r"""(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)+|--[a-z]{3,})(?![\w-])""")
+_ENV_VAR = re.compile(
+    r"""(?:environ(?:\.get)?\s*[\[(]\s*|getenv\s*\(\s*|env(?:var)?\s*=\s*|process\.env\.|"""
+    r"""process\.env\[\s*)["']?([A-Z][A-Z0-9]*_[A-Z0-9_]+)"""
+)
+_CONFIG_SUFFIXES = (".toml", ".yaml", ".yml", ".json", ".ini", ".cfg")
+_NOT_USER_CONFIG = ("package-lock.json", "poetry.lock", "tsconfig", "pyproject.toml", ".github/")
+
+
+def find_targets(
+    changed: list[ChangedFile],
+    breaking: list[BreakingChange],
+    base: SourceTree,
+    head: SourceTree,
+) -> list[Target]:
+    """Every target, de-duplicated by (kind, name) keeping the strongest change."""
+    found: dict[tuple[TargetKind, str], Target] = {}
+    for target in [
+        *_symbol_targets(breaking),
+        *_path_targets(changed),
+        *_line_targets(changed, base, head),
+        *_config_key_targets(changed, base, head),
+    ]:
+        key = (target.kind, target.name)
+        if key not in found or target.weight > found[key].weight:
+            found[key] = target
+    return sorted(found.values(), key=lambda t: (-t.weight, t.kind, t.name))
+
+
+def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
+    for item in breaking:
+        if item.symbol == "default" or not re.fullmatch(r"[\w$]+(\.[\w$]+)*", item.symbol):
+            continue
+        change = {
+            BreakingKind.removed_export: Change.removed,
+            BreakingKind.renamed_export: Change.renamed,
+            BreakingKind.changed_signature: Change.signature,
+        }.get(item.kind, Change.modified)
+        detail = item.detail
+        if item.before and item.after:
+            detail = f"{item.before} -> {item.after}"
+        yield Target(
+            kind=TargetKind.symbol,
+            name=item.symbol,
+            change=change,
+            weight=WEIGHTS[change],
+            detail=detail,
+            replacement=item.new_name,
+            source=item.file,
+        )
+
+
+def _path_targets(changed: Iterable[ChangedFile]) -> Iterator[Target]:
+    for item in changed:
+        if item.category == FileCategory.doc:
+            continue
+        if item.status is FileStatus.deleted:
+            yield Target(kind=TargetKind.path, name=item.path, change=Change.removed, weight=1.0)
+        elif item.status is FileStatus.renamed and item.old_path and item.old_path != item.path:
+            yield Target(
+                kind=TargetKind.path,
+                name=item.old_path,
+                change=Change.renamed,
+                weight=1.0,
+                replacement=item.path,
+            )
+        elif item.status is FileStatus.modified and item.category == FileCategory.source:
+            yield Target(
+                kind=TargetKind.path,
+                name=item.path,
+                change=Change.modified,
+                weight=MODIFIED_PATH_WEIGHT,
+            )
+
+
+def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    """The removed and the added lines between two texts."""
+    removed: list[str] = []
+    added: list[str] = []
+    old, new = before.splitlines(), after.splitlines()
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            removed.extend(old[i1:i2])
+        if tag in ("replace", "insert"):
+            added.extend(new[j1:j2])
+    return removed, added
+
+
+def _line_targets(
+    changed: Iterable[ChangedFile], base: SourceTree, head: SourceTree
+) -> Iterator[Target]:
+    """CLI options and environment variables on the changed lines of source files."""
+    removed_text: list[str] = []
+    added_text: list[str] = []
+    head_text: list[str] = []
+    sources: dict[str, str] = {}
+    for item in changed:
+        if item.category != FileCategory.source or item.binary:
+            continue
+        before = base.read_text(item.old_path or item.path) or ""
+        after = head.read_text(item.path) or "" if item.status is not FileStatus.deleted else ""
+        removed, added = changed_lines(before, after)
+        removed_text += removed
+        added_text += added
+        head_text.append(after)
+        for line in removed:
+            for name in _names(line):
+                sources.setdefault(name, item.path)
+    still_there = "\n".join(head_text)
+    added_names = {name for line in added_text for name in _names(line)}
+    for line in removed_text:
+        for pattern, kind in ((_CLI_OPTION, TargetKind.cli_option), (_ENV_VAR, TargetKind.env_var)):
+            for match in pattern.finditer(line):
+                name = match.group(1)
+                gone = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", still_there) is None
+                if not gone and name not in added_names:
+                    continue
+                change = Change.removed if gone else Change.modified
+                yield Target(
+                    kind=kind,
+                    name=name,
+                    change=change,
+                    weight=WEIGHTS[change] if gone else MODIFIED_NAME_WEIGHT,
+                    detail=line.strip()[:160],
+                    source=sources.get(name),
+                )
+
+
+def _names(line: str) -> set[str]:
+    return {m.group(1) for p in (_CLI_OPTION, _ENV_VAR) for m in p.finditer(line)}
+
+
+def _config_key_targets(
+    changed: Iterable[ChangedFile], base: SourceTree, head: SourceTree
+) -> Iterator[Target]:
+    """Keys of a changed configuration file that the head no longer has."""
+    for item in changed:
+        path = item.old_path or item.path
+        if not path.endswith(_CONFIG_SUFFIXES) or any(n in path for n in _NOT_USER_CONFIG):
+            continue
+        before = _config_keys(path, base.read_text(path))
+        after = (
+            set()
+            if item.status is FileStatus.deleted
+            else _config_keys(item.path, head.read_text(item.path))
+        )
+        for key in sorted(before - after):
+            yield Target(
+                kind=TargetKind.config_key,
+                name=key,
+                change=Change.removed,
+                weight=WEIGHTS[Change.removed],
+                detail=f"gone from {item.path}",
+                source=item.path,
+            )
+
+
+def _config_keys(path: str, text: str | None) -> set[str]:
+    """Dotted keys of a TOML, YAML or JSON document (empty when it does not parse)."""
+    if not text:
+        return set()
+    data: Any
+    try:
+        if path.endswith(".toml"):
+            data = tomllib.loads(text)
+        elif path.endswith(".json"):
+            data = json.loads(text)
+        elif path.endswith((".yaml", ".yml")):
+            data = yaml.safe_load(text)
+        else:
+            return set()
+    except (ValueError, yaml.YAMLError):
+        return set()
+    keys: set[str] = set()
+    _walk(data, "", keys, depth=0)
+    return keys
+
+
+def _walk(data: Any, prefix: str, keys: set[str], depth: int) -> None:
+    if not isinstance(data, dict) or depth > 4:
+        return
+    for key, value in data.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z_][\w-]*", key):
+            continue
+        dotted = f"{prefix}.{key}" if prefix else key
+        keys.add(dotted)
+        _walk(value, dotted, keys, depth + 1)
