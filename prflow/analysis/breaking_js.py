@@ -42,6 +42,7 @@ from prflow.analysis.js_surface import (
     owning_root,
     package_roots,
 )
+from prflow.analysis.js_textual import NO_COMPILER, rewritten_members, spread
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeScriptCompiler
@@ -137,11 +138,15 @@ def compare_surfaces(
     files = {name: item.file for name, item in old.names.items()}
     new_files = {name: item.file for name, item in new.names.items()}
     changes = compare_exports(old.entries.get(".", ""), before, after, removals=not new.unreadable)
+    judged: set[str] = set()
     if judge is not None:
         candidates = _candidates(old, before, after, touched, changed_words)
         candidates += sorted(name for name in unsure if name not in before)
         changes, note, judged = judge.decide(old, new, candidates, changes, before, after)
         not_analysed = [n for n in not_analysed if n.symbol not in judged] + note
+    if not judged:
+        aliases = (old.aliases, new.aliases)
+        changes += _without_compiler(old.entries.get(".", ""), before, after, changes, aliases)
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
         name = change.symbol
@@ -158,6 +163,26 @@ def compare_surfaces(
         else:
             found[key] = located
     return JsApiDiff(list(found.values()), not_analysed)
+
+
+def _without_compiler(
+    file: str,
+    before: dict[str, JsExport],
+    after: dict[str, JsExport],
+    found: list[BreakingChange],
+    aliases: tuple[dict[str, str], dict[str, str]],
+) -> list[BreakingChange]:
+    """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`)."""
+    report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
+    for name, reasons in sorted(rewritten_members(before, after, aliases).items()):
+        if name in before and name in after:
+            detail = "; ".join(reasons) + NO_COMPILER
+            report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed = {_top(c.symbol) for c in [*found, *report.changes]}
+    for name, cause in sorted(spread(before, after, changed).items()):
+        detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
+        report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    return report.changes
 
 
 def _declared_in(paths: frozenset[str], base: SurfaceReader, head: SurfaceReader) -> frozenset[str]:

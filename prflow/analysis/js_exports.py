@@ -47,7 +47,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-2"
+JS_SURFACE_VERSION = "js-surface-3"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -142,6 +142,8 @@ class JsModule:
     """Every top-level name the file declares, exported or not (what a change can touch)."""
     complete: bool = True
     """False when any part of the file did not parse."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Top-level type aliases (exported or not) to their type text, for reading member types."""
 
 
 _MODULE_ENCODER = msgspec.json.Encoder()
@@ -187,6 +189,12 @@ def read_module(path: str, text: str) -> JsModule:
         tuple(extractor.damaged),
         tuple(sorted(extractor.locals)),
         complete=not tree.root_node.has_error,
+        aliases={
+            name: item.type_text
+            for name, items in extractor.locals.items()
+            for item in items
+            if item.kind == "type" and item.type_text and item.members is None
+        },
     )
 
 

@@ -57,6 +57,8 @@ class PackageSurface:
     """Files the entry points reach that could not be read at all."""
     damaged: dict[str, str] = field(default_factory=dict)
     """Names declared in statements that did not parse, with their file."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Type aliases declared in the files read (exported or not), by name."""
 
 
 def js_parser() -> ParserSpec:
@@ -163,6 +165,8 @@ class SurfaceReader:
             return {}
         for name in module.damaged:
             surface.damaged.setdefault(name, path)
+        for name, text in module.aliases.items():
+            surface.aliases.setdefault(name, text)
         exports = module.exports
         names: dict[str, SurfaceItem] = {}
         stars: list[JsExport] = []
