@@ -69,7 +69,14 @@ def rewritten_members(
         new = after.get(name)
         if new is None or new.kind != old.kind:
             continue
-        if old.kind in ("interface", "type") and old.members and new.members is not None:
+        if old.kind == "type" and old.members is None and new.members is None:
+            if (
+                _plain_union(old.type_text)
+                and _plain_union(new.type_text)
+                and differs(old.type_text or "", new.type_text or "")
+            ):
+                found.setdefault(name, []).append(f"`{old.type_text}` became `{new.type_text}`")
+        elif old.kind in ("interface", "type") and old.members and new.members is not None:
             fresh = dict(new.members)
             params = _type_parameters(old) | _type_parameters(new)
             for member, text in old.members:
@@ -93,6 +100,15 @@ def rewritten_members(
                 f"property `{member}: {old.type_text}` became `{member}: {new.type_text}`"
             )
     return found
+
+
+_PLAIN_ATOM = re.compile(r"(?:readonly )?[A-Za-z_$][\w$.]*(?:<.*>)?(?:\[\])*|'[^']*'|-?\d+|\{\}")
+
+
+def _plain_union(text: str | None) -> bool:
+    """A union of names, literals and arrays of them: what a text comparison can judge."""
+    parts = split_union(_canonical(text or ""))
+    return bool(parts) and all(_PLAIN_ATOM.fullmatch(part) for part in parts)
 
 
 def _type_parameters(export: JsExport) -> frozenset[str]:
@@ -175,6 +191,7 @@ def _canonical(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip().rstrip(";,")
     text = re.sub(r"\bReadonlyArray<([\w$.]+)>", r"readonly \1[]", text)
     text = re.sub(r"\bArray<([\w$.]+)>", r"\1[]", text)
+    text = re.sub(r"\bunknown\b", "any", text)  # each accepts and is accepted by everything
     return re.sub(r"\s*([;,:{}()<>|&=?\[\]])\s*", r"\1", text)
 
 

@@ -97,3 +97,18 @@ def test_an_interface_extending_a_changed_interface_is_not_claimed_without_a_com
     head = base.replace("key: string", "key: Key")
 
     assert [c.symbol for c in _compare(base, head)] == ["Base"]
+
+
+def test_a_union_alias_that_lost_a_member_is_a_change_and_a_function_alias_is_not_judged() -> None:
+    base = (
+        "export type Fragment = {} | Iterable<Node>;\n"
+        "export type Node = Fragment | string | null;\n"
+        "export type Effect = () => void;\n"
+    )
+    head = (
+        "export type Fragment = Iterable<Node>;\n"
+        "export type Node = Fragment | string | null;\n"
+        "export type Effect = () => void | (() => void);\n"
+    )
+
+    assert {c.symbol for c in _compare(base, head)} == {"Fragment", "Node"}
