@@ -11,7 +11,7 @@ from prflow.analysis.breaking_python import find_python_breaking_changes
 from prflow.analysis.categories import categorize
 from prflow.analysis.findings import BreakingChange, NotAnalysed
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache
-from prflow.analysis.ts_compiler import TypeScriptCompiler
+from prflow.analysis.ts_compiler import TypeJudge
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports.graph import ImportGraph
 from prflow.source_tree import CachedTree, SourceTree
@@ -25,6 +25,8 @@ class BreakingAnalysis:
 
     changes: list[BreakingChange]
     not_analysed: list[NotAnalysed] = field(default_factory=list)
+    type_judge: str | None = None
+    """Who judged JS/TS type changes (None when no JS/TS package was compared)."""
 
 
 def find_breaking_changes(
@@ -47,7 +49,7 @@ def analyse_breaking_changes(
     cache: ParseCache | None = None,
     limits: InputLimits | None = None,
     progress: Callable[[str], None] | None = None,
-    compiler: TypeScriptCompiler | None = None,
+    compiler: TypeJudge | None = None,
 ) -> BreakingAnalysis:
     """Every breaking change, sorted by file and line, with consumers from the import graphs.
 
@@ -56,7 +58,7 @@ def analyse_breaking_changes(
     where the breakage will bite; a file gone at head has no importers there
     any more, so its base importers are used. ``cache`` keeps parse results
     across base, head and runs; files over ``limits`` are listed as not analysed.
-    ``compiler`` (the repository's TypeScript) judges JS/TS type changes when given.
+    ``compiler`` (a TypeScript compiler, or its locator) judges JS/TS type changes when given.
     """
     code = [item for item in changed if item.category not in _NOT_AN_API]
     cache = cache if cache is not None else MemoryParseCache()
@@ -100,6 +102,7 @@ def analyse_breaking_changes(
     return BreakingAnalysis(
         changes=sorted(attached, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind)),
         not_analysed=python.not_analysed + js.not_analysed,
+        type_judge=js.judge,
     )
 
 
