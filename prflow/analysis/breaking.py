@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -93,7 +94,20 @@ def analyse_breaking_changes(
             found.discard(change.file)
             return sorted(found)
         # Importers name the top-level symbol: ``Client`` for ``Client.fetch``.
-        return users(change.file, change.symbol.split(".", 1)[0])
+        top, _, rest = change.symbol.partition(".")
+        importers = users(change.file, top)
+        member = rest.rsplit(".", 1)[-1]
+        if not member or member in _IMPLICIT_MEMBERS or _is_dunder(member):
+            return importers  # constructors and operators are used through the class itself
+        # A member's consumers use its name (``x.fetch``, ``{ fetch } = x``), not just the class.
+        return [path for path in importers if member in file_words(path)]
+
+    @functools.cache
+    def file_words(path: str) -> frozenset[str]:
+        text = read_head.read_text(path)
+        if text is None and path in gone_at_head:
+            text = read_base.read_text(path)
+        return frozenset(_WORD.findall(text or ""))
 
     # Re-export chains can lead into tests or docs; those are still not an API.
     changes = [c for c in changes if categorize(c.file) not in _NOT_AN_API]
@@ -104,6 +118,14 @@ def analyse_breaking_changes(
         not_analysed=python.not_analysed + js.not_analysed,
         type_judge=js.judge,
     )
+
+
+_WORD = re.compile(r"[\w$]+")
+_IMPLICIT_MEMBERS = frozenset({"constructor", "prototype"})
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
 
 
 def _importers(graph: ImportGraph | None, path: str) -> list[str]:
