@@ -112,3 +112,19 @@ def test_a_union_alias_that_lost_a_member_is_a_change_and_a_function_alias_is_no
     )
 
     assert {c.symbol for c in _compare(base, head)} == {"Fragment", "Node"}
+
+
+def test_export_equals_of_a_class_merged_with_a_namespace_exposes_its_statics_and_namespace() -> (
+    None
+):
+    declarations = (
+        "declare class Emitter {\n  static prefixed: string;\n  emit(event: string): boolean;\n}\n"
+        "declare namespace Emitter {\n  type Listener = (...args: any[]) => void;\n}\n"
+    )
+    base = declarations + "export = Emitter;\n"
+    head = declarations + "export { Emitter };\nexport default Emitter;\n"
+
+    removed = {c.symbol for c in _compare(base, head) if c.kind is BreakingKind.removed_export}
+
+    # ``import E = require()`` reached ``E.prefixed`` and ``E.Listener``; ``emit`` is on instances
+    assert removed == {"prefixed", "Listener"}
