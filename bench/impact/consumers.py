@@ -53,6 +53,8 @@ def score(pair: Pair, work: WorkDir) -> ConsumerScore:
     )
     members = listed = using = 0
     for change in result.changes:
+        if change.before == f"module {change.symbol}":
+            continue  # a removed module: every importer consumes it
         member = change.symbol.rsplit(".", 1)[-1] if "." in change.symbol else ""
         if not member or (member.startswith("__") and member.endswith("__")):
             continue
