@@ -22,9 +22,9 @@ from prflow.analysis.categories import categorize, config_changes
 from prflow.analysis.impact_graph import build_impact_graph
 from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
-from prflow.analysis.ts_compiler import TypeScriptCompiler
+from prflow.analysis.ts_compiler import CompilerLocator
 from prflow.changes import ChangedFile, FileCategory, Totals
-from prflow.config import cached_settings
+from prflow.config import cache_dir, cached_settings
 from prflow.impact.agent_context import context_message
 from prflow.impact.evidence import CitedText, Unreadable, cited_text, partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
@@ -103,7 +103,7 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
         base_graph,
         cache=StoreParseCache(_db()),
         progress=activity.heartbeat,
-        compiler=TypeScriptCompiler.discover(checkout) if checkout.is_dir() else None,
+        compiler=CompilerLocator(checkout if checkout.is_dir() else None, cache_dir()),
     )
     breaking = api.changes
     activity.heartbeat("tests and impact graph")
@@ -121,6 +121,7 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
         impact_graph=graph,
         config_changes=config_changes(changed),
         not_analysed=api.not_analysed,
+        type_judge=api.type_judge,
     )
     key = put_json(_db(), findings.model_dump(mode="json"))
     return StaticSummary(
@@ -209,6 +210,7 @@ def build_report(inp: BuildReportInput) -> ReportRefs:
         impact_graph=static.impact_graph,
         config_changes=static.config_changes,
         not_analysed=static.not_analysed,
+        type_judge=static.type_judge,
         large_pr=inp.changes.large_pr,
         risk=risk,
         llm=inp.llm,

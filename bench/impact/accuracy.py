@@ -333,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--only", choices=("python", "typescript"))
     parser.add_argument(
+        "--pair", action="append", default=[], help="only these packages (repeatable)"
+    )
+    parser.add_argument(
         "--cli-runs", type=int, default=2, help="warm CLI runs per Python pair (0: skip)"
     )
     args = parser.parse_args(argv)
@@ -341,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for pair in ACCURACY_PAIRS:
             if args.only not in (None, pair.language):
+                continue
+            if args.pair and pair.package not in args.pair:
                 continue
             _progress(pair.label)
             if isinstance(pair, PythonPair):

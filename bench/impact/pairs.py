@@ -75,9 +75,16 @@ ACCURACY_PAIRS: tuple[Pair, ...] = (
     PythonPair("packaging", "21.3", "22.0", import_package="packaging"),
     PythonPair("networkx", "2.8.8", "3.0", import_package="networkx"),
     PythonPair("sqlalchemy", "1.4.54", "2.0.0", import_package="sqlalchemy", search_path="lib"),
+    # deep class hierarchies: jinja2.nodes (Node -> Expr -> BinExpr -> Add, ...), the loaders
+    PythonPair("Jinja2", "2.11.3", "3.0.0", import_package="jinja2", search_path="src"),
     TYPESCRIPT_PAIR,
     TypeScriptPair("axios", "0.27.2", "1.0.0"),
     TypeScriptPair("redux", "4.2.1", "5.0.0"),
     TypeScriptPair("rxjs", "6.6.7", "7.0.0"),
     TypeScriptPair("@types/react", "17.0.80", "18.0.0"),
+    # classes and namespaces: `declare namespace Immutable { namespace List { ... } }`,
+    # `declare class WebSocket` merged with `declare namespace WebSocket`, EventEmitter likewise
+    TypeScriptPair("immutable", "3.8.2", "4.0.0"),
+    TypeScriptPair("@types/ws", "7.4.7", "8.2.0"),
+    TypeScriptPair("eventemitter3", "4.0.7", "5.0.0"),
 )

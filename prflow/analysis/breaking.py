@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -11,7 +12,7 @@ from prflow.analysis.breaking_python import find_python_breaking_changes
 from prflow.analysis.categories import categorize
 from prflow.analysis.findings import BreakingChange, NotAnalysed
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache
-from prflow.analysis.ts_compiler import TypeScriptCompiler
+from prflow.analysis.ts_compiler import TypeJudge
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.imports.graph import ImportGraph
 from prflow.source_tree import CachedTree, SourceTree
@@ -25,6 +26,8 @@ class BreakingAnalysis:
 
     changes: list[BreakingChange]
     not_analysed: list[NotAnalysed] = field(default_factory=list)
+    type_judge: str | None = None
+    """Who judged JS/TS type changes (None when no JS/TS package was compared)."""
 
 
 def find_breaking_changes(
@@ -47,7 +50,7 @@ def analyse_breaking_changes(
     cache: ParseCache | None = None,
     limits: InputLimits | None = None,
     progress: Callable[[str], None] | None = None,
-    compiler: TypeScriptCompiler | None = None,
+    compiler: TypeJudge | None = None,
 ) -> BreakingAnalysis:
     """Every breaking change, sorted by file and line, with consumers from the import graphs.
 
@@ -56,7 +59,7 @@ def analyse_breaking_changes(
     where the breakage will bite; a file gone at head has no importers there
     any more, so its base importers are used. ``cache`` keeps parse results
     across base, head and runs; files over ``limits`` are listed as not analysed.
-    ``compiler`` (the repository's TypeScript) judges JS/TS type changes when given.
+    ``compiler`` (a TypeScript compiler, or its locator) judges JS/TS type changes when given.
     """
     code = [item for item in changed if item.category not in _NOT_AN_API]
     cache = cache if cache is not None else MemoryParseCache()
@@ -91,7 +94,20 @@ def analyse_breaking_changes(
             found.discard(change.file)
             return sorted(found)
         # Importers name the top-level symbol: ``Client`` for ``Client.fetch``.
-        return users(change.file, change.symbol.split(".", 1)[0])
+        top, _, rest = change.symbol.partition(".")
+        importers = users(change.file, top)
+        member = rest.rsplit(".", 1)[-1]
+        if not member or member in _IMPLICIT_MEMBERS or _is_dunder(member):
+            return importers  # constructors and operators are used through the class itself
+        # A member's consumers use its name (``x.fetch``, ``{ fetch } = x``), not just the class.
+        return [path for path in importers if member in file_words(path)]
+
+    @functools.cache
+    def file_words(path: str) -> frozenset[str]:
+        text = read_head.read_text(path)
+        if text is None and path in gone_at_head:
+            text = read_base.read_text(path)
+        return frozenset(_WORD.findall(text or ""))
 
     # Re-export chains can lead into tests or docs; those are still not an API.
     changes = [c for c in changes if categorize(c.file) not in _NOT_AN_API]
@@ -100,7 +116,16 @@ def analyse_breaking_changes(
     return BreakingAnalysis(
         changes=sorted(attached, key=lambda c: (c.file, c.line or 0, c.symbol, c.kind)),
         not_analysed=python.not_analysed + js.not_analysed,
+        type_judge=js.judge,
     )
+
+
+_WORD = re.compile(r"[\w$]+")
+_IMPLICIT_MEMBERS = frozenset({"constructor", "prototype"})
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
 
 
 def _importers(graph: ImportGraph | None, path: str) -> list[str]:

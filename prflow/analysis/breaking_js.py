@@ -42,9 +42,10 @@ from prflow.analysis.js_surface import (
     owning_root,
     package_roots,
 )
+from prflow.analysis.js_textual import NO_COMPILER, rewritten_members, spread
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
-from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeScriptCompiler
+from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeJudge
 from prflow.analysis.ts_types import Flow, incompatible
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
@@ -60,6 +61,8 @@ _COMPILER_SAYS = "the TypeScript compiler: "
 class JsApiDiff:
     changes: list[BreakingChange]
     not_analysed: list[NotAnalysed] = field(default_factory=list)
+    judge: str | None = None
+    """Who judged type changes: the TypeScript compiler (which one), or tree-sitter alone."""
 
 
 def find_js_breaking_changes(
@@ -68,7 +71,7 @@ def find_js_breaking_changes(
     head: SourceTree,
     cache: ParseCache | None = None,
     limits: InputLimits | None = None,
-    compiler: TypeScriptCompiler | None = None,
+    compiler: TypeJudge | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> JsApiDiff:
     """Breaking changes to the public surface of every package with changed JS/TS files.
@@ -109,6 +112,11 @@ def find_js_breaking_changes(
         found = compare_surfaces(old, new, touched, changed_words, judge)
         diff.changes += found.changes
         diff.not_analysed += found.not_analysed
+        if judge is not None and judge.answered:
+            diff.judge = compiler.describe() if compiler is not None else None
+        elif diff.judge is None or diff.judge.startswith("tree-sitter"):
+            reason = judge.failure if judge is not None else "no TypeScript compiler was given"
+            diff.judge = "tree-sitter alone" + (f" ({reason})" if reason else "")
     diff.changes += _compare_files(loose, base_reader, head_reader)
     diff.not_analysed += [parsed.skipped[path] for path in sorted(parsed.skipped)]
     return diff
@@ -137,11 +145,15 @@ def compare_surfaces(
     files = {name: item.file for name, item in old.names.items()}
     new_files = {name: item.file for name, item in new.names.items()}
     changes = compare_exports(old.entries.get(".", ""), before, after, removals=not new.unreadable)
+    judged: set[str] = set()
     if judge is not None:
         candidates = _candidates(old, before, after, touched, changed_words)
         candidates += sorted(name for name in unsure if name not in before)
         changes, note, judged = judge.decide(old, new, candidates, changes, before, after)
         not_analysed = [n for n in not_analysed if n.symbol not in judged] + note
+    if not judged:
+        aliases = (old.aliases, new.aliases)
+        changes += _without_compiler(old.entries.get(".", ""), before, after, changes, aliases)
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
         name = change.symbol
@@ -158,6 +170,26 @@ def compare_surfaces(
         else:
             found[key] = located
     return JsApiDiff(list(found.values()), not_analysed)
+
+
+def _without_compiler(
+    file: str,
+    before: dict[str, JsExport],
+    after: dict[str, JsExport],
+    found: list[BreakingChange],
+    aliases: tuple[dict[str, str], dict[str, str]],
+) -> list[BreakingChange]:
+    """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`)."""
+    report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
+    for name, reasons in sorted(rewritten_members(before, after, aliases).items()):
+        if name in before and name in after:
+            detail = "; ".join(reasons) + NO_COMPILER
+            report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed = {_top(c.symbol) for c in [*found, *report.changes]}
+    for name, cause in sorted(spread(before, after, changed).items()):
+        detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
+        report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    return report.changes
 
 
 def _declared_in(paths: frozenset[str], base: SurfaceReader, head: SurfaceReader) -> frozenset[str]:
@@ -236,9 +268,11 @@ def _words(export: JsExport) -> set[str]:
 class _CompilerJudge:
     """Asks the TypeScript compiler about candidate names and lets its verdicts decide."""
 
-    compiler: TypeScriptCompiler
+    compiler: TypeJudge
     base: SourceTree
     head: SourceTree
+    answered: bool = False
+    failure: str | None = None
 
     def decide(
         self,
@@ -260,8 +294,10 @@ class _CompilerJudge:
         try:
             verdicts = self.compiler.check(request)
         except CompilerUnavailable as err:
+            self.failure = str(err)
             note = NotAnalysed(path=old.entries.get(".", old.root or "."), reason=str(err))
             return changes, [note], set()
+        self.answered = True
         # A name the compiler judged keeps tree-sitter's findings only when it is broken.
         kept = [c for c in changes if verdicts.get(_top(c.symbol), "") is not None]
         explained = {_top(c.symbol) for c in kept}

@@ -229,6 +229,36 @@ def _names_imported_from(
     return names
 
 
+def _overload_breaks(before: Function, after: Function) -> list[str]:
+    """Every old ``@overload`` must still be accepted by a new overload (or the new function)."""
+    candidates = after.overloads or (after.params,)
+    reasons = []
+    for old in before.overloads:
+        if not any(_accepts(old, new) for new in candidates):
+            shown = ", ".join(
+                f"{p.name}: {p.annotation}" if p.annotation else p.name
+                for p in old
+                if p.name not in ("self", "cls")
+            )
+            reasons.append(f"no overload accepts `{before.name}({shown})` any more")
+    return reasons
+
+
+def _accepts(old: tuple[Param, ...], new: tuple[Param, ...]) -> bool:
+    """A call matching overload ``old`` is taken by ``new``: arity kept, types kept or widened."""
+    if parameter_breaks(old, new):
+        return False
+    by_name = {param.name: param for param in new}
+    for param in old:
+        now = by_name.get(param.name)
+        if now is None or now.annotation is None or param.annotation is None:
+            continue
+        members = {part.strip() for part in now.annotation.split("|")}
+        if param.annotation != now.annotation and param.annotation not in members:
+            return False
+    return True
+
+
 # --- comparing base with head -------------------------------------------------------------
 
 
@@ -263,6 +293,8 @@ class _Comparer:
     not_analysed: list[NotAnalysed] = field(default_factory=list)
     _compared: set[tuple[str, str]] = field(default_factory=set)
     _removals: dict[str, list[_Removal]] = field(default_factory=dict)
+    _by_definition: dict[str, list[_Finding]] = field(default_factory=dict)
+    """Findings on a changed object, by the path where it is defined (``pkg.Base.run``)."""
 
     def compare(self, old_entries: dict[str, Target], new_entries: dict[str, Target]) -> None:
         gone_modules = self._removed_modules(old_entries)
@@ -423,7 +455,10 @@ class _Comparer:
 
     def _compare_functions(self, before: Found, after: Found, path: str) -> None:
         assert isinstance(before.obj, Function) and isinstance(after.obj, Function)
-        reasons = parameter_breaks(before.obj.params, after.obj.params)
+        if before.obj.overloads:
+            reasons = _overload_breaks(before.obj, after.obj)
+        else:
+            reasons = parameter_breaks(before.obj.params, after.obj.params)
         if reasons:
             self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
         self._compare_types(
@@ -468,6 +503,8 @@ class _Comparer:
                     self._member_removed(before, old_member, member_path)
                 else:
                     self._compare_objects(old_member, new_member, member_path)
+                    if old_member.path.rpartition(".")[0] != before.path:
+                        self._inherited_change(before, old_member, member_path)
             except Exception as exc:  # one member must never sink the class
                 self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")
 
@@ -488,6 +525,14 @@ class _Comparer:
             elif _alias_of(target.obj):
                 names.add(_base_name(_alias_of(target.obj) or ""))
         return names
+
+    def _inherited_change(self, cls: Found, member: Found, path: str) -> None:
+        """A changed member ``cls`` inherits: the finding at its definition lists ``cls`` too."""
+        for finding in self._by_definition.get(member.path, []):
+            if path not in finding.paths:
+                finding.paths.append(path)
+            if cls.qualname not in finding.inherited_by:
+                finding.inherited_by.append(cls.qualname)
 
     def _member_removed(self, cls: Found, member: Found, path: str) -> None:
         owner_path = member.path.rpartition(".")[0]
@@ -532,6 +577,9 @@ class _Comparer:
             after.obj.line,
         )
         finding.paths.extend((path, before.path))
+        known = self._by_definition.setdefault(before.path, [])
+        if not any(item is finding for item in known):
+            known.append(finding)
 
     def _removed(self, target: Found, path: str) -> _Finding | None:
         module = self.old.index.module(target.module)

@@ -47,7 +47,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-2"
+JS_SURFACE_VERSION = "js-surface-4"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -96,6 +96,10 @@ class JsExport:
     """For interfaces: the types it extends, as written (members may come from them)."""
     internal: bool = False
     """A class member documented as internal: not API in the old release, present in the new."""
+    static: bool = False
+    """A class member declared ``static`` (on the constructor, not on instances)."""
+    export_equals: bool = False
+    """Exported by ``export =`` / ``module.exports =``: importers see its members as the module."""
 
     @property
     def parent(self) -> str:
@@ -142,6 +146,8 @@ class JsModule:
     """Every top-level name the file declares, exported or not (what a change can touch)."""
     complete: bool = True
     """False when any part of the file did not parse."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Top-level type aliases (exported or not) to their type text, for reading member types."""
 
 
 _MODULE_ENCODER = msgspec.json.Encoder()
@@ -187,6 +193,12 @@ def read_module(path: str, text: str) -> JsModule:
         tuple(extractor.damaged),
         tuple(sorted(extractor.locals)),
         complete=not tree.root_node.has_error,
+        aliases={
+            name: item.type_text
+            for name, items in extractor.locals.items()
+            for item in items
+            if item.kind == "type" and item.type_text and item.members is None
+        },
     )
 
 
@@ -316,7 +328,7 @@ class _Extractor:
         if any(child.type == "=" for child in node.children):
             target = next((c for c in node.named_children if c.type != "comment"), None)
             if target is not None:
-                self._export_value("default", target)
+                self._export_value("default", target, export_equals=True)
             return
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
         if clause is not None:
@@ -357,15 +369,15 @@ class _Extractor:
             else:
                 self._add(_reexport(exported, f"export {{ {local} }}", _line(spec)))
 
-    def _export_value(self, name: str, value: Node) -> None:
+    def _export_value(self, name: str, value: Node, *, export_equals: bool = False) -> None:
         """``export default <expr>``, ``export = <expr>``, ``module.exports = <expr>``."""
         local_name = value.type in ("identifier", "shorthand_property_identifier")
         if local_name and _text(value) in self.locals:
             for item in self.locals[_text(value)]:
-                self._add(self._renamed(item, name))
+                self._add(replace(self._renamed(item, name), export_equals=export_equals))
             return
         for item in self._describe_value(name, value):
-            self._add(item)
+            self._add(replace(item, export_equals=export_equals))
 
     # CommonJS forms
 
@@ -381,7 +393,7 @@ class _Extractor:
             if value.type == "object":
                 self._commonjs_object(value)
             else:
-                self._export_value("default", value)
+                self._export_value("default", value, export_equals=True)
             return
         match = re.fullmatch(r"(?:module\.)?exports\.([\w$]+)", target)
         if match:
@@ -540,7 +552,11 @@ class _Extractor:
 
     def _class_member(self, owner: str, member: Node) -> JsExport | None:
         described = self._describe_member(owner, member)
-        if described is not None and is_documented_internal(member):
+        if described is None:
+            return None
+        if any(child.type == "static" for child in member.children):
+            described = replace(described, static=True)
+        if is_documented_internal(member):
             return replace(described, internal=True)
         return described
 

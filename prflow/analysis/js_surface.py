@@ -57,6 +57,8 @@ class PackageSurface:
     """Files the entry points reach that could not be read at all."""
     damaged: dict[str, str] = field(default_factory=dict)
     """Names declared in statements that did not parse, with their file."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Type aliases declared in the files read (exported or not), by name."""
 
 
 def js_parser() -> ParserSpec:
@@ -163,6 +165,8 @@ class SurfaceReader:
             return {}
         for name in module.damaged:
             surface.damaged.setdefault(name, path)
+        for name, text in module.aliases.items():
+            surface.aliases.setdefault(name, text)
         exports = module.exports
         names: dict[str, SurfaceItem] = {}
         stars: list[JsExport] = []
@@ -210,15 +214,29 @@ class SurfaceReader:
 
 
 def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceItem]:
-    """``export = Namespace``: consumers see the namespace's members as the module's names."""
+    """``export = X``: consumers see X's namespace members and static members as module names.
+
+    ``import ws = require("ws")`` or ``import * as ws`` reaches ``ws.Server`` when ``X`` is a
+    namespace, or a class merged with one; an ES ``export default X`` does not. The export
+    itself stays as ``default`` unless it is a bare namespace; instance members stay on it.
+    """
     default = names.get("default")
-    if default is None or default.export.kind != "namespace":
+    if default is None or not default.export.export_equals:
         return names
-    flattened = {k: v for k, v in names.items() if k != "default" and not k.startswith("default.")}
+    keep_default = default.export.kind != "namespace"
+    flattened = {
+        k: v
+        for k, v in names.items()
+        if keep_default or (k != "default" and not k.startswith("default."))
+    }
     for key, item in names.items():
-        if key.startswith("default."):
-            short = key.removeprefix("default.")
-            flattened.setdefault(short, SurfaceItem(item.file, replace(item.export, name=short)))
+        if not key.startswith("default."):
+            continue
+        short = key.removeprefix("default.")
+        own = "." not in short  # a member of X itself, not of a class inside its namespace
+        if own and item.export.kind in ("method", "property") and not item.export.static:
+            continue  # an instance member: reached through an instance, not the module
+        flattened.setdefault(short, SurfaceItem(item.file, replace(item.export, name=short)))
     return flattened
 
 

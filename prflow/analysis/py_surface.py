@@ -23,7 +23,7 @@ ParamKind = Literal[
     "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
 ]
 
-SURFACE_VERSION = "py-surface-4"
+SURFACE_VERSION = "py-surface-5"
 """Bump when the extracted shape changes, so cached surfaces are read again."""
 
 
@@ -45,6 +45,8 @@ class Function(msgspec.Struct, frozen=True, tag="function"):
     returns: str | None = None
     decorators: tuple[str, ...] = ()
     is_async: bool = False
+    overloads: tuple[tuple[Param, ...], ...] = ()
+    """The parameters of each ``@overload`` declared before it (the API callers see)."""
 
     @property
     def is_property(self) -> bool:
@@ -206,6 +208,7 @@ class _ScopeReader:
 
     def __init__(self) -> None:
         self.bindings: dict[str, Binding] = {}
+        self._overloads: dict[str, list[tuple[Param, ...]]] = {}
 
     def read_block(self, body: list[ast.stmt]) -> None:
         for statement in body:
@@ -216,6 +219,11 @@ class _ScopeReader:
     def read_statement(self, statement: ast.stmt) -> None:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             function = read_function(statement)
+            if any(d.rsplit(".", 1)[-1] == "overload" for d in function.decorators):
+                self._overloads.setdefault(function.name, []).append(function.params)
+            overloads = tuple(self._overloads.get(function.name, ()))
+            if overloads:
+                function = msgspec.structs.replace(function, overloads=overloads)
             if not _is_accessor_of(self.bindings.get(function.name), function):
                 self.bindings[function.name] = function
         elif isinstance(statement, ast.ClassDef):
@@ -255,6 +263,10 @@ def read_class(node: ast.ClassDef) -> Class:
         if init_node is not None:
             for name, attribute in _instance_attributes(init_node).items():
                 members.setdefault(name, attribute)
+    elif init is None:
+        generated = generated_init(node)
+        if generated is not None:
+            members["__init__"] = generated
     return Class(
         name=node.name,
         line=node.lineno,
@@ -262,6 +274,70 @@ def read_class(node: ast.ClassDef) -> Class:
         members={name: m for name, m in members.items() if not isinstance(m, Import)},
         decorators=tuple(_decorator_name(d) for d in node.decorator_list),
     )
+
+
+_DATACLASS_DECORATORS = frozenset(
+    {"dataclass", "define", "frozen", "mutable", "attrs", "s", "attributes", "dataclass_transform"}
+)
+_MODEL_BASES = frozenset({"BaseModel", "BaseSettings", "RootModel", "Struct"})
+_FIELD_CALLS = frozenset({"field", "Field", "ib", "attrib"})
+
+
+def generated_init(node: ast.ClassDef) -> Function | None:
+    """The ``__init__`` a dataclass, attrs class or pydantic/msgspec model gets from its fields.
+
+    Callers construct these classes with the fields as parameters, so a field
+    added without a default, removed, or moved behind ``kw_only`` changes the
+    constructor. Fields a base class contributes are not included.
+    """
+    keyword_only = False
+    decorated = False
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = (_text(target, 120) or "").rsplit(".", 1)[-1]
+        if name in _DATACLASS_DECORATORS:
+            decorated = True
+            if isinstance(decorator, ast.Call):
+                keyword_only = any(
+                    k.arg == "kw_only" and _text(k.value) == "True" for k in decorator.keywords
+                )
+    model = any((_text(b, 120) or "").rsplit(".", 1)[-1] in _MODEL_BASES for b in node.bases)
+    if not decorated and not model:
+        return None
+    keyword_only = keyword_only or model  # a model's __init__ takes ``**data``
+    params = [Param("self", "positional_or_keyword")]
+    for statement in node.body:
+        if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
+            continue
+        annotation = _text(statement.annotation) or ""
+        if "ClassVar" in annotation:
+            continue
+        if annotation.rsplit(".", 1)[-1] == "KW_ONLY":
+            keyword_only = True
+            continue
+        if statement.target.id.startswith("_") and model:
+            continue
+        default = _field_default(statement.value)
+        kind: ParamKind = "keyword_only" if keyword_only else "positional_or_keyword"
+        params.append(Param(statement.target.id, kind, default, annotation or None))
+    return Function("__init__", node.lineno, tuple(params), decorators=("generated",))
+
+
+def _field_default(value: ast.expr | None) -> str | None:
+    """The default a field gives its parameter, or None when it is required."""
+    if value is None:
+        return None
+    if isinstance(value, ast.Call):
+        target = _text(value.func, 80) or ""
+        if target.rsplit(".", 1)[-1] in _FIELD_CALLS:
+            for keyword in value.keywords:
+                if keyword.arg in ("default", "default_factory", "factory"):
+                    return _text(keyword.value, 80)
+            first = value.args[0] if value.args else None
+            if first is not None and _text(first) != "...":
+                return _text(first, 80)  # pydantic ``Field(0)``
+            return None
+    return _text(value, 80)
 
 
 def _instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Attribute]:

@@ -140,6 +140,10 @@ class ImpactReport(BaseModel):
         default_factory=list,
         description="Files and objects the analyzers skipped (too large, unreadable, unresolvable)",
     )
+    type_judge: str | None = Field(
+        default=None,
+        description="Who judged JS/TS type changes: a TypeScript compiler, or tree-sitter alone",
+    )
     large_pr: LargePrStrategy
     risk: RiskAssessment
     llm: LlmOutcome

@@ -31,6 +31,7 @@ class StaticFindings(BaseModel):
     impact_graph: ImpactGraph = Field(default_factory=ImpactGraph)
     config_changes: list[ConfigChange] = Field(default_factory=list)
     not_analysed: list[NotAnalysed] = Field(default_factory=list)
+    type_judge: str | None = None
 
 
 class StaticInput(BaseModel):

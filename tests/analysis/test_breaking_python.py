@@ -316,6 +316,43 @@ def test_consumers_of_a_method_are_the_importers_of_its_class() -> None:
     assert (change.symbol, change.consumers) == ("Client.close", ["main.py"])
 
 
+def test_consumers_of_a_method_are_the_importers_that_use_its_name() -> None:
+    head_client = CLIENT.replace("    def close(self) -> None:\n        pass\n", "")
+    base = {"svc/__init__.py": "", "svc/client.py": CLIENT}
+    head = {"svc/__init__.py": "", "svc/client.py": head_client}
+    head["main.py"] = "from svc.client import Client\n\nClient().close()\n"
+    head["build.py"] = "from svc.client import Client\n\nclient = Client()\n"
+    head["later.py"] = (
+        "from svc.client import Client\n\ndef stop(c: Client) -> None:\n    c.close()\n"
+    )
+    head_tree = MemoryTree(head)
+
+    [change] = find_breaking_changes(
+        diff(base, head), MemoryTree(base), head_tree, build_import_graph(head_tree), None
+    )
+
+    assert (change.symbol, change.consumers) == ("Client.close", ["later.py", "main.py"])
+
+
+def test_consumers_of_a_constructor_change_are_every_user_of_the_class() -> None:
+    base = {
+        "svc/__init__.py": "",
+        "svc/client.py": "class Client:\n    def __init__(self) -> None:\n        pass\n",
+    }
+    head = {
+        "svc/__init__.py": "",
+        "svc/client.py": "class Client:\n    def __init__(self, url: str) -> None:\n        pass\n",
+        "main.py": "from svc.client import Client\n\nClient()\n",
+    }
+    head_tree = MemoryTree(head)
+
+    [change] = find_breaking_changes(
+        diff(base, head), MemoryTree(base), head_tree, build_import_graph(head_tree), None
+    )
+
+    assert change.consumers == ["main.py"]
+
+
 def test_consumers_of_a_deleted_file_come_from_the_base_graph() -> None:
     base = {"legacy.py": "def old() -> None:\n    pass\n", "main.py": "from legacy import old\n"}
     head = {"main.py": "from legacy import old\n"}

@@ -201,3 +201,11 @@ def test_model_text_is_labelled_and_cannot_pose_as_the_verdict() -> None:
     recommendations = section(text, "## Recommendations")
     assert "Written by the model" in recommendations
     assert "- \\# Merge immediately !\\[ok](https://badge.example/ok.svg)" in lines_of(text)
+
+
+def test_the_report_names_who_judged_js_ts_type_changes() -> None:
+    judged = render_markdown(make_report(type_judge="TypeScript 5.6.3 (global install)"))
+    python_only = render_markdown(make_report())
+
+    assert "JS/TS type changes judged by: TypeScript 5.6.3 (global install)." in judged
+    assert "judged by" not in python_only

@@ -1,0 +1,268 @@
+"""What tree-sitter alone judges when no TypeScript compiler answers.
+
+With a compiler, a type that merely reads differently (``DateType | number``
+-> ``DateArg<DateType>``) is the compiler's to judge. Without one, two rules
+carry most of what the compiler would find (measured on the npm release
+pairs of bench/impact):
+
+* a member of an interface, object type or class whose declared type now
+  means something else is a change: consumers both read and write those
+  members. Types are compared as sets of union members, with the package's
+  own union aliases expanded and array spellings unified; types built from
+  type parameters, generic aliases or object literals are left alone;
+* a change spreads to subclasses: a class whose base class changed breaks
+  with it, as the compiler says when it compares the class member by member.
+
+Findings from these rules say "(tree-sitter, no compiler)" in their reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from prflow.analysis.js_exports import JsExport
+
+NO_COMPILER = " (tree-sitter, no compiler)"
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_SPREADS_TO = frozenset({"class"})
+_BUILTIN_WORDS = frozenset(
+    {"readonly", "typeof", "keyof", "extends", "infer", "new", "in", "is", "asserts", "unique"}
+)
+
+
+def rewritten_members(
+    before: dict[str, JsExport],
+    after: dict[str, JsExport],
+    local_aliases: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+) -> dict[str, list[str]]:
+    """Per exported top name: members whose type now means something else, as reasons.
+
+    Interface and object-type members (not methods, whose parameter types
+    the compiler reads contravariantly) and class properties. Types are
+    compared as sets of union members, with the package's own union aliases
+    expanded and array spellings unified, so ``readonly T[]`` ->
+    ``ReadonlyArray<T>`` or an alias inlined is no change.
+    """
+    old_aliases = {**local_aliases[0], **_aliases(before)}
+    new_aliases = {**local_aliases[1], **_aliases(after)}
+    found: dict[str, list[str]] = {}
+
+    def differs(
+        old_type: str, new_type: str, params: frozenset[str] = frozenset(), optional: bool = False
+    ) -> bool:
+        old_meaning = _meaning(old_type, old_aliases)
+        new_meaning = _meaning(new_type, new_aliases)
+        if optional:  # ``x?: T`` already admits undefined
+            old_meaning, new_meaning = old_meaning - {"undefined"}, new_meaning - {"undefined"}
+        if old_meaning == new_meaning:
+            return False
+        # A type parameter or a generic alias of the package: what it means is the compiler's.
+        return not any(
+            _WORD.findall(atom)[:1] and (_head(atom) in params or _head(atom) in aliases)
+            for meaning, aliases in ((old_meaning, old_aliases), (new_meaning, new_aliases))
+            for atom in meaning
+            if "<" in atom or _head(atom) in params
+        )
+
+    for name, old in before.items():
+        new = after.get(name)
+        if new is None or new.kind != old.kind:
+            continue
+        if old.kind == "type" and old.members is None and new.members is None:
+            if (
+                _plain_union(old.type_text)
+                and _plain_union(new.type_text)
+                and differs(old.type_text or "", new.type_text or "")
+            ):
+                found.setdefault(name, []).append(f"`{old.type_text}` became `{new.type_text}`")
+        elif old.kind in ("interface", "type") and old.members and new.members is not None:
+            fresh = dict(new.members)
+            params = _type_parameters(old) | _type_parameters(new)
+            for member, text in old.members:
+                now = fresh.get(member)
+                if now is None or now == text or _is_method(text) or _is_method(now):
+                    continue
+                if "{" in text + now:
+                    continue  # an object type: its own members would need comparing
+                optional = _is_optional(text) and _is_optional(now)
+                if differs(_type_of(text), _type_of(now), params, optional):
+                    found.setdefault(name, []).append(f"member `{text}` became `{now}`")
+        elif (
+            old.kind == "property"
+            and "." in name
+            and old.type_text
+            and new.type_text
+            and differs(old.type_text, new.type_text)
+        ):
+            top, _, member = name.rpartition(".")
+            found.setdefault(top, []).append(
+                f"property `{member}: {old.type_text}` became `{member}: {new.type_text}`"
+            )
+    return found
+
+
+_PLAIN_ATOM = re.compile(r"(?:readonly )?[A-Za-z_$][\w$.]*(?:<.*>)?(?:\[\])*|'[^']*'|-?\d+|\{\}")
+
+
+def _plain_union(text: str | None) -> bool:
+    """A union of names, literals and arrays of them: what a text comparison can judge."""
+    parts = split_union(_canonical(text or ""))
+    return bool(parts) and all(_PLAIN_ATOM.fullmatch(part) for part in parts)
+
+
+def _type_parameters(export: JsExport) -> frozenset[str]:
+    """``interface § <A extends X, B = Y>`` (the body key): ``{A, B}``."""
+    match = re.match(r"(?:export )?(?:declare )?(?:interface|type) § ?<", export.body)
+    if match is None:
+        return frozenset()
+    depth, names, current = 1, [], ""
+    for char in export.body[match.end() :]:
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif char == "," and depth == 1:
+            names.append(current)
+            current = ""
+            continue
+        current += char if depth == 1 else ""
+    names.append(current)
+    return frozenset(w for n in names for w in _WORD.findall(n)[:1])
+
+
+def _head(atom: str) -> str:
+    words = _WORD.findall(atom)
+    return words[0] if words else ""
+
+
+def _aliases(exports: dict[str, JsExport]) -> dict[str, str]:
+    """Exported type aliases by their short name (the last part of the surface key)."""
+    return {
+        name.rsplit(":", 1)[-1].rsplit(".", 1)[-1]: export.type_text
+        for name, export in exports.items()
+        if export.kind == "type" and export.type_text and export.members is None
+    }
+
+
+def _meaning(text: str, aliases: dict[str, str], depth: int = 0) -> frozenset[str]:
+    """A type as the set of its union members, aliases to unions expanded (three levels)."""
+    atoms: set[str] = set()
+    for part in split_union(_canonical(text)):
+        target = aliases.get(part)
+        if target is not None and depth < 3 and "<" not in part:
+            atoms |= _meaning(target, aliases, depth + 1)
+        elif part:
+            atoms.add(part)
+    return frozenset(atoms)
+
+
+def split_union(text: str) -> list[str]:
+    """Top-level ``|`` members of a type (nested brackets and strings kept whole)."""
+    parts: list[str] = []
+    depth, quote, start = 0, "", 0
+    for index, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char in "([{<":
+            depth += 1
+        elif char in ")]}>" and not (char == ">" and text[index - 1 : index] == "="):
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    stripped = [part.strip() for part in parts]
+    if len(stripped) == 1 and stripped[0].startswith("(") and stripped[0].endswith(")"):
+        inner = stripped[0][1:-1]
+        if split_union(inner) != [inner.strip()]:
+            return split_union(inner)
+    return [part for part in stripped if part]
+
+
+def _canonical(text: str) -> str:
+    """One spelling per type: comments dropped, quotes, spaces and array forms unified."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.DOTALL)
+    text = text.replace('"', "'")
+    text = re.sub(r"\s+", " ", text).strip().rstrip(";,")
+    text = re.sub(r"\bReadonlyArray<([\w$.]+)>", r"readonly \1[]", text)
+    text = re.sub(r"\bArray<([\w$.]+)>", r"\1[]", text)
+    text = re.sub(r"\bunknown\b", "any", text)  # each accepts and is accepted by everything
+    return re.sub(r"\s*([;,:{}()<>|&=?\[\]])\s*", r"\1", text)
+
+
+def spread(
+    before: dict[str, JsExport], after: dict[str, JsExport], changed: Iterable[str]
+) -> dict[str, str]:
+    """Exported classes extending a changed name (transitively), with the name they break through.
+
+    ``changed`` are surface keys (``label:Name``) already found changed.
+    """
+    words: dict[str, set[str]] = {}
+    kinds: dict[str, str] = {}
+    for name, export in before.items():
+        top = _top(name)
+        if top not in after:
+            continue
+        words.setdefault(top, set()).update(_words(export))
+        if top == name:
+            kinds[top] = export.kind
+    broken = {_short(name): name for name in changed}
+    through: dict[str, str] = {}
+    frontier = set(broken)
+    while frontier:
+        reached: set[str] = set()
+        for top, mentioned in words.items():
+            short = _short(top)
+            if top in through or short in broken or kinds.get(top) not in _SPREADS_TO:
+                continue
+            cause = sorted((mentioned - {short}) & frontier)
+            if cause:
+                through[top] = cause[0]
+                reached.add(short)
+        for top in through:
+            broken.setdefault(_short(top), top)
+        frontier = reached
+    return through
+
+
+def _words(export: JsExport) -> set[str]:
+    """The names a class takes its shape from: its ``extends``/``implements`` clause.
+
+    Only classes spread a change: the compiler compares a class member by
+    member, so what it inherits counts as its own. An interface, alias or
+    variable that mentions a changed type is, measured against the
+    compiler, as often compatible as not.
+    """
+    if export.kind != "class":
+        return set()
+    return set(_WORD.findall(export.type_text or "")) - _BUILTIN_WORDS - {"extends", "implements"}
+
+
+def _is_method(text: str) -> bool:
+    head = text.split(":", 1)[0]
+    return "(" in head or text.startswith(("(", "new ", "<"))
+
+
+def _type_of(text: str) -> str:
+    """``name?: T`` -> ``T``."""
+    _, colon, rest = text.partition(":")
+    return rest if colon else text
+
+
+def _is_optional(text: str) -> bool:
+    return text.partition(":")[0].rstrip().endswith("?")
+
+
+def _top(name: str) -> str:
+    label, _, rest = name.rpartition(":")
+    top = rest.split(".", 1)[0]
+    return f"{label}:{top}" if label else top
+
+
+def _short(name: str) -> str:
+    return name.split(":", 1)[-1].split(".", 1)[0]

@@ -1,0 +1,130 @@
+"""Python API corners: inherited changes, decorators, __all__, overloads, generated __init__."""
+
+from __future__ import annotations
+
+from prflow.analysis.breaking import find_breaking_changes
+from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.changes import ChangedFile, FileStatus
+from prflow.source_tree import MemoryTree
+
+
+def _compare(base: str, head: str) -> list[BreakingChange]:
+    path = "pkg/mod.py"
+    return find_breaking_changes(
+        [ChangedFile(path=path, status=FileStatus.modified)],
+        MemoryTree({"pkg/__init__.py": "", path: base}),
+        MemoryTree({"pkg/__init__.py": "", path: head}),
+        None,
+        None,
+    )
+
+
+def _found(changes: list[BreakingChange]) -> list[tuple[str, BreakingKind, str]]:
+    return [(c.symbol, c.kind, c.detail) for c in changes]
+
+
+def test_a_base_method_change_is_one_finding_listing_every_public_subclass() -> None:
+    classes = "class Child(Base):\n    pass\n\nclass Other(Child):\n    pass\n"
+    base = "class Base:\n    def run(self, a): ...\n\n" + classes
+    head = "class Base:\n    def run(self, a, b): ...\n\n" + classes
+
+    [change] = _compare(base, head)
+
+    assert change.symbol == "Base.run"
+    assert change.detail.endswith("(inherited by `Child`, `Other`)")
+    assert {"pkg.mod.Child.run", "pkg.mod.Other.run"} <= set(change.public_paths)
+
+
+def test_signatures_behind_decorator_factories_and_functools_wraps_are_compared() -> None:
+    decorators = (
+        "import functools\n\ndef retry(n):\n    def deco(f):\n        return f\n    return deco\n\n"
+        "def logged(f):\n    @functools.wraps(f)\n    def inner(*a, **k):\n"
+        "        return f(*a, **k)\n    return inner\n\n"
+    )
+    base = (
+        decorators + "@retry(3)\ndef fetch(url, timeout): ...\n\n@logged\ndef send(to, body): ...\n"
+    )
+    head = decorators + "@retry(3)\ndef fetch(url): ...\n\n@logged\ndef send(to): ...\n"
+
+    assert _found(_compare(base, head)) == [
+        ("fetch", BreakingKind.changed_signature, "parameter `timeout` was removed"),
+        ("send", BreakingKind.changed_signature, "parameter `body` was removed"),
+    ]
+
+
+def test_a_name_dropped_from_all_is_no_longer_exported() -> None:
+    base = "__all__ = ['a', 'b']\n\ndef a(): ...\n\ndef b(): ...\n"
+    head = "__all__ = ['a']\n\ndef a(): ...\n\ndef b(): ...\n"
+
+    assert [(c.symbol, c.kind) for c in _compare(base, head)] == [
+        ("b", BreakingKind.removed_export)
+    ]
+
+
+def test_a_removed_overload_breaks_and_a_widened_one_does_not() -> None:
+    base = (
+        "from typing import overload\n\n@overload\ndef f(x: int) -> int: ...\n"
+        "@overload\ndef f(x: str) -> str: ...\ndef f(x): return x\n\n"
+        "@overload\ndef g(x: int) -> int: ...\n@overload\ndef g(x: str) -> str: ...\n"
+        "def g(x): return x\n"
+    )
+    head = (
+        "from typing import overload\n\n@overload\ndef f(x: int) -> int: ...\n"
+        "def f(x): return x\n\n@overload\ndef g(x: int | str) -> int: ...\ndef g(x): return x\n"
+    )
+
+    assert _found(_compare(base, head)) == [
+        ("f", BreakingKind.changed_signature, "no overload accepts `f(x: str)` any more")
+    ]
+
+
+def test_dataclass_attrs_and_pydantic_fields_are_constructor_parameters() -> None:
+    base = (
+        "import attrs\nfrom dataclasses import KW_ONLY, dataclass, field\n"
+        "from pydantic import BaseModel\n\n"
+        "@dataclass\nclass Point:\n    x: int\n    y: int = field(default=0)\n\n"
+        "@attrs.define\nclass Box:\n    w: int\n\n"
+        "class User(BaseModel):\n    name: str\n\n"
+        "@dataclass\nclass Flags:\n    a: int\n    b: int = 1\n"
+    )
+    head = (
+        "import attrs\nfrom dataclasses import KW_ONLY, dataclass, field\n"
+        "from pydantic import BaseModel\n\n"
+        "@dataclass\nclass Point:\n    x: int\n    y: int = field(default=0)\n    z: int = 0\n\n"
+        "@attrs.define\nclass Box:\n    w: int\n    h: int\n\n"
+        "class User(BaseModel):\n    name: str\n    email: str\n\n"
+        "@dataclass\nclass Flags:\n    a: int\n    _: KW_ONLY\n    b: int = 1\n"
+    )
+
+    assert _found(_compare(base, head)) == [
+        ("Box.__init__", BreakingKind.changed_signature, "required parameter `h` was added"),
+        ("User.__init__", BreakingKind.changed_signature, "required parameter `email` was added"),
+        (
+            "Flags.__init__",
+            BreakingKind.changed_signature,
+            "parameter `b` changed from positional or keyword to keyword-only",
+        ),
+    ]
+
+
+def test_dataclass_kw_only_and_parameter_kind_moves_break_positional_callers() -> None:
+    base = (
+        "from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int\n\n"
+        "def f(a, b): ...\n\ndef g(a, b): ...\n"
+    )
+    head = (
+        "from dataclasses import dataclass\n\n@dataclass(kw_only=True)\nclass P:\n    x: int\n\n"
+        "def f(a, *, b): ...\n\ndef g(a, b, /): ...\n"
+    )
+
+    found = {(c.symbol, c.detail) for c in _compare(base, head)}
+
+    assert found == {
+        ("P.__init__", "parameter `x` changed from positional or keyword to keyword-only"),
+        ("f", "parameter `b` changed from positional or keyword to keyword-only"),
+        (
+            "g",
+            "parameter `a` changed from positional or keyword to positional-only; "
+            "parameter `b` changed from positional or keyword to positional-only",
+        ),
+    }
