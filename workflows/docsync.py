@@ -50,7 +50,7 @@ with workflow.unsafe.imports_passed_through():
         WorkspaceOpenInput,
         WorkspaceRef,
     )
-    from prflow.workspace.tools import EDIT_FILE
+    from prflow.workspace.tools import EDIT_ARTICLE
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
 
@@ -178,7 +178,7 @@ class DocsyncWorkflow(KindWorkflow):
             "agents",
             doc_prompts,
             PromptsInput(
-                range=rng, findings_key=found.findings_key, docs=docs, edit_tool=EDIT_FILE
+                range=rng, findings_key=found.findings_key, docs=docs, edit_tool=EDIT_ARTICLE
             ),
             timeout=timedelta(minutes=5),
         )

@@ -58,7 +58,7 @@ def script_for(path: str, text: str, line_no: int) -> tuple[list[Turn], bool, st
         new = old.rstrip("\n") + MARK + ("\n" if old.endswith("\n") else "")
         reason = f"bench: mark the evidence line {line_no} of {path}"
         entry = {"old_string": old, "new_string": new, "reason": reason}
-        return Turn(tool_uses=[ToolUse("edit_file", {"path": path, "edits": [entry]})])
+        return Turn(tool_uses=[ToolUse("edit_article", {"path": path, "edits": [entry]})])
 
     finish = Turn(tool_uses=[ToolUse("finish_doc", {"changed": True, "reason": "bench"})])
     turns = [edit(line)] if alone_unique else [edit(line), edit(context)]

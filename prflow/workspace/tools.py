@@ -28,11 +28,13 @@ READ_FILE = "read_file"
 SEARCH_CODE = "search_code"
 LIST_FILES = "list_files"
 EDIT_FILE = "edit_file"
+EDIT_ARTICLE = "edit_article"
+"""Doc sync's name for the same exact-unique edit: the tool seed 004 specifies."""
 CREATE_FILE = "create_file"
 DELETE_FILE = "delete_file"
 MOVE_FILE = "move_file"
 READ_TOOLS = (READ_FILE, SEARCH_CODE, LIST_FILES)
-EDIT_TOOLS = (EDIT_FILE, CREATE_FILE, DELETE_FILE, MOVE_FILE)
+EDIT_TOOLS = (EDIT_FILE, EDIT_ARTICLE, CREATE_FILE, DELETE_FILE, MOVE_FILE)
 MAX_READ_CHARS = 60_000
 MAX_LIST = 500
 
@@ -117,6 +119,14 @@ _DESCRIPTIONS: dict[str, tuple[str, type[BaseModel]]] = {
         "old_string must match the file character for character and occur exactly once: "
         "include surrounding lines (a def line, a heading) to make it unique. Give a reason "
         "per edit. Do not rewrite whole files.",
+        EditArgs,
+    ),
+    EDIT_ARTICLE: (
+        "Targeted edits to the document you are keeping in sync, applied in order and all or "
+        "none. Each old_string must match the document exactly and occur exactly once (add "
+        "the surrounding sentence or heading to make it unique); no fuzzy matching. Give a "
+        "reason per edit naming the code change it follows. Change only what the code change "
+        "makes wrong; never rewrite the document.",
         EditArgs,
     ),
     CREATE_FILE: ("Create a new file (it must not exist yet).", CreateArgs),

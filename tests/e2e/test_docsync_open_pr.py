@@ -53,7 +53,7 @@ async def pr_env(
                 f"Doc to keep true: `{PRICING}`": [
                     Turn(
                         tool_uses=[
-                            ToolUse("edit_file", {"path": "docs/pricing.md", "edits": [FIX]})
+                            ToolUse("edit_article", {"path": "docs/pricing.md", "edits": [FIX]})
                         ]
                     ),
                     Turn(tool_uses=[ToolUse("finish_doc", {"changed": True, "reason": "gone"})]),

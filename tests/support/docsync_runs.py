@@ -73,7 +73,7 @@ AMBIGUOUS = {
 
 
 def _edit(path: str, *edits: dict[str, str]) -> Turn:
-    return Turn(tool_uses=[ToolUse("edit_file", {"path": path, "edits": list(edits)})])
+    return Turn(tool_uses=[ToolUse("edit_article", {"path": path, "edits": list(edits)})])
 
 
 def _finish(changed: bool, reason: str) -> Turn:
