@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.outcome import AgentOutcome, StopReason
     from prflow.agent.state import AgentState, RepoToolBackend
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
+    from prflow.llm.request_identity import run_scope
     from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
     from prflow.repo_models import ToolCallInput, ToolCallOutput
     from prflow.run_progress import AgentProgress, PhaseState
@@ -38,6 +39,7 @@ CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
     "more briefly, and finish by calling the submit tool if one is available."
 )
+ANSWER_SCOPE_PATCH = "llm-answer-scope-v1"
 TOOL_TIMEOUT = timedelta(minutes=2)
 TOOL_HEARTBEAT = timedelta(seconds=30)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
@@ -231,6 +233,7 @@ class AgentLoop:
                 elide_before=st.elide_before,
                 repo=spec.repo,
                 pr_number=spec.pr_number,
+                answer_scope=_run_answer_scope(),
             ),
             task_queue=plan.task_queue,
             start_to_close_timeout=timeout,
@@ -348,6 +351,22 @@ class AgentLoop:
             spent=st.budget.spent,
         )
         return self.finished
+
+
+def _run_answer_scope() -> str | None:
+    """The scope every agent of this run shares for kept answers (see ``llm_call``).
+
+    The root workflow's execution names the run, so a child agent and its
+    continue-as-new runs share it with their parent. Histories recorded before
+    the scope existed keep sending without one.
+    """
+    if not workflow.patched(ANSWER_SCOPE_PATCH):
+        return None
+    info = workflow.info()
+    root = info.root
+    if root is None:
+        return run_scope(info.workflow_id, info.run_id)
+    return run_scope(root.workflow_id, root.run_id)
 
 
 def tool_result_part(call: ToolCall, output: ToolCallOutput) -> ToolResultPart:

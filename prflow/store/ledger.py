@@ -27,6 +27,9 @@ from prflow.store.upsert import insert_ignoring_duplicates
 ERROR_MAX_CHARS = 500
 SUCCESS = "success"
 SENT = "sent"
+REUSED = "reused"
+"""An attempt answered from a kept answer (a retry after a lost completion, or a request
+the run had already sent word for word): nothing was sent, nothing paid."""
 ATTEMPT_KEY = ("workflow_id", "run_id", "activity_id", "attempt")
 
 
@@ -120,8 +123,9 @@ def spend_slices(
     ``since`` is inclusive, ``until`` exclusive."""
     row = LlmAttemptRow
     keys = (row.workflow_id, row.workflow_kind, row.phase, row.model, row.repo, row.pr_number)
-    failed = case((row.outcome.in_([SUCCESS, SENT]), 0), else_=1)
+    failed = case((row.outcome.in_([SUCCESS, SENT, REUSED]), 0), else_=1)
     unknown = case((row.outcome == SENT, 1), else_=0)
+    reused = case((row.outcome == REUSED, 1), else_=0)
     unknown_usd = case((row.outcome == SENT, row.worst_case_usd), else_=0)
     query = select(
         *keys,
@@ -129,6 +133,7 @@ def spend_slices(
         func.sum(failed).label("failed_attempts"),
         func.sum(unknown).label("unknown_attempts"),
         func.sum(unknown_usd).label("unknown_worst_usd"),
+        func.sum(reused).label("reused_attempts"),
         func.sum(row.input_tokens).label("input_tokens"),
         func.sum(row.output_tokens).label("output_tokens"),
         func.sum(row.cache_write_tokens).label("cache_write_tokens"),
