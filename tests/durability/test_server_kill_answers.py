@@ -24,6 +24,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import LlmStatus
+from prflow.impact.run_models import ImpactResult
 from prflow.store.ledger import attempts_for_workflow
 from tests.hostile.checks import plain_environment
 from tests.support.cli_runs import run_prflow
@@ -31,7 +32,6 @@ from tests.support.fixtures_temporal import WorkerProcessFactory, isolated_setti
 from tests.support.impact_runs import agent_request, agent_script, start_impact
 from tests.support.scripted_anthropic import ScriptedAnthropic
 from worker.devserver import DevServer
-from workflows.impact import ImpactWorkflow
 
 pytestmark = pytest.mark.temporal
 
@@ -105,7 +105,7 @@ async def test_an_answer_received_while_the_server_is_dead_is_not_paid_for_again
     await restarted.start()
     await worker.restart()
     client = await Client.connect(restarted.address, data_converter=pydantic_data_converter)
-    handle = client.get_workflow_handle_for(ImpactWorkflow.run, WORKFLOW_ID)
+    handle = client.get_workflow_handle(WORKFLOW_ID, result_type=ImpactResult)
     result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
 
     assert result.llm.status == LlmStatus.completed
