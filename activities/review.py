@@ -63,6 +63,7 @@ from prflow.review.import_names import (
     unresolved_imports,
 )
 from prflow.review.models import DiffSide, Dimension, ReviewFinding, ReviewPlan
+from prflow.review.questions import once_each
 from prflow.review.render.github_review import review_payload
 from prflow.review.render.markdown import render_review_markdown
 from prflow.review.render.sarif import render_review_sarif
@@ -572,7 +573,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         findings=result.findings,
         suppressed=result.suppressed,
         not_reviewed=_not_reviewed(facts, set(inp.examined), inp.used_model),
-        rejected_findings=inp.rejected,
+        rejected_findings=once_each(inp.rejected),
         cost_usd=inp.cost_usd,
     )
     payload = review_payload(report, inp.run_marker)

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.review.budgets import MIN_PASS_USD, priority_weights
     from prflow.review.models import Dimension, FindingSource
+    from prflow.review.questions import new_questions, question_key
     from prflow.review.run_models import ReviewPhase
     from prflow.review.stage_models import (
         CoverageInput,
@@ -71,6 +72,7 @@ LAYER_PHASES = (
     ReviewPhase.gap_reviewers,
 )
 TIMEOUT = timedelta(minutes=5)
+DEDUPE_PATCH = "review-one-question-one-agent-v1"
 
 
 class ReviewFanOut:
@@ -89,6 +91,8 @@ class ReviewFanOut:
         self._producing = True
         self._deep_dives_left = MAX_DEEP_DIVES
         self._planned = 1
+        self._asked: set[str] = set()
+        self.repeated_questions = 0
 
     async def review(self, dimensions: Sequence[Dimension]) -> None:
         """Reviewers and gap reviewers produce; the layer consumes until they are all done."""
@@ -117,7 +121,16 @@ class ReviewFanOut:
     ) -> None:
         """The one reviewer definition once per dimension, as child agents; each one's
         findings are checked and streamed to the layer the moment it finishes (a deep
-        dive's are compound risks: they go straight to synthesis)."""
+        dive's are compound risks: they go straight to synthesis). A dimension asking
+        what an earlier one of the run asked is dropped before it becomes an agent."""
+        if workflow.patched(DEDUPE_PATCH):
+            fresh, repeats = new_questions(dimensions, self._asked)
+            if fractions is not None:
+                keep = {id(d) for d in fresh}
+                fractions = [f for d, f in zip(dimensions, fractions, strict=True) if id(d) in keep]
+            self._asked |= {question_key(d) for d in fresh}
+            self.repeated_questions += len(repeats)
+            dimensions = fresh
         if not dimensions:
             return
         run = self.run

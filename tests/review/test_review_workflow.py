@@ -118,7 +118,8 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     assert scripted_anthropic.requests_of(ESCALATION), "unsure intake escalated"
     assert scripted_anthropic.requests_of(INVESTIGATION), "the reviewer's investigation ran"
     assert len(scripted_anthropic.requests_of(COVERAGE)) == 2, "the outer loop stops at two"
-    assert len(scripted_anthropic.requests_of(dimension_key(PRICING))) == 2, "a gap per round"
+    # The gate names the same gap in both rounds: one question, one agent.
+    assert len(scripted_anthropic.requests_of(dimension_key(PRICING))) == 1, "asked once"
     trap = by_title["loadUser answers a fixed name for every id"]
     assert trap.source == FindingSource.adversary
     dives = [r for r in scripted_anthropic.requests_of(INVESTIGATION)
