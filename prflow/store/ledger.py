@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import ColumnElement, case, func, or_, select, update
 
 from prflow.agent.state import child_agent_id
 from prflow.llm.usage import Usage
@@ -93,14 +93,22 @@ def complete_attempt(db_url: str, row: LlmAttempt) -> None:
 
 
 def attempts_for_workflow(db_url: str, workflow_id: str) -> list[LlmAttempt]:
-    """Every recorded attempt of ``workflow_id`` (all runs), oldest first."""
+    """Every recorded attempt of ``workflow_id`` (all runs) and of the child agents it
+    started, oldest first."""
     columns = [getattr(LlmAttemptRow, name) for name in LlmAttempt.model_fields]
-    query = (
-        select(*columns).where(LlmAttemptRow.workflow_id == workflow_id).order_by(LlmAttemptRow.id)
-    )
+    query = select(*columns).where(_run_and_agents(workflow_id)).order_by(LlmAttemptRow.id)
     with engine_for(db_url).connect() as connection:
         rows = connection.execute(query).mappings().all()
     return [LlmAttempt.model_validate(dict(row)) for row in rows]
+
+
+def _run_and_agents(workflow_id: str) -> ColumnElement[bool]:
+    """Rows of ``workflow_id`` and of the child agents it started."""
+    row = LlmAttemptRow
+    return or_(
+        row.workflow_id == workflow_id,
+        row.workflow_id.startswith(child_agent_id(workflow_id, ""), autoescape=True),
+    )
 
 
 def spend_for_workflow(db_url: str, workflow_id: str) -> float:
@@ -140,13 +148,8 @@ def spend_slices(
         func.sum(row.cache_read_tokens).label("cache_read_tokens"),
         func.sum(row.usd).label("usd"),
     ).group_by(*keys)
-    if workflow_id is not None:  # the run and its child agents
-        query = query.where(
-            or_(
-                row.workflow_id == workflow_id,
-                row.workflow_id.startswith(child_agent_id(workflow_id, ""), autoescape=True),
-            )
-        )
+    if workflow_id is not None:
+        query = query.where(_run_and_agents(workflow_id))
     if since is not None:
         query = query.where(row.created_at >= since)
     if until is not None:
