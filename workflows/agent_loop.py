@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.agent_messages import compose_message
     from activities.llm import llm_call
     from activities.repo_tools import run_repo_tool
-    from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, raised
+    from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, fit_call, raised
     from prflow.agent.economy import next_elision_point
     from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
     from prflow.agent.outcome import AgentOutcome, StopReason
@@ -40,6 +40,9 @@ CONTINUE_PROMPT = (
     "more briefly, and finish by calling the submit tool if one is available."
 )
 ANSWER_SCOPE_PATCH = "llm-answer-scope-v1"
+SIZE_TO_FIT_PATCH = "agent-call-sized-to-fit-v1"
+"""Patch: a call that does not fit its caps at full max_tokens is sized down, and the
+prefix the previous request cached is priced at the cache-read rate."""
 TOOL_TIMEOUT = timedelta(minutes=2)
 TOOL_HEARTBEAT = timedelta(seconds=30)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
@@ -78,6 +81,7 @@ class AgentLoop:
         self._may_pause = may_pause
         self.waiting_reason: str | None = None
         self.finished: AgentOutcome | None = None
+        self._size_to_fit: bool | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -111,6 +115,7 @@ class AgentLoop:
 
     async def run(self) -> AgentOutcome | None:
         st, spec = self.state, self.state.spec
+        self._size_to_fit = workflow.patched(SIZE_TO_FIT_PATCH)
         if st.started_at is None:
             st.started_at = workflow.now()
         if st.next_prompt_tokens == 0:
@@ -129,7 +134,7 @@ class AgentLoop:
                 return self._finish(_STOP_FOR_LIMIT[check.limit], check.reason)
 
             try:
-                result = await self._call_model()
+                result = await self._call_model(check.max_tokens or spec.plan.max_tokens)
             except ActivityError as err:
                 return self._finish(StopReason.llm_error, _failure_message(err))
 
@@ -168,8 +173,14 @@ class AgentLoop:
                 + result.usage.output_tokens
                 + tokens_for_chars(follow_up.chars)
             )
+            elided_from = st.elide_before
             st.elide_before = next_elision_point(
                 st.elide_before, st.transcript_len, st.next_prompt_tokens, spec.economy
+            )
+            # The request just answered marked its end: the next one reads that prefix from
+            # the cache unless older tool results were just elided (the prefix changed).
+            st.cached_prefix_tokens = (
+                result.usage.prompt_tokens if st.elide_before == elided_from else 0
             )
 
     def next_run_state(self) -> AgentState:
@@ -190,6 +201,15 @@ class AgentLoop:
     def _verdict(self) -> Verdict:
         st = self.state
         assert st.started_at is not None
+        if self._size_to_fit:
+            return fit_call(
+                st.budget,
+                price=st.spec.plan.price,
+                estimated_input_tokens=st.next_prompt_tokens,
+                max_tokens=st.spec.plan.max_tokens,
+                elapsed_seconds=(workflow.now() - st.started_at).total_seconds(),
+                cached_prefix_tokens=st.cached_prefix_tokens,
+            )
         return check_call(
             st.budget,
             price=st.spec.plan.price,
@@ -212,9 +232,10 @@ class AgentLoop:
             pass
         finally:
             self.waiting_reason = None
+            self.state.cached_prefix_tokens = 0  # the cache may have expired meanwhile
         return self._verdict()
 
-    async def _call_model(self) -> LlmCallResult:
+    async def _call_model(self, max_tokens: int) -> LlmCallResult:
         st, spec = self.state, self.state.spec
         plan = spec.plan
         timeout = timedelta(seconds=plan.request_timeout_seconds * 1.2 + 5)
@@ -224,7 +245,7 @@ class AgentLoop:
                 workflow_kind=spec.workflow_kind,
                 phase=spec.phase,
                 model=plan.model,
-                max_tokens=plan.max_tokens,
+                max_tokens=max_tokens,
                 price=plan.price,
                 system_key=spec.system_key,
                 tools_key=spec.tools_key,

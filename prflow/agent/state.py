@@ -105,6 +105,9 @@ class AgentState(BaseModel):
     )
     transcript_len: int = 1
     next_prompt_tokens: int = 0
+    cached_prefix_tokens: int = Field(
+        default=0, description="Tokens of the next prompt the previous request cached"
+    )
     elide_before: int = 0
     runs: int = 1
     turns_this_run: int = 0
