@@ -70,6 +70,7 @@ class ImpactWorkflow(KindWorkflow):
             kit.tag(
                 repo=f"{pr.owner}/{pr.repo}" if pr else request.repo, pr=pr.number if pr else None
             )
+        kit.start_deadline(request.deadline_seconds)
         rng = await self._resolve(request)
         changes: ChangeSet = await kit.step(
             "changes", collect_changes, rng, timeout=timedelta(minutes=10)
