@@ -51,7 +51,12 @@ from prflow.review.agents.planner import (
     planner_system,
 )
 from prflow.review.agents.prompts import load_prompt
-from prflow.review.agents.reviewer import SUBMIT_FINDINGS, parse_report, reviewer_message
+from prflow.review.agents.reviewer import (
+    REQUEST_INVESTIGATION,
+    SUBMIT_FINDINGS,
+    parse_report,
+    reviewer_message,
+)
 from prflow.review.anatomy import DiffStructure, build_structure
 from prflow.review.diff_map import DiffIndex
 from prflow.review.evidence import verified
@@ -346,7 +351,7 @@ def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
     rng = inp.review_range
     reader = GitRepoReader.for_range(rng)
     system = load_prompt("reviewer")
-    tools = [*TOOL_SPECS, SUBMIT_FINDINGS]
+    tools = [*TOOL_SPECS, REQUEST_INVESTIGATION, SUBMIT_FINDINGS]
     note_parts = [f"Classified: {inp.intake.pr_type}, {inp.intake.complexity}."]
     if inp.semantic is not None and inp.semantic.narrative:
         note_parts.append(f"Narrative (model-written): {inp.semantic.narrative}")

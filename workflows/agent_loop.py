@@ -75,7 +75,7 @@ class AgentLoop:
         may_pause: bool = False,
     ) -> None:
         self.state = state
-        self._run_tool = run_tool or self._run_backend_tool
+        self._run_tool = run_tool or self.run_backend_tool
         self._on_turn = on_turn
         self._on_wait = on_wait
         self._may_pause = may_pause
@@ -296,7 +296,8 @@ class AgentLoop:
             )
         return await self._run_tool(call)
 
-    async def _run_backend_tool(self, call: ToolCall) -> ToolResultPart:
+    async def run_backend_tool(self, call: ToolCall) -> ToolResultPart:
+        """Run ``call`` on the agent's repository tools (an activity)."""
         backend = self.state.spec.tool_backend
         if backend is None:
             return ToolResultPart(

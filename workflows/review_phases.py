@@ -94,6 +94,7 @@ class PhaseBook:
         backend: RepoToolBackend | None = None,
         fraction: float = 1.0,
         after_spend: bool = False,
+        parent_tools: Sequence[str] = (),
     ) -> AgentSpec:
         """An agent of ``phase`` with ``fraction`` of the phase's caps, or (``after_spend``)
         with what its earlier agents left of them."""
@@ -116,6 +117,7 @@ class PhaseBook:
             tool_backend=backend,
             repo=f"{pr.owner}/{pr.repo}" if pr else None,
             pr_number=pr.number if pr else None,
+            parent_tools=list(parent_tools),
         )
 
     async def ask(

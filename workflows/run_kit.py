@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
     from prflow.agent.outcome import AgentOutcome
-    from prflow.agent.state import AgentSpec, AgentState, child_agent_id
+    from prflow.agent.state import AgentRequest, AgentSpec, AgentState, child_agent_id
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop, ToolRunner
     from workflows.agent_workflow import AgentWorkflow
@@ -52,6 +52,8 @@ class RunKit:
         self._children: dict[str, AgentProgress] = {}
         self._child_ids: dict[str, str] = {}
         self.deadline: datetime | None = None
+        self.on_agent_request: Callable[[AgentRequest], None] | None = None
+        """What the kind does when a child agent calls one of its parent tools."""
 
     # ------------------------------------------------------------------ deadline
 
@@ -211,6 +213,11 @@ class RunKit:
             if progress.caps is not None:
                 budget.caps = progress.caps
 
+    def agent_requested(self, request: AgentRequest) -> None:
+        """A child agent asked for something (see ``AgentSpec.parent_tools``)."""
+        if self.on_agent_request is not None:
+            self.on_agent_request(request)
+
     async def _after_inline_turn(self) -> None:
         self.note_cost()
 
@@ -274,3 +281,7 @@ class KindWorkflow:
     @workflow.signal
     def agent_progress(self, progress: AgentProgress) -> None:
         self.kit.record_child_progress(progress)
+
+    @workflow.signal
+    def agent_request(self, request: AgentRequest) -> None:
+        self.kit.agent_requested(request)

@@ -62,6 +62,19 @@ class AgentSpec(BaseModel):
     parent_workflow_id: str | None = Field(
         default=None, description="Where a child agent reports its progress"
     )
+    parent_tools: list[str] = Field(
+        default_factory=list,
+        description="Tools the parent workflow acts on: a call is signalled to it (a child "
+        "agent's request, e.g. an investigation to start now) and the loop goes on",
+    )
+
+
+class AgentRequest(BaseModel):
+    """A child agent's call of one of its ``parent_tools``, as the parent receives it."""
+
+    agent: str
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
 
 
 CHILD_AGENT_MARK = "/agent:"
