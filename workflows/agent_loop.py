@@ -40,6 +40,8 @@ CONTINUE_PROMPT = (
     "more briefly, and finish by calling the submit tool if one is available."
 )
 ANSWER_SCOPE_PATCH = "llm-answer-scope-v1"
+AGENT_WORKFLOW_TYPE = "agent"
+"""The child agent workflow's type name (``workflows.agent_workflow.AGENT_WORKFLOW``)."""
 SIZE_TO_FIT_PATCH = "agent-call-sized-to-fit-v1"
 """Patch: a call that does not fit its caps at full max_tokens is sized down, and the
 prefix the previous request cached is priced at the cache-read rate."""
@@ -378,17 +380,18 @@ class AgentLoop:
 def _run_answer_scope() -> str | None:
     """The scope every agent of this run shares for kept answers (see ``llm_call``).
 
-    The root workflow's execution names the run, so a child agent and its
-    continue-as-new runs share it with their parent. Histories recorded before
-    the scope existed keep sending without one.
+    The run is the kind's workflow execution (impact, review, ...): an inline
+    agent's own, a child agent's parent (the parent stays the same across the
+    child's continue-as-new runs). Not the root: a run the org queue started is
+    a child of the queue, and two runs must never share answers. Histories
+    recorded before the scope existed keep sending without one.
     """
     if not workflow.patched(ANSWER_SCOPE_PATCH):
         return None
     info = workflow.info()
-    root = info.root
-    if root is None:
-        return run_scope(info.workflow_id, info.run_id)
-    return run_scope(root.workflow_id, root.run_id)
+    if info.workflow_type == AGENT_WORKFLOW_TYPE and info.parent is not None:
+        return run_scope(info.parent.workflow_id, info.parent.run_id)
+    return run_scope(info.workflow_id, info.run_id)
 
 
 def tool_result_part(call: ToolCall, output: ToolCallOutput) -> ToolResultPart:

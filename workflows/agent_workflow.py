@@ -21,9 +21,9 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.state import AgentRequest, AgentState
     from prflow.llm.messages import ToolCall
     from prflow.run_progress import AgentProgress
-    from workflows.agent_loop import AgentLoop
+    from workflows.agent_loop import AGENT_WORKFLOW_TYPE, AgentLoop
 
-AGENT_WORKFLOW = "agent"
+AGENT_WORKFLOW = AGENT_WORKFLOW_TYPE
 REPORT_INTERVAL = timedelta(seconds=10)
 THROTTLED_REPORTS = "agent-progress-throttled"
 """Patch: progress goes to the parent at most once per interval or on a state change

@@ -112,15 +112,20 @@ async def test_an_answer_received_while_the_server_is_dead_is_not_paid_for_again
     served = Counter(r.turn for r in scripted_anthropic.requests)
     assert served == {0: 1, 1: 1, 2: 1}, f"a question was sent twice: {served}"
     rows = attempts_for_workflow(db_url, WORKFLOW_ID)
-    outcomes = Counter(row.outcome for row in rows)
-    assert outcomes == {"success": 3, "reused": 1}, outcomes
-    [reused] = [row for row in rows if row.outcome == "reused"]
-    assert (reused.usd, reused.attempt, reused.input_tokens) == (0.0, 2, 0)
-    held = [row for row in rows if row.activity_id == reused.activity_id]
-    assert [row.outcome for row in held] == ["success", "reused"]
+    seen = [(r.workflow_id, r.activity_id, r.attempt, r.outcome) for r in rows]
+    assert Counter(row.outcome for row in rows)["success"] == 3, seen
+    reused = [row for row in rows if row.outcome == "reused"]
+    # One retry at least; another if a retry's completion was lost too (the server restarting).
+    assert reused and {(r.usd, r.input_tokens) for r in reused} == {(0.0, 0)}, seen
+    assert all(r.attempt >= 2 for r in reused), seen
+    held = [row for row in rows if (row.workflow_id, row.activity_id) == (
+        reused[0].workflow_id, reused[0].activity_id)]  # fmt: skip
+    assert held[0].outcome == "success", seen
+    assert {row.outcome for row in held[1:]} == {"reused"}, seen
     costs = await run_prflow(
         "costs", "--database-url", db_url, "--workflow-id", WORKFLOW_ID,
         env=plain_environment(prflow_home / "cli"),
     )  # fmt: skip
     assert costs.code == 0, costs.describe()
-    assert "Reused: 1 attempts were answered from an answer already received" in costs.stdout
+    expected = f"Reused: {len(reused)} attempts were answered from an answer already received"
+    assert expected in costs.stdout, costs.stdout
