@@ -13,10 +13,17 @@ prompt tokens per pair and overall.
 
 Goals (issue 20): ≤ 400k input tokens per standard review, ≤ 8× impact,
 ≥ 80 % cache reads after turn 1, 0 repeats.
+
+``--default-caps`` runs the reviews with the default caps instead of a $20 budget,
+and the cross-reference resolver asks for two deep dives (each reads and reports):
+it prints, per pair, which phases were cut and why (issue 20 item 8: planned work
+runs within the caps). ``--pairs N`` takes the first N pairs.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,10 +34,11 @@ from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT, fresh_dir
 from bench.impact.prflow_cli import PrflowCli
 from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
-from bench.review.conversation import impact_conversation, review_conversation
+from bench.review.conversation import changed_sources, impact_conversation, review_conversation
 from prflow.llm.request_identity import request_digest
 from prflow.review.run_models import MODEL_PHASES
-from tests.support.scripted_anthropic import RecordedRequest, ScriptedAnthropic
+from tests.support.review_runs import CROSS_REF, INVESTIGATION, reading, submit
+from tests.support.scripted_anthropic import RecordedRequest, ScriptedAnthropic, Turn
 
 PAIRS = [
     ("requests", "2.31.0", "2.32.0"),
@@ -122,24 +130,54 @@ def _line(name: str, row: dict[str, int]) -> str:
     )
 
 
-def main() -> int:
+def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, list[Turn]]:
+    """The conversation, the resolver asking for two deep dives that read and report."""
+    sources = changed_sources(repo)
+    dives = [
+        {"question": f"Do callers of {path} still work with the new behaviour?", "files": [path]}
+        for path in sources[1:3]
+    ]
+    dive = [reading(("read_file_at_ref", {"path": sources[1]})), submit("submit_findings",
+            findings=[])]  # fmt: skip
+    return {
+        INVESTIGATION: dive,
+        **routes,
+        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=dives)],
+    }
+
+
+def _cuts(report: dict[str, Any]) -> str:
+    cut = [f"{p['name']}: {p['detail']}" for p in report.get("phases", [])
+           if p.get("state") == "failed"]  # fmt: skip
+    return "; ".join(cut) or "none"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.review_economy")
+    parser.add_argument("--default-caps", action="store_true")
+    parser.add_argument("--pairs", type=int, default=len(PAIRS))
+    args = parser.parse_args(argv)
     root = DEFAULT_ROOT
     from bench.review.conversation import PHASE_OF_ROUTE
 
-    phases = dict(PHASE_OF_ROUTE)
+    phases = dict(PHASE_OF_ROUTE) | {INVESTIGATION: "deep_dives"}
+    budget = [] if args.default_caps else ["--budget-usd", BUDGET_USD]
     reviews: list[int] = []
     impacts: list[int] = []
     try:
-        for package, base, head in PAIRS:
+        for package, base, head in PAIRS[: args.pairs]:
             _progress(f"{package} {base}→{head}")
             repo = _repo(root, package, base, head)
             files = len(git(repo, "diff", "--name-only", "-M", BASE_REF, HEAD_REF).splitlines())
             reports = fresh_dir(root / "reports" / f"economy-{package}")
             with ScriptedAnthropic(min_cacheable_tokens=MIN_CACHEABLE_TOKENS) as server:
-                server.route(review_conversation(repo))
+                routes = review_conversation(repo)
+                if args.default_caps:
+                    routes = _with_deep_dives(repo, routes)
+                server.route(routes)
                 cli = PrflowCli(fresh_dir(root / "state" / f"economy-review-{package}"))
                 command = [str(cli.binary), "review", *_args(repo), "--format", "json",
-                           "--depth", "standard", "--budget-usd", BUDGET_USD]  # fmt: skip
+                           "--depth", "standard", *budget]  # fmt: skip
                 _run(cli, server, command, reports / "review.json")
                 review_rows = _figures(server.requests, phases)
                 done = len(server.requests)
@@ -162,6 +200,10 @@ def main() -> int:
                 print(_line(phase, review_rows[phase]))
             print(_line("review total", review_total))
             print(_line("impact (anchor)", impact_total))
+            if args.default_caps:
+                report = json.loads((reports / "review.json").read_text())
+                print(f"  default caps: cut phases: {_cuts(report)}; "
+                      f"review ${report.get('cost_usd', 0):.4f}")  # fmt: skip
             print(
                 "  review/impact prompt tokens: "
                 f"{review_total['prompt'] / impact_total['prompt']:.1f}x"
