@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from alembic import command
+from sqlalchemy import create_engine, inspect, text
+
 from prflow.llm.request_identity import attempt_scope, request_digest, run_scope
+from prflow.store.database import alembic_config, engine_for
+from prflow.store.ledger import LlmAttempt, record_attempt, spend_slices
 from prflow.store.llm_answers import find_answer, keep_answer
 
 REQUEST = {
@@ -47,3 +54,40 @@ def test_an_answer_cut_at_a_smaller_limit_does_not_answer_a_larger_one(db_url: s
     assert find_answer(db_url, [scope], digest, 2048) is None
     found = find_answer(db_url, [scope], digest, 64)
     assert found is not None and found.answer_key == "sha256:cut"
+
+
+def test_the_cost_views_count_a_reused_attempt_apart_not_as_failed(db_url: str) -> None:
+    for attempt, outcome in ((1, "success"), (2, "reused")):
+        record_attempt(
+            db_url,
+            LlmAttempt(
+                workflow_id="review:a/b#1", run_id="r1", activity_id="4", attempt=attempt,
+                workflow_kind="review", phase="reviewers", model="m", outcome=outcome,
+                usd=0.5 if outcome == "success" else 0.0,
+            ),
+        )  # fmt: skip
+    with engine_for(db_url).connect() as connection:
+        row = connection.execute(
+            text(
+                "SELECT attempts, failed_attempts, reused_attempts, usd "
+                "FROM prflow_cost_by_phase WHERE phase = 'reviewers'"
+            )
+        ).one()
+    assert tuple(row) == (2, 0, 1, 0.5)
+    [spend] = spend_slices(db_url, "review:a/b#1")
+    assert (spend.attempts, spend.failed_attempts, spend.reused_attempts) == (2, 0, 1)
+
+
+def test_migration_0009_adds_the_answers_and_goes_back_down(tmp_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0005")
+        command.upgrade(config, "0009")
+        assert "llm_answers" in inspect(connection).get_table_names()
+        command.downgrade(config, "0005")
+        assert "llm_answers" not in inspect(connection).get_table_names()
+        columns = connection.execute(text("SELECT * FROM prflow_cost_by_phase")).keys()
+        assert "reused_attempts" not in columns and "failed_attempts" in columns
+    engine.dispose()
