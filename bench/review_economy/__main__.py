@@ -48,6 +48,8 @@ PAIRS = [
 ]
 MIN_CACHEABLE_TOKENS = 1024
 BUDGET_USD = "20"
+COLD = {"PRFLOW_TEMPORAL__WARM_SECONDS": "0"}
+"""Each command starts and stops its own server: no warm worker outlives the bench."""
 
 
 def _progress(message: str) -> None:
@@ -175,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.default_caps:
                     routes = _with_deep_dives(repo, routes)
                 server.route(routes)
-                cli = PrflowCli(fresh_dir(root / "state" / f"economy-review-{package}"))
+                cli = PrflowCli(fresh_dir(root / "state" / f"economy-review-{package}"), COLD)
                 command = [str(cli.binary), "review", *_args(repo), "--format", "json",
                            "--depth", "standard", *budget]  # fmt: skip
                 _run(cli, server, command, reports / "review.json")
@@ -183,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                 done = len(server.requests)
                 server.route({})
                 server.script(impact_conversation(repo))
-                cli = PrflowCli(fresh_dir(root / "state" / f"economy-impact-{package}"))
+                cli = PrflowCli(fresh_dir(root / "state" / f"economy-impact-{package}"), COLD)
                 command = [str(cli.binary), "impact", *_args(repo), "--format", "json",
                            "--budget-usd", BUDGET_USD]  # fmt: skip
                 _run(cli, server, command, reports / "impact.json")
