@@ -52,6 +52,9 @@ _SCRUBBED_ENV = (
     "GIT_NAMESPACE",
     "GIT_COMMON_DIR",
     "GIT_PREFIX",
+    # These change what `git diff` prints (GIT_DIFF_OPTS=-u5 beats -U3 on the command line).
+    "GIT_DIFF_OPTS",
+    "GIT_EXTERNAL_DIFF",
 )
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
 _REMOTE_NOT_FOUND = (
@@ -379,7 +382,29 @@ def ensure_commits(repo: GitRepo, shas: Sequence[str]) -> None:
 
 # --------------------------------------------------------------------------- changed files, diffs
 
-_DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "-M")
+# Every diff prflow parses is the diff GitHub shows, whatever the user's or the
+# repository's git config says (diff.algorithm, diff.renames, diff.external, color.ui,
+# diff.indentHeuristic, diff.relative ...): each setting that changes what `git diff`
+# prints is fixed on the command line, where it overrides every config file.
+_DIFF_OPTIONS = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "-M",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+)
+# The patch itself: three lines of context, hunks never joined across unchanged lines,
+# a/ and b/ prefixes (diff.noprefix, diff.mnemonicPrefix), blank context lines kept as " ".
+_PATCH_OPTIONS = (
+    "-U3",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--submodule=short",
+)
+_PATCH_CONFIG = ("-c", "core.quotePath=false", "-c", "diff.suppressBlankEmpty=false")
 _STATUS = {
     "A": FileStatus.added,
     "M": FileStatus.modified,
@@ -460,12 +485,10 @@ def changed_files(r: ResolvedRange) -> list[ChangedFile]:
 def _diff_text(repo: GitRepo, base_sha: str, head_sha: str, paths: Sequence[str] | None) -> str:
     args = [
         "--literal-pathspecs",
-        "-c",
-        "core.quotePath=false",
+        *_PATCH_CONFIG,
         "diff",
         *_DIFF_OPTIONS,
-        "--src-prefix=a/",
-        "--dst-prefix=b/",
+        *_PATCH_OPTIONS,
         base_sha,
         head_sha,
     ]
@@ -673,6 +696,7 @@ def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepH
         "-z",
         "--full-name",
         "--no-color",
+        "--no-column",  # grep.column=true would put a column between line and text
         "-e",
         pattern,
         sha,

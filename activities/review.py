@@ -69,7 +69,7 @@ from prflow.review.import_names import (
 )
 from prflow.review.models import DiffSide, Dimension, ReviewFinding, ReviewPlan
 from prflow.review.questions import once_each
-from prflow.review.render.github_review import review_payload
+from prflow.review.render.github_review import inline_cap_note, review_payload
 from prflow.review.render.markdown import render_review_markdown
 from prflow.review.render.sarif import render_review_sarif
 from prflow.review.render.summary import ReviewState, summary_comment
@@ -97,7 +97,7 @@ from prflow.review.stage_models import (
     SynthesisInput,
     SynthesisRefs,
 )
-from prflow.review.static_findings import static_review_findings
+from prflow.review.static_findings import static_review
 from prflow.review.synthesis import SynthesisInputs, synthesize
 from prflow.store.blobs import get_json, put_json, put_text
 from prflow.store.review_marks import last_review, record_review
@@ -274,6 +274,7 @@ def review_facts(inp: FactsInput) -> FactsRefs:
         not_reviewed=[n.model_dump(mode="json") for n in not_reviewed],
         code_intake=intake,
         known_paths=reader.list_files(rng.head_sha),
+        renamed_from={f.path: f.old_path for f in in_scope if f.old_path and f.old_path != f.path},
     )
     return FactsRefs(
         facts_key=put_json(db, facts.model_dump(mode="json")),
@@ -343,6 +344,11 @@ def review_finalize_plan(inp: PlanInput) -> ReviewPlan:
     )
 
 
+def _both_paths(facts: ReviewFacts, path: str) -> list[str]:
+    old = facts.renamed_from.get(path)
+    return [old, path] if old else [path]
+
+
 @activity.defn(name="review_reviewer_prompts")
 @heartbeating
 def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
@@ -360,8 +366,12 @@ def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
     prepared: list[PreparedPrompt] = []
     for dimension in inp.dimensions:
         activity.heartbeat(dimension.id)
-        diffs = {
-            path: reader.diff(rng.merge_base_sha, rng.head_sha, [path])
+        diffs = {  # both paths of a rename, so git pairs them: the rename's diff, not a new file
+            path: reader.diff(
+                rng.merge_base_sha,
+                rng.head_sha,
+                [p for p in (facts.renamed_from.get(path), path) if p],
+            )
             for path in dimension.target_files
             if path in facts.reviewable
         }
@@ -525,7 +535,8 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
     db, rng = _db(), inp.range
     facts, structure = _facts(inp.facts_key), _structure(inp.structure_key)
     static = StaticFindings.model_validate(get_json(db, inp.static_key))
-    findings = [*static_review_findings(static), *load_findings(inp.batch_keys)]
+    static_part = static_review(static)
+    findings = [*static_part.findings, *load_findings(inp.batch_keys)]
     reader = GitRepoReader.for_range(rng)
     diff = DiffIndex.from_patch(reader.diff(rng.merge_base_sha, rng.head_sha))
     complete = all(p.state.value != "failed" for p in inp.phases)
@@ -576,6 +587,8 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         plan=inp.plan,
         phases=inp.phases,
         findings=result.findings,
+        earlier_findings=result.earlier,
+        folded=[*static_part.folded, *inline_cap_note(result.findings)],
         suppressed=result.suppressed,
         not_reviewed=_not_reviewed(facts, set(inp.examined), inp.used_model),
         rejected_findings=once_each(inp.rejected),

@@ -48,3 +48,32 @@ def raw_name(display: str) -> bytes:
 def backslashes_to_slashes(path: str) -> str:
     """Windows separators as ``/``, except the backslash of a ``\\xNN`` escape of a display name."""
     return _SEPARATOR.sub("/", path)
+
+
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def unquote_git_path(name: str) -> str:
+    """The display name of a path as a diff header writes it.
+
+    Git C-quotes a name holding a double quote, backslash, control character or (with
+    core.quotePath, the default) a non-ASCII byte: ``"tab\\there"``, ``"caf\\303\\251"``.
+    Anything else is the name itself.
+    """
+    if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
+        return name
+    out, body, i = bytearray(), name[1:-1], 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "0123":
+                out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out.append(_C_ESCAPES.get(nxt, ord(nxt)))
+            i += 2
+            continue
+        out += char.encode("utf-8", errors="surrogateescape")
+        i += 1
+    return display_name(bytes(out))

@@ -32,12 +32,15 @@ PLATFORM_ACTIVITIES: dict[QueueRole, tuple[str, ...]] = {
         "activities.agent_messages:compose_message",
         "activities.repo_tools:resolve_range_activity",
         "activities.repo_tools:run_repo_tool",
+        "activities.workspace:WORKSPACE_ACTIVITIES",
+        "activities.test_runs:TEST_RUN_ACTIVITIES",
         "activities.blobs:read_blob_chunk",
     ),
     QueueRole.LLM: ("activities.llm:llm_call", "activities.llm:llm_configured"),
     QueueRole.GITHUB: (
         "activities.github:resolve_pull_request",
         "activities.github:upsert_pr_comment",
+        "activities.github.draft_pr:DRAFT_PR_ACTIVITIES",
     ),
 }
 

@@ -16,20 +16,24 @@ from typing import Any, cast
 import github
 from github import GithubException
 from github.Commit import Commit
-from github.PullRequest import PullRequest, ReviewComment
+from github.PullRequest import PullRequest
+from github.PullRequest import ReviewComment as GhReviewComment
 from temporalio import activity
 
 from activities.github.client import github_client
 from activities.github.comments import own_login
 from activities.github.errors import classified_errors
+from activities.github.pull_files import github_diff
 from activities.github.review_threads import fetch_review_threads
 from activities.heartbeats import in_thread_heartbeating
 from prflow.config import cached_settings
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.fingerprints import fingerprint_of_comment
+from prflow.review.github_diff import split_refused
 from prflow.review.models import PrMetadata
-from prflow.review.render.github_review import ReviewPayload
+from prflow.review.render.github_review import ReviewComment, ReviewPayload
 from prflow.review.render.summary import REVIEW_COMMENT_MARKER, read_state
+from prflow.review.render.text import code_span, inert
 from prflow.review.stage_models import PostedReview, PostReviewInput, ReviewHistory
 from prflow.store.blobs import get_json
 
@@ -125,27 +129,43 @@ def _find_posted(pull: PullRequest, marker: str, own: str | None) -> Any:
     return None
 
 
-def _attempts(payload: ReviewPayload) -> list[tuple[str, list[dict[str, Any]], bool]]:
-    """What to send, in order, while GitHub answers 422: the review as built; as a comment
-    (GitHub refuses approving or requesting changes on one's own PR); with every finding in
-    the body (a last resort that never loses the review)."""
-    comments = [c.as_request() for c in payload.comments]
-    plans = [(payload.event, comments, False)]
-    if payload.event != "COMMENT":
-        plans.append(("COMMENT", comments, False))
-    if comments:
-        plans.append(("COMMENT", [], True))
-    return plans
-
-
-def _moved_to_body(payload: ReviewPayload) -> str:
-    lines = [payload.body, "", "#### Inline comments GitHub refused, listed here", ""]
-    for comment in payload.comments:
-        lines += [f"**`{comment.path}:{comment.line}`**", "", comment.body, ""]
+def _moved_to_body(body: str, moved: list[tuple[ReviewComment, str]]) -> str:
+    """The review body with each inline comment GitHub refused listed at its ``path:line``."""
+    if not moved:
+        return body
+    noun = "comment" if len(moved) == 1 else "comments"
+    lines = [body, "", f"#### {len(moved)} inline {noun} GitHub refused, listed here", ""]
+    for comment, why in moved:
+        where = code_span(f"{comment.path}:{comment.line}")
+        lines += [f"**{where}** <sub>({inert(why)})</sub>", "", comment.body, ""]
     return "\n".join(lines)
 
 
+def _send(
+    pull: PullRequest, commit: Commit, event: str, body: str, comments: list[ReviewComment]
+) -> Any:
+    """The created review, or None when GitHub answers 422."""
+    try:
+        return pull.create_review(
+            commit=commit,
+            body=body,
+            event=event,
+            comments=cast(list[GhReviewComment], [c.as_request() for c in comments]),
+        )
+    except GithubException as err:
+        if err.status != 422:
+            raise
+        return None
+
+
 def _post(inp: PostReviewInput, payload: ReviewPayload) -> PostedReview:
+    """Post the review; a comment GitHub would refuse moves to the body, the rest stay inline.
+
+    GitHub's own per-file patches decide first (when they are of the commit reviewed and
+    complete). If GitHub still answers 422, the comments its diff does not show move to the
+    body and the review is sent once more; each refused comment is retried at most once.
+    Only when that fails too is every finding listed in the body: the review is never lost.
+    """
     ref = inp.pr
     with _errors(ref, "posting a review on"):
         client = github_client()
@@ -158,30 +178,46 @@ def _post(inp: PostReviewInput, payload: ReviewPayload) -> PostedReview:
                 review_id=existing.id, url=existing.html_url, inline_comments=count, created=False
             )
         commit = Commit(pull.requester, {}, {"sha": inp.commit_sha}, completed=False)
-        problem: GithubException | None = None
-        for event, comments, moved in _attempts(payload):
-            body = _moved_to_body(payload) if moved else payload.body
-            try:
-                review = pull.create_review(
-                    commit=commit,
-                    body=body,
-                    event=event,
-                    comments=cast(list[ReviewComment], comments),
-                )
-            except GithubException as err:
-                if err.status != 422:
-                    raise
-                problem = err
-                continue
-            return PostedReview(
-                review_id=review.id,
-                url=review.html_url,
-                inline_comments=len(comments),
-                created=True,
-                inline_refused=moved,
-            )
-        assert problem is not None
-        raise problem
+        same_head = pull.head.sha == inp.commit_sha
+        comments = list(payload.comments)
+        moved: list[tuple[ReviewComment, str]] = []
+        shown = github_diff(pull) if comments and same_head else None
+        if shown is not None:
+            comments, moved = split_refused(comments, shown)
+        events = [payload.event] + (["COMMENT"] if payload.event != "COMMENT" else [])
+        for retry in (False, True):
+            for event in events:
+                body = _moved_to_body(payload.body, moved)
+                review = _send(pull, commit, event, body, comments)
+                if review is not None:
+                    return PostedReview(
+                        review_id=review.id,
+                        url=review.html_url,
+                        inline_comments=len(comments),
+                        created=True,
+                        moved_to_body=len(moved),
+                    )
+            if retry or not comments:
+                break
+            shown = github_diff(pull)
+            if shown is None:
+                break
+            comments, refused = split_refused(comments, shown, lines=same_head)
+            if not refused:
+                break
+            moved += refused
+        everything = moved + [(c, "GitHub refused the review with it inline") for c in comments]
+        review = _send(pull, commit, "COMMENT", _moved_to_body(payload.body, everything), [])
+        if review is None:
+            raise GithubException(422, {"message": "GitHub refused the review"}, None)
+        return PostedReview(
+            review_id=review.id,
+            url=review.html_url,
+            inline_comments=0,
+            created=True,
+            inline_refused=bool(everything),
+            moved_to_body=len(everything),
+        )
 
 
 @activity.defn(name="github_post_review")

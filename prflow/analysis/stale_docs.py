@@ -8,7 +8,12 @@ counts when qualified (``Client.get``). Paths count written out in full,
 through a relative link that resolves to them, or by file name inside code or
 a link when no other file at head has that name.
 
-Changelogs and release notes are history, not instructions, and are skipped.
+Changelogs, release notes and upgrade guides are history, not instructions,
+and are skipped. A class member (``Client.charset``) counts written qualified or as an
+attribute (``response.charset``), never as a bare word ("the
+charset", "errors are shown"). A move that reads the same in prose is not
+reported: a Python module whose dotted name did not change (``requests/`` to
+``src/requests/``), and a src-layout move's old path outside a relative link.
 """
 
 from __future__ import annotations
@@ -21,10 +26,22 @@ from dataclasses import dataclass
 from prflow.analysis.findings import BreakingChange, BreakingKind, StaleDocRef, StaleReason
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import SourceTree
+from prflow.text_lines import split_lines
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
 _DOC_DIRS = {"doc", "docs", "documentation", "guide", "guides", "wiki", "manual"}
-_HISTORY_PREFIXES = ("changelog", "changes", "history", "news", "release")
+_HISTORY_PREFIXES = (
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "release",
+    "upgrading",
+    "upgrade",
+    "migrating",
+    "migration",
+)
+_LAYOUT_ROOTS = ("src/", "lib/")
 _SKIPPED_DIRS = ("node_modules/", "vendor/", ".git/")
 _EXCERPT_LIMIT = 200
 
@@ -63,19 +80,29 @@ def find_stale_doc_refs(
 ) -> list[StaleDocRef]:
     """One reference per (doc, line, target), sorted by doc and line."""
     all_paths = head.paths()
-    targets = list(_symbol_targets(breaking)) + list(_path_targets(changed, all_paths))
+    modules = frozenset(m for m in map(_python_module, all_paths) if m)
+    targets = list(_symbol_targets(breaking, modules)) + list(_path_targets(changed, all_paths))
     if not targets:
         return []
     found: dict[tuple[str, int, str], StaleDocRef] = {}
+    # A target whose replacement is spelt the same names nothing that moved; a removed
+    # name that the head still defines (moved to another module, still exported) is alive.
+    targets = [t for t in targets if t.replacement is None or t.replacement != t.name]
+    alive = _defined_at_head(
+        head, {t.name for t in targets if t.reason is StaleReason.removed_symbol}
+    )
+    targets = [t for t in targets if t.name not in alive]
     for doc in all_paths:
         if not is_doc_path(doc):
             continue
         text = head.read_text(doc)
         if text is None:
             continue
+        foreign = _foreign_imports(text)
+        in_doc = [t for t in targets if not _imported_elsewhere(t, foreign)]
         for line_no, line, in_code_block in _doc_lines(text, doc):
             context = _LineContext.of(line, in_code_block, doc)
-            for target in targets:
+            for target in in_doc:
                 key = (doc, line_no, target.name)
                 if key not in found and target.matches(context):
                     found[key] = StaleDocRef(
@@ -101,9 +128,16 @@ class _Target:
     in_code: tuple[re.Pattern[str], ...] = ()
     link_path: str | None = None
     link_basename: str | None = None
+    package: str | None = None  # top-level package of a symbol's module
+    attribute: re.Pattern[str] | None = None  # ``x.member``, unless x.member is a module
+    modules: frozenset[str] = frozenset()
 
     def matches(self, line: _LineContext) -> bool:
         if any(p.search(line.text) for p in self.anywhere):
+            return True
+        if self.attribute is not None and any(
+            m.group(0) not in self.modules for m in self.attribute.finditer(line.text)
+        ):
             return True
         if any(p.search(code) for p in self.in_code for code in line.code):
             return True
@@ -115,15 +149,73 @@ class _Target:
         return False
 
 
+_SOURCE_SUFFIXES = (".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx")
+
+
+def _defined_at_head(head: SourceTree, names: set[str]) -> set[str]:
+    """The undotted ``names`` some source file at head still defines or assigns at the
+    module level (``def``/``class``/``function``, ``NAME =``, ``const NAME =``)."""
+    plain = {name for name in names if re.fullmatch(r"[A-Za-z_$][\w$]*", name)}
+    if not plain:
+        return set()
+    alternatives = "|".join(re.escape(name) for name in sorted(plain))
+    pattern = re.compile(
+        rf"^(?:export\s+)?(?:async\s+)?(?:def|class|function)\s+({alternatives})\b"
+        rf"|^(?:export\s+)?(?:(?:const|let|var)\s+)?({alternatives})\s*(?::[^=\n]*)?=(?!=)",
+        re.M,
+    )
+    found: set[str] = set()
+    for path in head.paths():
+        if not path.endswith(_SOURCE_SUFFIXES) or path.startswith(_SKIPPED_DIRS):
+            continue
+        if "test" in path.lower():  # a test's local of the same name keeps nothing alive
+            continue
+        text = head.read_text(path)
+        if text:
+            found.update(m.group(1) or m.group(2) for m in pattern.finditer(text))
+            if found >= plain:
+                break
+    return found
+
+
+_FROM_IMPORT = re.compile(r"^\W*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)", re.M)
+
+
+def _foreign_imports(text: str) -> dict[str, set[str]]:
+    """Name -> top-level packages a doc's code imports it from (``from pprint import pprint``)."""
+    found: dict[str, set[str]] = {}
+    for match in _FROM_IMPORT.finditer(text):
+        top = match.group(1).lstrip(".").split(".")[0]
+        for name in re.split(r"[\s,]+", match.group(2)):
+            if name and name != "as":
+                found.setdefault(name, set()).add(top)
+    return found
+
+
+def _imported_elsewhere(target: _Target, foreign: dict[str, set[str]]) -> bool:
+    """A doc whose examples import this name only from another package means that one."""
+    tops = foreign.get(target.name, set())
+    return bool(tops) and target.package is not None and target.package not in tops
+
+
 def _word(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    """``name`` as a whole word: not inside an identifier or a hyphenated word
+    (``--allow-missing-config`` does not name ``missing``)."""
+    return re.compile(rf"(?<![\w$-]){re.escape(name)}(?![\w$]|-\w)")
+
+
+def _attribute(name: str) -> re.Pattern[str]:
+    """``x.name`` (not ``x.name.y``): the dotted chain before it is group 1."""
+    return re.compile(rf"(?<![\w$.])([\w$]+(?:\.[\w$]+)*)\.{re.escape(name)}(?![\w$.])")
 
 
 def _is_common(name: str) -> bool:
     return len(name) <= 3 or name.lower() in _COMMON_WORDS
 
 
-def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[_Target]:
+def _symbol_targets(
+    breaking: Iterable[BreakingChange], modules: frozenset[str] = frozenset()
+) -> Iterator[_Target]:
     for change in breaking:
         if change.kind not in (BreakingKind.removed_export, BreakingKind.renamed_export):
             continue
@@ -136,18 +228,22 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[_Target]:
             continue  # moved with its file, same name: the path targets cover it
         anywhere: list[re.Pattern[str]] = []
         in_code: list[re.Pattern[str]] = []
-        if "." in symbol:
+        if "." in symbol:  # a member or a module: qualified, or as an attribute (x.last)
             anywhere.append(_word(symbol))
-        if not _is_common(last):
+        elif not _is_common(last):
             anywhere.append(_word(last))
-        elif "." not in symbol:
+        else:
             in_code.append(_word(last))
+        module = _python_module(change.file)
         yield _Target(
+            attribute=_attribute(last) if "." in symbol else None,
+            modules=modules,
             name=symbol,
             reason=StaleReason.renamed_symbol if renamed else StaleReason.removed_symbol,
             replacement=change.new_name if renamed else None,
             anywhere=tuple(anywhere),
             in_code=tuple(in_code),
+            package=module.split(".")[0] if module else None,
         )
 
 
@@ -166,13 +262,14 @@ def _path_targets(changed: Iterable[ChangedFile], head_paths: list[str]) -> Iter
         basename = old.rsplit("/", 1)[-1]
         unique = basenames.get(basename, 0) == 0 and "." in basename
         pattern = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(old)}(?![\w/-]|\.\w)")
-        yield _Target(
+        layout_move = new is not None and any(new == root + old for root in _LAYOUT_ROOTS)
+        yield _Target(  # a src-layout move breaks relative links only, not prose
             name=old,
             reason=reason,
             replacement=new,
-            anywhere=(pattern,),
+            anywhere=() if layout_move else (pattern,),
             link_path=old,
-            link_basename=basename if unique and basename != old else None,
+            link_basename=basename if unique and basename != old and not layout_move else None,
         )
         module = _python_module(old)
         if module is not None:
@@ -218,7 +315,7 @@ def _doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
     rst = doc.lower().endswith(".rst")
     fence: str | None = None
     literal_opened_at: int | None = None  # indent of the reST line ending in "::"
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
         if fence is not None:

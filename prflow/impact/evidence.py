@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from prflow.impact.models import LlmFinding
 from prflow.source_tree import looks_binary
+from prflow.text_lines import split_lines
 from prflow.tools.reader import ToolError
 
 LINE_TOLERANCE = 2
@@ -63,7 +64,7 @@ def verify_finding(finding: LlmFinding, text_at_ref: CitedText) -> str | None:
         return f"{path} does not exist at {finding.ref}"
     if isinstance(text_at_ref, Unreadable):
         return f"{path} at {finding.ref} {text_at_ref.reason}"
-    lines = text_at_ref.splitlines()
+    lines = split_lines(text_at_ref)
     if finding.line > len(lines):
         return f"{where}: line is past the end of the file ({len(lines)} lines)"
     evidence = normalise_whitespace(finding.evidence)

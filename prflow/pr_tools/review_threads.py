@@ -39,7 +39,7 @@ query PrflowReviewThreads(
           comments(first: $replies) {
             totalCount
             nodes {
-              databaseId
+              fullDatabaseId
               url
               body
               createdAt
@@ -134,10 +134,18 @@ def _thread(node: Mapping[str, Any]) -> ReviewThread:
     )
 
 
+def _big_int(value: Any) -> int | None:
+    """GraphQL ``BigInt`` (GitHub sends it as a string; 64-bit ids outgrow ``Int``)."""
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 def _comment(node: Mapping[str, Any]) -> ThreadComment:
     author = node.get("author") or {}
     return ThreadComment(
-        id=node.get("databaseId"),
+        id=_big_int(node.get("fullDatabaseId")),
         author=author.get("login") or "ghost",
         author_type=author.get("__typename") or "Ghost",
         author_association=node.get("authorAssociation") or "NONE",

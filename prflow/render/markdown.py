@@ -22,6 +22,7 @@ import jinja2
 from prflow.analysis.categories import CONFIG_TIER_LABEL
 from prflow.analysis.findings import BreakingChange, BreakingKind, StaleReason
 from prflow.impact.models import ImpactReport, LlmStatus
+from prflow.render.active_content import drop_unsafe_links
 from prflow.severity import Severity
 
 TEMPLATE_NAME = "impact_report.md.j2"
@@ -129,7 +130,8 @@ _BLOCK_START = re.compile(r"^(\s*)(\d+)?([#>|=+*`~.)-])")
 
 def _inert_line(line: str) -> str:
     """One line of model prose with HTML escaped, images disarmed and block syntax escaped."""
-    text = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = drop_unsafe_links(line)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # No images (a badge could show any verdict), no table cells, no bold that could mimic
     # the report's own "**Risk Score**:" line.
     text = text.replace("![", "!\\[").replace("|", "\\|").replace("*", "\\*")
@@ -149,7 +151,7 @@ def model_line(value: str) -> str:
 
 def model_cell(value: object) -> str:
     """A table cell of model prose: :func:`cell`, and no bold that could mimic a report line."""
-    return cell(value).replace("*", "\\*")
+    return cell(drop_unsafe_links(str(value))).replace("*", "\\*")
 
 
 def reason(value: str) -> str:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
+from prflow.file_names import unquote_git_path
 from prflow.review.models import DiffSide, ReviewFinding
 
 
@@ -74,6 +75,7 @@ class DiffIndex:
 
 
 def _strip_prefix(name: str) -> str:
+    name = unquote_git_path(name)  # "b/tab\there" as git C-quotes it
     for prefix in ("a/", "b/"):
         if name.startswith(prefix):
             return name[len(prefix) :]

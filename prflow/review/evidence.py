@@ -17,6 +17,7 @@ from prflow.impact.evidence import (
 )
 from prflow.review.fingerprints import finding_fingerprint
 from prflow.review.models import DiffSide, ReviewFinding
+from prflow.text_lines import split_lines
 
 MAX_REASON_CHARS = 300
 
@@ -33,7 +34,7 @@ def verified(finding: ReviewFinding, text: CitedText) -> ReviewFinding | str:
         return _reason(finding, f"{_short(finding.file)} does not exist at {ref}")
     if isinstance(text, Unreadable):
         return _reason(finding, f"{_short(finding.file)} at {ref} {text.reason}")
-    lines = text.splitlines()
+    lines = split_lines(text)
     if finding.line_start > len(lines):
         return _reason(finding, f"{where}: past the end of the file ({len(lines)} lines)")
     end = min(finding.line_end, len(lines))

@@ -48,6 +48,14 @@ class ReviewReport(BaseModel):
     plan: ReviewPlan | None = None
     phases: list[PhaseOutcome] = Field(default_factory=list)
     findings: list[ScoredFinding] = Field(default_factory=list)
+    folded: list[str] = Field(
+        default_factory=list,
+        description="What was folded to keep the review readable (rules, inline comment cap)",
+    )
+    earlier_findings: list[ScoredFinding] = Field(
+        default_factory=list,
+        description="Findings of this head an earlier run posted; listed, not posted again",
+    )
     suppressed: Suppressed = Field(default_factory=Suppressed)
     not_reviewed: list[NotReviewed] = Field(default_factory=list)
     rejected_findings: list[str] = Field(

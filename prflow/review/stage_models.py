@@ -73,6 +73,9 @@ class ReviewFacts(BaseModel):
     not_reviewed: list[dict[str, Any]]
     code_intake: IntakeResult
     known_paths: list[str]
+    renamed_from: dict[str, str] = Field(
+        default_factory=dict, description="Head path -> base path of each renamed file"
+    )
 
 
 class FactsRefs(BaseModel):
@@ -252,6 +255,9 @@ class PostedReview(BaseModel):
     created: bool
     inline_refused: bool = Field(
         default=False, description="GitHub refused the inline comments; they went to the body"
+    )
+    moved_to_body: int = Field(
+        default=0, description="Inline comments GitHub would refuse, listed in the body instead"
     )
 
 

@@ -8,6 +8,11 @@ risk score, not in the review: a changed CI file is not a defect.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+
 from prflow.analysis.findings import BreakingChange, BreakingKind, StaleDocRef, TestGap
 from prflow.impact.evidence import normalise_whitespace
 from prflow.impact.stage_inputs import StaticFindings
@@ -20,19 +25,85 @@ from prflow.review.models import (
     ReviewFinding,
     ReviewSeverity,
 )
+from prflow.review.reviewable import is_generated
 from prflow.severity import Severity
 
 STATIC_DIMENSION_ID = "static"
 STATIC_DIMENSION_NAME = "prflow static analysis"
 MAX_CONSUMERS_SHOWN = 8
+FOLD_AFTER = {"test_gap": 5, "stale_doc": 10, "breaking": 20}
+"""A rule with more findings than this becomes one finding: a count and the first files."""
+FILES_SHOWN_WHEN_FOLDED = 5
+
+T = TypeVar("T")
+
+
+class StaticReview(BaseModel):
+    """The static findings to review, and one line per rule whose findings were folded."""
+
+    findings: list[ReviewFinding]
+    folded: list[str] = Field(default_factory=list)
+
+
+def static_review(static: StaticFindings) -> StaticReview:
+    """Every static finding worth a reviewer's attention, as review findings; a rule that
+    fires on many files (a 3,000-file change without test updates) is one finding."""
+    folded: list[str] = []
+    found: list[ReviewFinding] = []
+    by_kind: dict[BreakingKind, list[BreakingChange]] = {}
+    for change in static.breaking_changes:
+        by_kind.setdefault(change.kind, []).append(change)
+    for kind, changes in by_kind.items():
+        label = KIND_LABEL[kind].capitalize()
+        found += _folded(changes, ("breaking", label), _breaking, folded, lambda c: c.file)
+    gaps = [g for g in static.test_gaps if not g.tests_updated and not is_generated(g.source_file)]
+    rule = ("test_gap", "Changed without test updates")
+    found += _folded(gaps, rule, _test_gap, folded, lambda g: g.source_file)
+    rule = ("stale_doc", "Documentation names a moved or removed target")
+    stale = [ref for ref in static.stale_docs if not is_generated(ref.doc_file)]
+    found += _folded(stale, rule, _stale_doc, folded, lambda r: r.doc_file)
+    return StaticReview(findings=found, folded=folded)
 
 
 def static_review_findings(static: StaticFindings) -> list[ReviewFinding]:
-    """Every static finding worth a reviewer's attention, as a review finding."""
-    found = [_breaking(change) for change in static.breaking_changes]
-    found += [_test_gap(gap) for gap in static.test_gaps if not gap.tests_updated]
-    found += [_stale_doc(ref) for ref in static.stale_docs]
-    return found
+    """:func:`static_review`'s findings."""
+    return static_review(static).findings
+
+
+def _folded(
+    items: Sequence[T],
+    rule_label: tuple[str, str],
+    one: Callable[[T], ReviewFinding],
+    folded: list[str],
+    file_of: Callable[[T], str],
+) -> list[ReviewFinding]:
+    rule, label = rule_label
+    if len(items) <= FOLD_AFTER[rule]:
+        return [one(item) for item in items]
+    first = one(items[0])
+    files = list(dict.fromkeys(file_of(item) for item in items))
+    shown = ", ".join(f"`{path}`" for path in files[:FILES_SHOWN_WHEN_FOLDED])
+    more = len(files) - FILES_SHOWN_WHEN_FOLDED
+    title = f"{label} ({len(items):,} findings)"
+    body = (
+        f"{len(items):,} findings of one rule in {len(files):,} files, shown as one: "
+        f"{shown}" + (f" and {more:,} more files." if more > 0 else ".") + "\n\n"
+        f"The first of them: {first.body}"
+    )
+    folded.append(f"{len(items):,} “{label}” findings folded into one")
+    anchor = f"folded {rule} {label}"
+    return [
+        first.model_copy(
+            update={
+                "title": title,
+                "body": body,
+                "file_level": True,
+                "evidence": "",
+                "anchor": anchor,
+                "fingerprint": finding_fingerprint(first.file, first.category, anchor, rule),
+            }
+        )
+    ]
 
 
 def _breaking_severity(change: BreakingChange) -> ReviewSeverity:

@@ -122,6 +122,9 @@ class SynthesisResult(BaseModel):
     findings: list[ScoredFinding]
     suppressed: Suppressed
     event: ReviewEvent
+    earlier: list[ScoredFinding] = Field(
+        default_factory=list, description="Findings an earlier run already posted (not again)"
+    )
 
 
 def compute_score(
@@ -147,6 +150,7 @@ def synthesize(
     suppressed.merged_by_meaning = suppressed.merged_duplicates - before
     posted, resolved = set(inputs.posted_fingerprints), set(inputs.resolved_fingerprints)
     kept: list[ScoredFinding] = []
+    earlier: list[ScoredFinding] = []
     for finding in merged:
         if finding.confidence < CONFIDENCE_FLOOR[finding.severity]:
             suppressed.below_confidence += 1
@@ -154,11 +158,16 @@ def synthesize(
             suppressed.on_resolved_threads += 1
         elif finding.fingerprint in posted:
             suppressed.already_posted += 1
+            earlier.append(finding.model_copy(update={"placement": place(finding, diff)}))
         else:
             kept.append(finding.model_copy(update={"placement": place(finding, diff)}))
     kept.sort(key=lambda f: (-f.score, SEVERITY_RANK[f.severity], f.file, f.line_start))
+    earlier.sort(key=lambda f: (-f.score, SEVERITY_RANK[f.severity], f.file, f.line_start))
     return SynthesisResult(
-        findings=kept, suppressed=suppressed, event=review_event(kept, inputs.may_approve)
+        findings=kept,
+        suppressed=suppressed,
+        event=review_event(kept, inputs.may_approve),
+        earlier=earlier,
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from prflow.repo_models import ResolvedRange
-from prflow.tools.output import ToolOutput, split_lines, truncation_marker, window_lines
+from prflow.text_lines import split_lines
+from prflow.tools.output import ToolOutput, truncation_marker, window_lines
 from prflow.tools.paths import clean_repo_path
 from prflow.tools.reader import RepoReader, ToolError
 

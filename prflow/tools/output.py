@@ -45,20 +45,6 @@ class LineWindow(BaseModel):
         return self.total_lines - self.start - len(self.lines)
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines as git and editors count them: split on newline only, CR of CRLF dropped.
-
-    (``str.splitlines`` also splits on form feeds and Unicode separators, which
-    would put line numbers out of step with the file.)
-    """
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
-
-
 def window_lines(lines: Sequence[str], offset: int, limit: int, max_chars: int) -> LineWindow:
     """Up to ``limit`` lines from ``offset`` whose total size stays under ``max_chars``.
 

@@ -6,7 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from prflow.repo_models import ResolvedRange
 from prflow.source_tree import looks_binary
-from prflow.tools.output import ToolOutput, split_lines, truncation_marker, window_lines
+from prflow.text_lines import split_lines
+from prflow.tools.output import ToolOutput, truncation_marker, window_lines
 from prflow.tools.paths import clean_repo_path
 from prflow.tools.reader import RepoReader, ToolError
 from prflow.tools.refs import commit_for

@@ -124,3 +124,24 @@ def test_github_enterprise_serves_graphql_under_api(monkeypatch: pytest.MonkeyPa
             cached_settings.cache_clear()
         assert [t.comments[0].body for t in threads] == ["why?"]
         assert [ex.path for ex in fake.requests("POST")] == ["/api/graphql"]
+
+
+def test_comment_ids_come_from_full_database_id_and_the_deprecated_field_is_refused(
+    fake_github_pr: FakeGitHub,
+) -> None:
+    thread = fake_github_pr.add_review_thread(
+        "octo-org", "service", 5, "app.py", 3, [("alice", "64-bit id")]
+    )
+    thread.comments[0].id = 2**40 + 7  # past Int's 32 bits: only BigInt carries it
+    (found,) = fetch_review_threads(PR)
+    assert found.comments[0].id == 2**40 + 7
+    (query,) = fake_github_pr.requests("POST", r"/graphql$")
+    assert "fullDatabaseId" in query.request_body["query"]
+
+    old = requests.post(
+        f"{cached_settings().github_api_url}/graphql",
+        json={"query": '{ node(id: "x") { ... on PullRequestReviewComment { databaseId } } }'},
+        headers={"Authorization": f"bearer {FAKE_GITHUB_TOKEN}"},
+        timeout=10,
+    ).json()
+    assert "deprecated" in old["errors"][0]["message"]

@@ -81,8 +81,9 @@ def test_the_summary_keeps_state_lists_what_was_not_reviewed_and_says_when_incom
     body = summary_comment(report, state)
     assert body.startswith(REVIEW_COMMENT_MARKER + "\n")
     assert read_state(body) == state
-    assert "`yarn.lock`: generated file" in body
-    assert "`big.sql`: too large to review line by line (4000 changed lines)" in body
+    assert "<summary>1 file: generated file</summary>\n\n- `yarn.lock`" in body
+    assert "<summary>1 file: too large to review line by line</summary>" in body
+    assert "- `big.sql` (4000 changed lines)" in body
     assert "This review is incomplete" in body and "reviewers: cut: USD cap" in body
     assert read_state("<!-- prflow:review-state {not json} -->") is None
 

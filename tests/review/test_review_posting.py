@@ -212,3 +212,31 @@ async def test_on_your_own_pull_request_the_review_is_posted_as_a_comment(
     (review,) = fake_github.reviews(OWNER, REPO, NUMBER)
     assert review.state == "COMMENTED"
     assert len(fake_github.review_comments(OWNER, REPO, NUMBER)) == result.inline_comments > 0
+
+
+async def test_a_rerun_on_the_same_head_keeps_its_findings_in_the_summary(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    fake_github: FakeGitHub,
+    pr_repos: tuple[Path, Path],
+) -> None:
+    """A rerun of the whole PR on the same head finds what the first run posted: nothing is
+    posted twice, and the sticky summary still lists every finding (not "Findings none")."""
+    request = review_request(temporal_settings, pull_request=PR, post=True, model=False)
+    async with run_worker(temporal_client, temporal_settings):
+        first = await _review(temporal_client, temporal_settings, request, "review-static")
+        (summary,) = fake_github.comments(OWNER, REPO, NUMBER)
+        first_headline = next(x for x in summary.body.split("\n") if x.startswith("**Risk**"))
+        rerun = request.model_copy(update={"full": True})
+        again = await _review(temporal_client, temporal_settings, rerun, "review-static-again")
+
+    assert first.findings > 0 and again.head_sha == first.head_sha
+    assert len(fake_github.reviews(OWNER, REPO, NUMBER)) == 2
+    (summary,) = fake_github.comments(OWNER, REPO, NUMBER)
+    headline = next(x for x in summary.body.split("\n") if x.startswith("**Findings**") or
+                    x.startswith("**Risk**"))  # fmt: skip
+    assert "**Findings** none" not in headline
+    assert headline.split("· **Inline**")[0] == first_headline.split("· **Inline**")[0]
+    assert "(posted earlier)" in summary.body
+    assert f"{first.findings} of these were posted by an earlier review." in summary.body

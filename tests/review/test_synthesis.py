@@ -262,3 +262,22 @@ def test_merging_by_meaning_on_the_labelled_pairs_stays_where_it_was_measured() 
     assert len(pairs) >= 30
     assert sum(m for m, s in zip(merged, same, strict=True) if s) >= 10
     assert sum(m for m, s in zip(merged, same, strict=True) if not s) <= 1
+
+
+def test_a_rerun_on_the_same_head_lists_its_findings_in_the_summary(diff: DiffIndex) -> None:
+    from prflow.review.render.github_review import review_payload
+    from prflow.review.render.summary import ReviewState, summary_comment
+    from tests.review.report_factory import make_report
+
+    first = [finding("sign flipped", line=6), finding("multiplies", line=38)]
+    # The rerun reuses every answer: the same findings, all posted by the first run.
+    inputs = SynthesisInputs(posted_fingerprints=[f.fingerprint for f in first])
+    again = synthesize(first, inputs, diff)
+    assert again.findings == [] and len(again.earlier) == 2
+    report = make_report(again.findings, earlier_findings=again.earlier)
+    summary = summary_comment(report, ReviewState(head="b" * 40))
+    (headline,) = [line for line in summary.split("\n") if line.startswith("**Risk**")]
+    assert "**Findings** 🟠 2 important" in headline and "none" not in headline
+    assert "sign flipped (posted earlier)" in summary and "multiplies (posted earlier)" in summary
+    payload = review_payload(report, "<!-- m -->")
+    assert payload.comments == []  # nothing posted twice

@@ -83,10 +83,10 @@ def test_migration_0009_adds_the_answers_and_goes_back_down(tmp_path: Path) -> N
     config = alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "0005")
+        command.upgrade(config, "0006")
         command.upgrade(config, "0009")
         assert "llm_answers" in inspect(connection).get_table_names()
-        command.downgrade(config, "0005")
+        command.downgrade(config, "0006")
         assert "llm_answers" not in inspect(connection).get_table_names()
         columns = connection.execute(text("SELECT * FROM prflow_cost_by_phase")).keys()
         assert "reused_attempts" not in columns and "failed_attempts" in columns

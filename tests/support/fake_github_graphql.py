@@ -18,7 +18,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphql import GraphQLError, GraphQLResolveInfo, execute, parse, validate
+from graphql import (
+    GraphQLError,
+    GraphQLResolveInfo,
+    NoDeprecatedCustomRule,
+    execute,
+    parse,
+    specified_rules,
+    validate,
+)
 
 from tests.support.github_graphql_schema import github_graphql_schema
 
@@ -62,7 +70,9 @@ def answer_graphql(fake: FakeGitHub, body: Json) -> tuple[int, Json]:
         document = parse(body["query"])
     except GraphQLError as exc:
         return 200, {"errors": [_error_json(exc)]}
-    problems = validate(schema, document)
+    # Deprecated fields are refused: GitHub removes them on a published date (databaseId of
+    # a review comment went on 2025-04-01; fullDatabaseId replaces it).
+    problems = validate(schema, document, [*specified_rules, NoDeprecatedCustomRule])
     if problems:
         return 200, {
             "errors": [
@@ -182,7 +192,7 @@ def _comment(fake: FakeGitHub, comment: FakeThreadComment) -> Json:
     login = comment.author.removesuffix("[bot]") if kind == "Bot" else comment.author
     return {
         "__typename": "PullRequestReviewComment",
-        "databaseId": comment.id,
+        "fullDatabaseId": str(comment.id),  # BigInt: a JSON string
         "url": f"{fake.web_url}/pull-review-comment/{comment.id}",
         "body": comment.body,
         "createdAt": comment.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -11,6 +11,8 @@ line mapping so a mapping bug fails a test the way github.com would fail it.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -38,9 +40,21 @@ class DiffFile:
         return next((i for i, h in enumerate(self.hunks) if line in h[side]), None)
 
 
+def _github_env() -> dict[str, str]:
+    """git as GitHub runs it: no user's or system's config, no diff options from the
+    environment (a test may set HOME to a .gitconfig that changes `git diff`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, LC_ALL="C")
+    return env
+
+
 def _git(git_dir: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=False
+        ["git", "--git-dir", str(git_dir), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_github_env(),
     )
     if done.returncode != 0:
         raise LookupError(done.stderr.strip())
@@ -50,12 +64,82 @@ def _git(git_dir: Path, *args: str) -> str:
 def pull_diff(git_dir: Path, base_sha: str, head_sha: str) -> dict[str, DiffFile]:
     """The files of the PR diff at ``head_sha`` (three-dot, as GitHub computes it)."""
     merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
-    text = _git(git_dir, "diff", "-M", "--no-color", "--no-ext-diff", merge_base, head_sha)
+    text = _git(
+        git_dir, "-c", "core.quotePath=false", "diff", "-M", "--no-color", merge_base, head_sha
+    )
     return parse_unified_diff(text)
 
 
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _unquote(name: str) -> str:
+    """A name as git C-quotes it ("tab\\there", octal bytes for non-ASCII), decoded."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    out, i, body = bytearray(), 0, name[1:-1]
+    while i < len(body):
+        if body[i] == "\\" and body[i + 1] in "01234567":
+            out.append(int(body[i + 1 : i + 4], 8))
+            i += 4
+        elif body[i] == "\\":
+            out.append(_ESCAPES[body[i + 1]])
+            i += 2
+        else:
+            out += body[i].encode()
+            i += 1
+    return out.decode("utf-8", errors="replace")
+
+
+_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied"}
+
+
+def pull_files(git_dir: Path, base_sha: str, head_sha: str) -> list[dict[str, Any]]:
+    """:func:`_pull_files`, computed once per commit pair (a listing is read page by page)."""
+    return [dict(entry) for entry in _pull_files(git_dir, base_sha, head_sha)]
+
+
+@functools.lru_cache(maxsize=32)
+def _pull_files(git_dir: Path, base_sha: str, head_sha: str) -> tuple[dict[str, Any], ...]:
+    """Per file of the PR diff: name, status, previous name, counts and its patch (the hunks,
+    from the first ``@@``), as ``GET /pulls/{n}/files`` lists them."""
+    merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
+    raw = _git(git_dir, "diff", "-M", "--raw", "--numstat", "-z", merge_base, head_sha)
+    tokens = raw.split("\0")
+    entries: list[dict[str, Any]] = []
+    i = 0
+    while i < len(tokens) and tokens[i].startswith(":"):
+        letter = tokens[i].rsplit(" ", 1)[-1][:1]
+        sha = tokens[i].split(" ")[3]
+        if letter in "RC":
+            entries.append({"status": _STATUS[letter], "previous": tokens[i + 1]})
+            entries[-1].update(filename=tokens[i + 2], sha=sha)
+            i += 3
+        else:
+            entries.append({"status": _STATUS.get(letter, "modified"), "filename": tokens[i + 1]})
+            entries[-1]["sha"] = sha if letter != "D" else tokens[i].split(" ")[2]
+            i += 2
+    text = _git(
+        git_dir, "-c", "core.quotePath=false", "diff", "-M", "--no-color", merge_base, head_sha
+    )
+    patches: dict[str, str] = {}
+    for chunk in text.split("\ndiff --git ")[0:]:
+        head, _, hunks = chunk.partition("\n@@")
+        names = [_name(line) for line in head.split("\n") if line.startswith(("--- ", "+++ "))]
+        if names and hunks:
+            path = names[0] if names[-1] == "/dev/null" else names[-1]
+            patches[path] = ("@@" + hunks).rstrip("\n")
+    for entry in entries:
+        patch = patches.get(entry["filename"])
+        lines = patch.split("\n") if patch else []
+        entry["additions"] = sum(1 for line in lines if line.startswith("+"))
+        entry["deletions"] = sum(1 for line in lines if line.startswith("-"))
+        entry["patch"] = patch
+    return tuple(entries)
+
+
 def _name(header: str) -> str:
-    name = header[4:].strip()
+    name = _unquote(header[4:].rstrip("\t\n").rstrip())
     return name[2:] if name.startswith(("a/", "b/")) else name
 
 
@@ -118,12 +202,18 @@ class Placed:
     diff_hunk: str
 
 
-def place_comment(comment: Json, diff: dict[str, DiffFile]) -> Placed:
-    """Where GitHub would put a ``comments[]`` entry, or the 422 it would answer."""
+def place_comment(
+    comment: Json, diff: dict[str, DiffFile], too_large: frozenset[str] = frozenset()
+) -> Placed:
+    """Where GitHub would put a ``comments[]`` entry, or the 422 it would answer.
+
+    ``too_large``: files whose diff GitHub does not show (too large to render); no line of
+    them can be commented on.
+    """
     if not isinstance(comment, dict) or not isinstance(comment.get("body"), str):
         raise ReviewRejected(['"body" wasn\'t supplied.'])
     path = comment.get("path")
-    if not isinstance(path, str) or path not in diff:
+    if not isinstance(path, str) or path not in diff or path in too_large:
         raise ReviewRejected(["Path could not be resolved"])
     file = diff[path]
     if "position" in comment and "line" not in comment:

@@ -18,6 +18,8 @@ from prflow.review.report import ReviewReport
 from prflow.review.synthesis import ScoredFinding
 
 MAX_INLINE_COMMENTS = 30
+MAX_BODY_LISTED = 50
+"""Findings listed one by one in the review body; the rest are counted by severity."""
 BODY_LIMIT = 60_000
 RUN_MARKER = "<!-- prflow:review-run {} -->"
 
@@ -80,6 +82,14 @@ def _first_paragraph(text: str, limit: int = 400) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+def inline_cap_note(findings: list[ScoredFinding]) -> list[str]:
+    """The line saying how many findings placed on the diff went to the body instead."""
+    over = sum(1 for f in findings if f.placement.inline) - MAX_INLINE_COMMENTS
+    if over <= 0:
+        return []
+    return [f"{over:,} findings past the {MAX_INLINE_COMMENTS} inline comments listed in the body"]
+
+
 def review_payload(report: ReviewReport, marker: str) -> ReviewPayload:
     """The review to post; ``marker`` (hidden in the body) lets a retried post find it."""
     inline = [f for f in report.findings if f.placement.inline][:MAX_INLINE_COMMENTS]
@@ -97,15 +107,23 @@ def review_payload(report: ReviewReport, marker: str) -> ReviewPayload:
         lines += ["", "> Static mode: no model ran; findings come from prflow's analyzers only."]
     if report.reviewed_from_sha:
         lines += ["", f"Reviewed the commits after {report.reviewed_from_sha[:12]} only."]
+    if report.folded:
+        lines += ["", "Folded to stay readable: " + "; ".join(report.folded) + "."]
     if elsewhere:
         lines += ["", "#### Findings not on a diff line", ""]
-        for finding in elsewhere:
+        for finding in elsewhere[:MAX_BODY_LISTED]:
             why = (
                 finding.placement.reason
                 if not finding.placement.inline
                 else "over the inline comment limit"
             )
             lines.append(_listed(finding, why))
+        rest = elsewhere[MAX_BODY_LISTED:]
+        if rest:
+            lines.append(
+                f"- … and {len(rest):,} more ({_severity_counts(rest)}); "
+                "every one is in the JSON and Markdown reports."
+            )
     lines += ["", marker]
     body = "\n".join(lines)
     if len(body) > BODY_LIMIT:

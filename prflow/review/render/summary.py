@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from prflow.review.render.text import SEVERITY_MARK, code_span, inert
 from prflow.review.report import ReviewReport
-from prflow.review.reviewable import SkipReason
+from prflow.review.reviewable import NotReviewed, SkipReason
 
 REVIEW_COMMENT_MARKER = "<!-- prflow:review -->"
 _STATE = "<!-- prflow:review-state {} -->"
@@ -72,13 +72,18 @@ def overview(report: ReviewReport, *, findings_table: bool = True) -> list[str]:
     }[report.event.value]
     lines.append(f"## prflow review: {verdict}")
     lines.append("")
-    counts = {s: sum(1 for f in report.findings if f.severity.value == s) for s in SEVERITY_MARK}
+    listed = [*report.findings, *report.earlier_findings]
+    counts = {s: sum(1 for f in listed if f.severity.value == s) for s in SEVERITY_MARK}
     shown = " · ".join(f"{SEVERITY_MARK[s]} {n} {s}" for s, n in counts.items() if n) or "none"
     inline = sum(1 for f in report.findings if f.placement.inline)
     lines.append(
         f"**Risk** {report.risk.score}/100 ({report.risk.level.value}) · **Findings** {shown} "
         f"· **Inline** {inline} · **Cost** {_money(report.cost_usd)}"
     )
+    if report.folded:
+        lines += ["", "Folded to stay readable: " + "; ".join(report.folded) + "."]
+    if report.earlier_findings:
+        lines += ["", f"{len(report.earlier_findings)} of these were posted by an earlier review."]
     lines.append("")
     if report.reviewed_from_sha:
         lines.append(
@@ -114,16 +119,27 @@ def _phases(report: ReviewReport) -> list[str]:
 
 
 def _not_reviewed(report: ReviewReport) -> list[str]:
+    """One line per reason with its count, the files in a collapsed list under it."""
     if not report.not_reviewed:
         return ["", "Every changed file was reviewed."]
     out = ["", f"### Not reviewed ({len(report.not_reviewed)} files)", ""]
-    for entry in report.not_reviewed[:MAX_NOT_REVIEWED_SHOWN]:
-        detail = f" ({inert(entry.detail)})" if entry.detail else ""
-        out.append(f"- {code_span(entry.path)}: {SKIP_WORDS[entry.reason]}{detail}")
-    more = len(report.not_reviewed) - MAX_NOT_REVIEWED_SHOWN
-    if more > 0:
-        out.append(f"- … and {more} more (see the JSON report)")
-    return out
+    by_reason: dict[SkipReason, list[NotReviewed]] = {}
+    for entry in report.not_reviewed:
+        by_reason.setdefault(entry.reason, []).append(entry)
+    for reason, entries in by_reason.items():
+        noun = "file" if len(entries) == 1 else "files"
+        out += [
+            f"<details><summary>{len(entries)} {noun}: {SKIP_WORDS[reason]}</summary>",
+            "",
+        ]
+        for entry in entries[:MAX_NOT_REVIEWED_SHOWN]:
+            detail = f" ({inert(entry.detail)})" if entry.detail else ""
+            out.append(f"- {code_span(entry.path)}{detail}")
+        more = len(entries) - MAX_NOT_REVIEWED_SHOWN
+        if more > 0:
+            out.append(f"- … and {more} more (see the JSON report)")
+        out += ["", "</details>", ""]
+    return out[:-1]
 
 
 def _suppressed(report: ReviewReport) -> list[str]:
@@ -158,14 +174,18 @@ def _reading(report: ReviewReport) -> list[str]:
 
 
 def _top_findings(report: ReviewReport) -> list[str]:
-    if not report.findings:
+    """This head's findings: new ones first, then those an earlier run posted (a rerun on
+    the same head still lists them)."""
+    listed = [(f, "") for f in report.findings]
+    listed += [(f, " (posted earlier)") for f in report.earlier_findings]
+    if not listed:
         return []
     out = ["", "### Findings", "", "| | Finding | Where |", "|---|---|---|"]
-    for finding in report.findings[:MAX_FINDINGS_SHOWN]:
+    for finding, note in listed[:MAX_FINDINGS_SHOWN]:
         where = code_span(f"{finding.file}:{finding.line_start}")
-        title = inert(finding.title).replace("|", "\\|")
+        title = inert(finding.title).replace("|", "\\|") + note
         out.append(f"| {SEVERITY_MARK[finding.severity.value]} | {title} | {where} |")
-    more = len(report.findings) - MAX_FINDINGS_SHOWN
+    more = len(listed) - MAX_FINDINGS_SHOWN
     if more > 0:
         out.append(f"| | … and {more} more in the review | |")
     return out

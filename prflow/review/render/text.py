@@ -2,12 +2,15 @@
 
 A PR can steer what a model writes. Text it wrote must not forge prflow's
 hidden markers (which decide what the next run skips), open HTML comments
-that hide the rest of a comment, or @-mention people and teams.
+that hide the rest of a comment, carry raw HTML or script links, or
+@-mention people and teams.
 """
 
 from __future__ import annotations
 
 import re
+
+from prflow.render.active_content import inactive
 
 _MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
 ZERO_WIDTH_SPACE = "\u200b"
@@ -21,8 +24,9 @@ SEVERITY_MARK = {
 
 
 def inert(text: str) -> str:
-    """``text`` with HTML comments opened as plain text and @-mentions defused."""
-    return _MENTION.sub("@" + ZERO_WIDTH_SPACE, text.replace("<!--", "&lt;!--"))
+    """``text`` with raw HTML (comments included) escaped, non-http(s) link targets dropped
+    and @-mentions defused; code spans and fences are left as written."""
+    return _MENTION.sub("@" + ZERO_WIDTH_SPACE, inactive(text))
 
 
 def fenced(code: str, info: str = "") -> str:

@@ -5,7 +5,7 @@ question, finds the answer here instead of paying for it again. Such an attempt'
 ledger outcome is ``reused``: the cost views count it apart, not as failed.
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-25
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | None = None
 depends_on: str | None = None
 
