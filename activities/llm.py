@@ -9,6 +9,13 @@ with the outcome, so an attempt cut off by a dead worker is still accounted.
 
 The conversation arrives as a transcript key; the answer is stored and a new
 transcript key returned, so workflow history carries keys, not messages.
+
+Every answer received is kept by the question it answers (see
+:mod:`prflow.store.llm_answers`) before the activity returns: an attempt whose
+completion never reached the server (the server died, the report was lost)
+is retried, and the retry returns the kept answer instead of sending again;
+so does any later request of the run identical to one already answered. Such
+an attempt's ledger row says ``reused`` at $0.
 """
 
 from __future__ import annotations
@@ -32,10 +39,12 @@ from prflow.llm.cache_control import mark_conversation, mark_last_tool, system_b
 from prflow.llm.errors import is_retryable_status, retry_after_seconds
 from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
 from prflow.llm.pricing import price_for, usd_for
+from prflow.llm.request_identity import attempt_scope, request_digest
 from prflow.llm.token_estimate import tokens_for_chars
 from prflow.llm.usage import Usage
 from prflow.store.blobs import BlobNotFound, get_json, get_text, put_json
-from prflow.store.ledger import SENT, SUCCESS, LlmAttempt, complete_attempt, record_sent
+from prflow.store.ledger import REUSED, SENT, SUCCESS, LlmAttempt, complete_attempt, record_sent
+from prflow.store.llm_answers import KeptAnswer, find_answer, keep_answer
 from prflow.store.transcripts import load_transcript, store_transcript
 
 if TYPE_CHECKING:  # the SDK takes ~2 s to import: only runs that call the model pay for it
@@ -56,6 +65,7 @@ class _AttemptRecord:
     usd: float = 0.0
     worst_case_usd: float = 0.0
     latency_ms: int = 0
+    outcome: str = SUCCESS
 
 
 @activity.defn(name="llm_configured")
@@ -82,7 +92,7 @@ async def llm_call(inp: LlmCallInput) -> LlmCallResult:
         if failure is exc:
             raise
         raise failure from exc
-    await _complete(db_url, inp, record, SUCCESS, None)
+    await _complete(db_url, inp, record, record.outcome, None)
     return result
 
 
@@ -97,6 +107,12 @@ async def _attempt(
         )
     transcript = await asyncio.to_thread(_load_transcript, inp, db_url)
     request = await asyncio.to_thread(_build_request, inp, transcript, db_url)
+    digest = request_digest(request)
+    scopes = _answer_scopes(inp)
+    kept = await asyncio.to_thread(find_answer, db_url, scopes, digest, inp.max_tokens)
+    if kept is not None:
+        record.outcome = REUSED
+        return await asyncio.to_thread(_reused, db_url, kept, scopes[0])
     record.worst_case_usd = worst_case_usd(
         price, tokens_for_chars(content_chars([request])), inp.max_tokens
     )
@@ -122,7 +138,7 @@ async def _attempt(
     assistant_key = await asyncio.to_thread(put_json, db_url, stored)
     grown = [*transcript, MessageRef(role="assistant", blob_key=assistant_key)]
     transcript_key = await asyncio.to_thread(store_transcript, db_url, grown)
-    return LlmCallResult(
+    result = LlmCallResult(
         stop_reason=message.stop_reason or "unknown",
         assistant_key=assistant_key,
         text="".join(str(block["text"]) for block in raw_blocks if block["type"] == "text"),
@@ -134,6 +150,39 @@ async def _attempt(
         transcript_key=transcript_key,
         transcript_len=len(grown),
     )
+    await asyncio.to_thread(_keep, db_url, scopes, digest, inp.max_tokens, result)
+    return result
+
+
+def _answer_scopes(inp: LlmCallInput) -> list[str]:
+    """Where this attempt's answer is kept and looked for: its activity's scope first."""
+    info = activity.info()
+    scopes = [attempt_scope(info.workflow_id or "", info.activity_id)]
+    if inp.answer_scope is not None:
+        scopes.append(inp.answer_scope)
+    return scopes
+
+
+def _keep(
+    db_url: str, scopes: list[str], digest: str, max_tokens: int, result: LlmCallResult
+) -> None:
+    answer_key = put_json(db_url, result)
+    keep_answer(
+        db_url, scopes, digest, answer_key, max_tokens=max_tokens, stop_reason=result.stop_reason
+    )
+
+
+def _reused(db_url: str, kept: KeptAnswer, own_scope: str) -> LlmCallResult:
+    """The kept answer; one kept by another agent of the run costs this agent nothing.
+
+    An answer kept under this activity's own scope was never reported to the
+    workflow (its completion was lost), so it keeps the usage and price it was
+    paid at: the workflow's budget counts it once, now.
+    """
+    result = LlmCallResult.model_validate(get_json(db_url, kept.answer_key))
+    if kept.scope == own_scope:
+        return result.model_copy(update={"reused": True})
+    return result.model_copy(update={"reused": True, "usage": Usage(), "usd": 0.0})
 
 
 def _load_transcript(inp: LlmCallInput, db_url: str) -> list[MessageRef]:

@@ -51,7 +51,12 @@ from prflow.review.agents.planner import (
     planner_system,
 )
 from prflow.review.agents.prompts import load_prompt
-from prflow.review.agents.reviewer import SUBMIT_FINDINGS, parse_report, reviewer_message
+from prflow.review.agents.reviewer import (
+    REQUEST_INVESTIGATION,
+    SUBMIT_FINDINGS,
+    parse_report,
+    reviewer_message,
+)
 from prflow.review.anatomy import DiffStructure, build_structure
 from prflow.review.diff_map import DiffIndex
 from prflow.review.evidence import verified
@@ -63,6 +68,7 @@ from prflow.review.import_names import (
     unresolved_imports,
 )
 from prflow.review.models import DiffSide, Dimension, ReviewFinding, ReviewPlan
+from prflow.review.questions import once_each
 from prflow.review.render.github_review import inline_cap_note, review_payload
 from prflow.review.render.markdown import render_review_markdown
 from prflow.review.render.sarif import render_review_sarif
@@ -351,7 +357,7 @@ def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
     rng = inp.review_range
     reader = GitRepoReader.for_range(rng)
     system = load_prompt("reviewer")
-    tools = [*TOOL_SPECS, SUBMIT_FINDINGS]
+    tools = [*TOOL_SPECS, REQUEST_INVESTIGATION, SUBMIT_FINDINGS]
     note_parts = [f"Classified: {inp.intake.pr_type}, {inp.intake.complexity}."]
     if inp.semantic is not None and inp.semantic.narrative:
         note_parts.append(f"Narrative (model-written): {inp.semantic.narrative}")
@@ -585,7 +591,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         folded=[*static_part.folded, *inline_cap_note(result.findings)],
         suppressed=result.suppressed,
         not_reviewed=_not_reviewed(facts, set(inp.examined), inp.used_model),
-        rejected_findings=inp.rejected,
+        rejected_findings=once_each(inp.rejected),
         cost_usd=inp.cost_usd,
     )
     payload = review_payload(report, inp.run_marker)

@@ -33,6 +33,7 @@ from pydantic_settings import (
 )
 
 from prflow.credentials import redact
+from prflow.durations import parse_duration
 from prflow.errors import UserError
 
 ModelTier = Literal["budget", "mid", "premium"]
@@ -160,6 +161,23 @@ class BudgetSettings(BaseModel):
         ge=0,
         description="How long a run that hit its cap waits for an operator to raise it",
     )
+    deadline: float | None = Field(
+        default=None,
+        description="Whole-run time limit of impact and review runs ('15m', '1h', seconds); "
+        "at it the run reports what it has, marked incomplete",
+    )
+
+    @field_validator("deadline", mode="before")
+    @classmethod
+    def _duration(cls, value: object) -> object:
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str | int | float):
+            try:
+                return parse_duration(value, what="[budget] deadline")
+            except UserError as err:
+                raise ValueError(err.message) from err
+        return value
 
 
 class PhaseSettings(BaseModel):

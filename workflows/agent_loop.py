@@ -24,12 +24,13 @@ with workflow.unsafe.imports_passed_through():
     from activities.llm import llm_call
     from activities.repo_tools import run_repo_tool
     from activities.workspace import workspace_tool
-    from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, raised
+    from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, fit_call, raised
     from prflow.agent.economy import next_elision_point
     from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
     from prflow.agent.outcome import AgentOutcome, StopReason
     from prflow.agent.state import AgentState, RepoToolBackend, WorkspaceToolBackend
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
+    from prflow.llm.request_identity import run_scope
     from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
     from prflow.repo_models import ToolCallInput, ToolCallOutput
     from prflow.run_progress import AgentProgress, PhaseState
@@ -40,6 +41,12 @@ CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
     "more briefly, and finish by calling the submit tool if one is available."
 )
+ANSWER_SCOPE_PATCH = "llm-answer-scope-v1"
+AGENT_WORKFLOW_TYPE = "agent"
+"""The child agent workflow's type name (``workflows.agent_workflow.AGENT_WORKFLOW``)."""
+SIZE_TO_FIT_PATCH = "agent-call-sized-to-fit-v1"
+"""Patch: a call that does not fit its caps at full max_tokens is sized down, and the
+prefix the previous request cached is priced at the cache-read rate."""
 TOOL_TIMEOUT = timedelta(minutes=2)
 TOOL_HEARTBEAT = timedelta(seconds=30)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
@@ -72,12 +79,13 @@ class AgentLoop:
         may_pause: bool = False,
     ) -> None:
         self.state = state
-        self._run_tool = run_tool or self._run_backend_tool
+        self._run_tool = run_tool or self.run_backend_tool
         self._on_turn = on_turn
         self._on_wait = on_wait
         self._may_pause = may_pause
         self.waiting_reason: str | None = None
         self.finished: AgentOutcome | None = None
+        self._size_to_fit: bool | None = None
         # Workspace tools run one at a time, in the order the model asked for them:
         # each edit builds on the reference the previous one returned.
         self._workspace_lock = asyncio.Lock()
@@ -114,6 +122,7 @@ class AgentLoop:
 
     async def run(self) -> AgentOutcome | None:
         st, spec = self.state, self.state.spec
+        self._size_to_fit = workflow.patched(SIZE_TO_FIT_PATCH)
         if st.started_at is None:
             st.started_at = workflow.now()
         if st.next_prompt_tokens == 0:
@@ -132,7 +141,7 @@ class AgentLoop:
                 return self._finish(_STOP_FOR_LIMIT[check.limit], check.reason)
 
             try:
-                result = await self._call_model()
+                result = await self._call_model(check.max_tokens or spec.plan.max_tokens)
             except ActivityError as err:
                 return self._finish(StopReason.llm_error, _failure_message(err))
 
@@ -171,8 +180,14 @@ class AgentLoop:
                 + result.usage.output_tokens
                 + tokens_for_chars(follow_up.chars)
             )
+            elided_from = st.elide_before
             st.elide_before = next_elision_point(
                 st.elide_before, st.transcript_len, st.next_prompt_tokens, spec.economy
+            )
+            # The request just answered marked its end: the next one reads that prefix from
+            # the cache unless older tool results were just elided (the prefix changed).
+            st.cached_prefix_tokens = (
+                result.usage.prompt_tokens if st.elide_before == elided_from else 0
             )
 
     def next_run_state(self) -> AgentState:
@@ -193,6 +208,15 @@ class AgentLoop:
     def _verdict(self) -> Verdict:
         st = self.state
         assert st.started_at is not None
+        if self._size_to_fit:
+            return fit_call(
+                st.budget,
+                price=st.spec.plan.price,
+                estimated_input_tokens=st.next_prompt_tokens,
+                max_tokens=st.spec.plan.max_tokens,
+                elapsed_seconds=(workflow.now() - st.started_at).total_seconds(),
+                cached_prefix_tokens=st.cached_prefix_tokens,
+            )
         return check_call(
             st.budget,
             price=st.spec.plan.price,
@@ -215,9 +239,10 @@ class AgentLoop:
             pass
         finally:
             self.waiting_reason = None
+            self.state.cached_prefix_tokens = 0  # the cache may have expired meanwhile
         return self._verdict()
 
-    async def _call_model(self) -> LlmCallResult:
+    async def _call_model(self, max_tokens: int) -> LlmCallResult:
         st, spec = self.state, self.state.spec
         plan = spec.plan
         timeout = timedelta(seconds=plan.request_timeout_seconds * 1.2 + 5)
@@ -227,7 +252,7 @@ class AgentLoop:
                 workflow_kind=spec.workflow_kind,
                 phase=spec.phase,
                 model=plan.model,
-                max_tokens=plan.max_tokens,
+                max_tokens=max_tokens,
                 price=plan.price,
                 system_key=spec.system_key,
                 tools_key=spec.tools_key,
@@ -236,6 +261,7 @@ class AgentLoop:
                 elide_before=st.elide_before,
                 repo=spec.repo,
                 pr_number=spec.pr_number,
+                answer_scope=_run_answer_scope(),
             ),
             task_queue=plan.task_queue,
             start_to_close_timeout=timeout,
@@ -277,7 +303,8 @@ class AgentLoop:
             )
         return await self._run_tool(call)
 
-    async def _run_backend_tool(self, call: ToolCall) -> ToolResultPart:
+    async def run_backend_tool(self, call: ToolCall) -> ToolResultPart:
+        """Run ``call`` on the agent's repository tools (an activity)."""
         backend = self.state.spec.tool_backend
         if backend is None:
             return ToolResultPart(
@@ -383,6 +410,23 @@ class AgentLoop:
             workspace=st.workspace,
         )
         return self.finished
+
+
+def _run_answer_scope() -> str | None:
+    """The scope every agent of this run shares for kept answers (see ``llm_call``).
+
+    The run is the kind's workflow execution (impact, review, ...): an inline
+    agent's own, a child agent's parent (the parent stays the same across the
+    child's continue-as-new runs). Not the root: a run the org queue started is
+    a child of the queue, and two runs must never share answers. Histories
+    recorded before the scope existed keep sending without one.
+    """
+    if not workflow.patched(ANSWER_SCOPE_PATCH):
+        return None
+    info = workflow.info()
+    if info.workflow_type == AGENT_WORKFLOW_TYPE and info.parent is not None:
+        return run_scope(info.parent.workflow_id, info.parent.run_id)
+    return run_scope(info.workflow_id, info.run_id)
 
 
 def tool_result_part(call: ToolCall, output: ToolCallOutput) -> ToolResultPart:

@@ -2,32 +2,46 @@
 
 The loop runs until its SDK suggests continue-as-new (or a turn count is
 reached), then continues-as-new from its state, so a refactor agent can run
-hundreds of turns for hours with a small history per run. After every turn
-it reports its progress to the workflow that started it.
+hundreds of turns for hours with a small history per run. It reports its
+progress to the workflow that started it at most once per
+:data:`REPORT_INTERVAL` and whenever its state changes (waiting for a budget
+raise, or finished), so the parent's history is not a signal per turn.
 """
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from prflow.agent.budget import BudgetRaise
+    from prflow.agent.messages import ToolResultPart
     from prflow.agent.outcome import AgentOutcome
-    from prflow.agent.state import AgentState
+    from prflow.agent.state import AgentRequest, AgentState
+    from prflow.llm.messages import ToolCall
     from prflow.run_progress import AgentProgress
-    from workflows.agent_loop import AgentLoop
+    from workflows.agent_loop import AGENT_WORKFLOW_TYPE, AgentLoop
 
-AGENT_WORKFLOW = "agent"
+AGENT_WORKFLOW = AGENT_WORKFLOW_TYPE
+REPORT_INTERVAL = timedelta(seconds=10)
+THROTTLED_REPORTS = "agent-progress-throttled"
+"""Patch: progress goes to the parent at most once per interval or on a state change
+(earlier runs signalled after every turn)."""
 
 
 @workflow.defn(name=AGENT_WORKFLOW)
 class AgentWorkflow:
     def __init__(self) -> None:
         self._loop: AgentLoop | None = None
+        self._reported_at: datetime | None = None
+        self._reported_waiting: str | None = None
 
     @workflow.run
     async def run(self, state: AgentState) -> AgentOutcome:
-        self._loop = AgentLoop(state, on_turn=self._report, on_wait=self._report, may_pause=True)
+        self._loop = AgentLoop(
+            state, self._run_tool, on_turn=self._turn, on_wait=self._report, may_pause=True
+        )
         outcome = await self._loop.run()
         if outcome is None:
             await workflow.wait_condition(workflow.all_handlers_finished)
@@ -44,10 +58,38 @@ class AgentWorkflow:
     def progress(self) -> AgentProgress | None:
         return self._loop.progress() if self._loop is not None else None
 
+    async def _run_tool(self, call: ToolCall) -> ToolResultPart:
+        """Repository tools run as activities; a parent tool is the parent's to act on."""
+        assert self._loop is not None
+        spec = self._loop.state.spec
+        if call.name not in spec.parent_tools or spec.parent_workflow_id is None:
+            return await self._loop.run_backend_tool(call)
+        handle = workflow.get_external_workflow_handle(spec.parent_workflow_id)
+        await handle.signal(
+            "agent_request", AgentRequest(agent=spec.name, tool=call.name, input=call.input or {})
+        )
+        return ToolResultPart(
+            tool_use_id=call.id,
+            text="Requested: it starts now, beside you. Carry on with your own work.",
+            is_error=False,
+        )
+
+    async def _turn(self) -> None:
+        """After a turn: report only if the last report is old or the state changed."""
+        assert self._loop is not None
+        if workflow.patched(THROTTLED_REPORTS):
+            now = workflow.now()
+            recent = self._reported_at is not None and now - self._reported_at < REPORT_INTERVAL
+            if recent and self._loop.waiting_reason == self._reported_waiting:
+                return
+        await self._report()
+
     async def _report(self) -> None:
         assert self._loop is not None
         parent = self._loop.state.spec.parent_workflow_id
         if parent is None:
             return
+        self._reported_at = workflow.now()
+        self._reported_waiting = self._loop.waiting_reason
         handle = workflow.get_external_workflow_handle(parent)
         await handle.signal("agent_progress", self._loop.progress())

@@ -52,6 +52,9 @@ with workflow.unsafe.imports_passed_through():
 PHASES = ["resolve", "changes", "static", "agent", "report", "publish"]
 SELF_TAGGING = "impact-tags-itself"
 """Patch: the workflow sets Kind/Repo/PR itself (earlier runs were tagged by the CLI)."""
+AGENT_AS_CHILD = "impact-agent-as-child"
+"""Patch: the agent runs as a child agent workflow that continues-as-new, so a run of
+hundreds of turns keeps every history small (earlier runs ran it inline)."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -67,6 +70,7 @@ class ImpactWorkflow(KindWorkflow):
             kit.tag(
                 repo=f"{pr.owner}/{pr.repo}" if pr else request.repo, pr=pr.number if pr else None
             )
+        kit.start_deadline(request.deadline_seconds)
         rng = await self._resolve(request)
         changes: ChangeSet = await kit.step(
             "changes", collect_changes, rng, timeout=timedelta(minutes=10)
@@ -169,7 +173,10 @@ class ImpactWorkflow(KindWorkflow):
             repo=rng.location,
             pr_number=request.pull_request.number if request.pull_request else None,
         )
-        outcome = await kit.run_inline_agent(spec)
+        if workflow.patched(AGENT_AS_CHILD):
+            outcome = await kit.run_child_agent(spec)
+        else:
+            outcome = await kit.run_inline_agent(spec)
         findings: list[LlmFinding] = []
         rejected: list[str] = []
         submitted = outcome.terminal_input or {}

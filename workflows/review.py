@@ -86,6 +86,7 @@ class ReviewWorkflow(KindWorkflow):
         kit, book = self.kit, self.book
         pr = request.pull_request
         kit.tag(repo=f"{pr.owner}/{pr.repo}" if pr else request.repo, pr=pr.number if pr else None)
+        kit.start_deadline(request.deadline_seconds)
         rng, _ = await resolve_target(
             kit,
             pull_request=pr,

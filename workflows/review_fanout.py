@@ -28,17 +28,21 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.agent.messages import PreparedPrompt
     from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.state import AgentRequest
     from prflow.review.agents.coverage import MAX_COVERAGE_ITERATIONS, SUBMIT_COVERAGE
     from prflow.review.agents.layer import CROSS_REF_DIMENSION, TOOL_OF, LayerRole
     from prflow.review.agents.reviewer import (
         MAX_INVESTIGATIONS,
         MAX_REFERENCE_HOPS,
+        REQUEST_INVESTIGATION,
         SUBMIT_FINDINGS,
         InvestigationRequest,
         investigation_dimension,
+        parse_investigations,
     )
     from prflow.review.budgets import MIN_PASS_USD, priority_weights
     from prflow.review.models import Dimension, FindingSource
+    from prflow.review.questions import new_questions, question_key
     from prflow.review.run_models import ReviewPhase
     from prflow.review.stage_models import (
         CoverageInput,
@@ -71,6 +75,10 @@ LAYER_PHASES = (
     ReviewPhase.gap_reviewers,
 )
 TIMEOUT = timedelta(minutes=5)
+DEDUPE_PATCH = "review-one-question-one-agent-v1"
+EARLY_INVESTIGATIONS = "review-investigations-start-at-once-v1"
+"""Patch: a reviewer may ask for an investigation mid-run (``request_investigation``); it
+starts at once, beside the reviewer, at bounded concurrency."""
 
 
 class ReviewFanOut:
@@ -89,6 +97,15 @@ class ReviewFanOut:
         self._producing = True
         self._deep_dives_left = MAX_DEEP_DIVES
         self._planned = 1
+        self._asked: set[str] = set()
+        self.repeated_questions = 0
+        self._agents: dict[str, tuple[Dimension, str]] = {}
+        self._investigations_asked: dict[str, int] = {}
+        self._pending: list[asyncio.Future[None]] = []
+        self._investigation_gate = asyncio.Semaphore(max(1, run.request.max_concurrency))
+        self._early = workflow.patched(EARLY_INVESTIGATIONS)
+        if self._early:
+            self.kit.on_agent_request = self._requested
 
     async def review(self, dimensions: Sequence[Dimension]) -> None:
         """Reviewers and gap reviewers produce; the layer consumes until they are all done."""
@@ -97,6 +114,9 @@ class ReviewFanOut:
         self.kit.set("review_layer", PhaseState.running, "waiting for findings")
         layer = asyncio.ensure_future(self._layer())
         await self.fan_out(dimensions, ReviewPhase.reviewers)
+        while self._pending:  # investigations asked for mid-run, still running
+            started, self._pending = self._pending, []
+            await asyncio.gather(*started)
         self.book.show("reviewers", [ReviewPhase.reviewers, ReviewPhase.investigations])
         await self._coverage()
         self._producing = False
@@ -117,7 +137,16 @@ class ReviewFanOut:
     ) -> None:
         """The one reviewer definition once per dimension, as child agents; each one's
         findings are checked and streamed to the layer the moment it finishes (a deep
-        dive's are compound risks: they go straight to synthesis)."""
+        dive's are compound risks: they go straight to synthesis). A dimension asking
+        what an earlier one of the run asked is dropped before it becomes an agent."""
+        if workflow.patched(DEDUPE_PATCH):
+            fresh, repeats = new_questions(dimensions, self._asked)
+            if fractions is not None:
+                keep = {id(d) for d in fresh}
+                fractions = [f for d, f in zip(dimensions, fractions, strict=True) if id(d) in keep]
+            self._asked |= {question_key(d) for d in fresh}
+            self.repeated_questions += len(repeats)
+            dimensions = fresh
         if not dimensions:
             return
         run = self.run
@@ -137,9 +166,11 @@ class ReviewFanOut:
         shares = fractions or priority_weights([d.priority for d in dimensions])
         by_name: dict[str, Dimension] = {}
         specs = []
+        asks_early = self._early and phase == ReviewPhase.reviewers
         for dimension, prompt, share in zip(dimensions, prompts, shares, strict=True):
             name = f"{phase}:{dimension.id}"
             by_name[name] = dimension
+            self._agents[name] = (dimension, phase)
             focus = [*dimension.target_files, *dimension.context_files]
             specs.append(
                 self.book.spec(
@@ -150,6 +181,7 @@ class ReviewFanOut:
                     terminal=SUBMIT_FINDINGS.name,
                     backend=run.tools(focus, MAX_REFERENCE_HOPS),
                     fraction=share,
+                    parent_tools=[REQUEST_INVESTIGATION.name] if asks_early else [],
                 )
             )
 
@@ -181,7 +213,26 @@ class ReviewFanOut:
         if outcome.completed:
             self.examined.setdefault(dimension.name, []).extend(dimension.target_files)
         if batch.investigations and phase == ReviewPhase.reviewers:
-            await self._investigate(dimension, batch.investigations)
+            asked = self._investigations_asked.get(outcome.name, 0)
+            if self._early:
+                self._investigations_asked[outcome.name] = asked + len(batch.investigations)
+            await self._investigate(dimension, batch.investigations, first=asked + 1)
+
+    def _requested(self, request: AgentRequest) -> None:
+        """A reviewer asked for an investigation mid-run: start it now (at most two per
+        reviewer, the concurrency bounded), not when the reviewer finishes."""
+        known = self._agents.get(request.agent)
+        if request.tool != REQUEST_INVESTIGATION.name or known is None:
+            return
+        dimension, phase = known
+        asked = self._investigations_asked.get(request.agent, 0)
+        items = parse_investigations([request.input])
+        if phase != ReviewPhase.reviewers or not items or asked >= MAX_INVESTIGATIONS:
+            return
+        self._investigations_asked[request.agent] = asked + 1
+        self._pending.append(
+            asyncio.ensure_future(self._investigate(dimension, items, first=asked + 1))
+        )
 
     def _accept(self, batch: FindingBatch, *, stream: bool) -> None:
         self.rejected += batch.rejected
@@ -191,17 +242,26 @@ class ReviewFanOut:
                 self._inbox.append(batch.key)
 
     async def _investigate(
-        self, parent: Dimension, requests: Sequence[InvestigationRequest]
+        self, parent: Dimension, requests: Sequence[InvestigationRequest], first: int = 1
     ) -> None:
         """A reviewer's deeper looks (at most two), run as the same reviewer."""
+        allowed = max(MAX_INVESTIGATIONS - (first - 1), 0)
         dimensions = [
             investigation_dimension(parent, item, number)
-            for number, item in enumerate(requests[:MAX_INVESTIGATIONS], 1)
+            for number, item in enumerate(requests[:allowed], first)
         ]
+        if not dimensions:
+            return
         fraction = 1.0 / (MAX_INVESTIGATIONS * max(self._planned, 1))
-        await self.fan_out(
-            dimensions, ReviewPhase.investigations, fractions=[fraction] * len(dimensions)
-        )
+        if not self._early:
+            await self.fan_out(
+                dimensions, ReviewPhase.investigations, fractions=[fraction] * len(dimensions)
+            )
+            return
+        async with self._investigation_gate:
+            await self.fan_out(
+                dimensions, ReviewPhase.investigations, fractions=[fraction] * len(dimensions)
+            )
 
     async def _coverage(self) -> None:
         """The outer loop: the gate names gaps, gap reviewers cover them; at most twice."""

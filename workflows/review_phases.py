@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.outcome import AgentOutcome, StopReason
     from prflow.agent.state import AgentSpec, RepoToolBackend, spec_from_prompt
     from prflow.repo_models import ResolvedRange
-    from prflow.review.budgets import add_spend, remaining, shared
+    from prflow.review.budgets import UnspentPool, add_spend, remaining, shared
     from prflow.review.models import IntakeResult, SemanticAnatomy
     from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest
     from prflow.review.stage_models import FactsRefs, PhaseOutcome, ReviewScope
@@ -52,6 +52,8 @@ ON_DEMAND = frozenset(
 )
 """Phases that run only when asked for: not listed as skipped when nothing asked."""
 PROMPT_TIMEOUT = timedelta(minutes=5)
+UNSPENT_FLOWS = "review-unspent-budget-flows-v1"
+"""Patch: money a phase leaves unspent is granted to the agents of later phases."""
 
 
 @dataclass
@@ -79,6 +81,7 @@ class PhaseBook:
     def __init__(self, kit: RunKit) -> None:
         self.kit = kit
         self.outcomes: dict[str, PhaseOutcome] = {}
+        self.pool = UnspentPool()
 
     def spec(
         self,
@@ -91,6 +94,7 @@ class PhaseBook:
         backend: RepoToolBackend | None = None,
         fraction: float = 1.0,
         after_spend: bool = False,
+        parent_tools: Sequence[str] = (),
     ) -> AgentSpec:
         """An agent of ``phase`` with ``fraction`` of the phase's caps, or (``after_spend``)
         with what its earlier agents left of them."""
@@ -98,6 +102,10 @@ class PhaseBook:
         caps = (
             remaining(plan.caps, self.spent(phase)) if after_spend else shared(plan.caps, fraction)
         )
+        if workflow.patched(UNSPENT_FLOWS):
+            share = 1.0 if after_spend else fraction
+            extra = self.pool.grant(name, caps.usd, share, within_phase=after_spend)
+            caps = caps.model_copy(update={"usd": round(caps.usd + extra, 6)})
         pr = request.pull_request
         return spec_from_prompt(
             prompt,
@@ -109,6 +117,7 @@ class PhaseBook:
             tool_backend=backend,
             repo=f"{pr.owner}/{pr.repo}" if pr else None,
             pr_number=pr.number if pr else None,
+            parent_tools=list(parent_tools),
         )
 
     async def ask(
@@ -156,6 +165,8 @@ class PhaseBook:
 
     def note(self, phase: str, outcome: AgentOutcome) -> None:
         """Fold one agent's outcome into its phase: its spend, and a cut or failure."""
+        if workflow.patched(UNSPENT_FLOWS):
+            self.pool.settle(outcome.name, outcome.spent.usd)
         current = self.outcomes.get(phase) or PhaseOutcome(name=phase, state=PhaseState.done)
         state, detail = current.state, current.detail
         if outcome.stop in CUT_STOPS:

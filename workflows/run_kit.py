@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from temporalio import workflow
@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
     from prflow.agent.outcome import AgentOutcome
-    from prflow.agent.state import AgentSpec, AgentState, child_agent_id
+    from prflow.agent.state import AgentRequest, AgentSpec, AgentState, child_agent_id
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop, ToolRunner
     from workflows.agent_workflow import AgentWorkflow
@@ -51,6 +51,35 @@ class RunKit:
         self._inline: dict[str, AgentLoop] = {}
         self._children: dict[str, AgentProgress] = {}
         self._child_ids: dict[str, str] = {}
+        self.deadline: datetime | None = None
+        self.on_agent_request: Callable[[AgentRequest], None] | None = None
+        """What the kind does when a child agent calls one of its parent tools."""
+
+    # ------------------------------------------------------------------ deadline
+
+    def start_deadline(self, seconds: float | None) -> None:
+        """Bound the whole run: from now, ``seconds`` (None: no deadline)."""
+        if seconds is not None:
+            self.deadline = workflow.now() + timedelta(seconds=seconds)
+
+    def time_left(self) -> timedelta | None:
+        """Time until the run's deadline (never negative), or None without one."""
+        if self.deadline is None:
+            return None
+        return max(self.deadline - workflow.now(), timedelta(0))
+
+    def past_deadline(self) -> bool:
+        left = self.time_left()
+        return left is not None and left <= timedelta(0)
+
+    def within_deadline(self, spec: AgentSpec) -> AgentSpec:
+        """``spec`` with its wall-clock cap no later than the run's deadline: an agent
+        still working then stops like a capped one and the run reports what it has."""
+        left = self.time_left()
+        if left is None or spec.plan.caps.wall_clock_seconds <= left.total_seconds():
+            return spec
+        caps = spec.plan.caps.model_copy(update={"wall_clock_seconds": left.total_seconds()})
+        return spec.model_copy(update={"plan": spec.plan.model_copy(update={"caps": caps})})
 
     # ------------------------------------------------------------------ Web UI
 
@@ -120,6 +149,7 @@ class RunKit:
         self, spec: AgentSpec, run_tool: ToolRunner | None = None
     ) -> AgentOutcome:
         """Run an agent inside this workflow (short agents: no continue-as-new)."""
+        spec = self.within_deadline(spec)
         state = self.start_agent(spec, self.open_budget(spec))
         loop = AgentLoop(state, run_tool, on_turn=self._after_inline_turn)
         self._inline[spec.name] = loop
@@ -129,6 +159,7 @@ class RunKit:
 
     async def run_child_agent(self, spec: AgentSpec) -> AgentOutcome:
         """Run an agent as a child workflow, which continues-as-new as it needs to."""
+        spec = self.within_deadline(spec)
         budget = self.open_budget(spec)
         parent = workflow.info().workflow_id
         spec = spec.model_copy(update={"parent_workflow_id": parent})
@@ -181,6 +212,11 @@ class RunKit:
             budget.spent = progress.spent
             if progress.caps is not None:
                 budget.caps = progress.caps
+
+    def agent_requested(self, request: AgentRequest) -> None:
+        """A child agent asked for something (see ``AgentSpec.parent_tools``)."""
+        if self.on_agent_request is not None:
+            self.on_agent_request(request)
 
     async def _after_inline_turn(self) -> None:
         self.note_cost()
@@ -245,3 +281,7 @@ class KindWorkflow:
     @workflow.signal
     def agent_progress(self, progress: AgentProgress) -> None:
         self.kit.record_child_progress(progress)
+
+    @workflow.signal
+    def agent_request(self, request: AgentRequest) -> None:
+        self.kit.agent_requested(request)

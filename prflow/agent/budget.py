@@ -14,6 +14,9 @@ from prflow.config import PriceRow
 from prflow.llm.usage import Usage
 
 TOKENS_PER_MILLION = 1_000_000
+MIN_USEFUL_OUTPUT_TOKENS = 1024
+"""A call is refused only when the budget cannot pay for this much output (or the
+plan's max_tokens, if smaller): less than that rarely finishes a tool call or a submission."""
 
 
 class BudgetCaps(BaseModel):
@@ -53,6 +56,9 @@ class Verdict(BaseModel):
     allowed: bool
     limit: LimitKind | None = None
     reason: str = ""
+    max_tokens: int | None = Field(
+        default=None, description="The output limit the call fits in (when sized to fit)"
+    )
 
 
 class BudgetRaise(BaseModel):
@@ -99,6 +105,81 @@ def worst_case_usd(price: PriceRow, input_tokens: int, max_tokens: int) -> float
         input_rates += [r for r in (price.long_input, price.long_cache_write) if r is not None]
         output_rate = price.long_output if price.long_output is not None else price.output
     return (input_tokens * max(input_rates) + max_tokens * output_rate) / TOKENS_PER_MILLION
+
+
+def _input_rates(price: PriceRow, input_tokens: int) -> tuple[float, float, float]:
+    """(dearest fresh-input rate, cache-read rate, output rate) for a prompt this long."""
+    long_band = (
+        price.long_prompt_threshold is not None and input_tokens > price.long_prompt_threshold
+    )
+    fresh = [price.input, price.cache_write]
+    read, output = price.cache_read, price.output
+    if long_band:
+        fresh += [r for r in (price.long_input, price.long_cache_write) if r is not None]
+        read = price.long_cache_read if price.long_cache_read is not None else read
+        output = price.long_output if price.long_output is not None else output
+    return max(fresh), read, output
+
+
+def worst_input_usd(price: PriceRow, input_tokens: int, cached_prefix_tokens: int = 0) -> float:
+    """Most the prompt can cost: the prefix the previous request cached at the cache-read
+    rate, every other token at the dearest input rate."""
+    fresh_rate, read_rate, _ = _input_rates(price, input_tokens)
+    cached = min(max(cached_prefix_tokens, 0), input_tokens)
+    return ((input_tokens - cached) * fresh_rate + cached * read_rate) / TOKENS_PER_MILLION
+
+
+def fit_call(
+    budget: PhaseBudget,
+    *,
+    price: PriceRow,
+    estimated_input_tokens: int,
+    max_tokens: int,
+    elapsed_seconds: float,
+    cached_prefix_tokens: int = 0,
+    min_output_tokens: int = MIN_USEFUL_OUTPUT_TOKENS,
+) -> Verdict:
+    """Like :func:`check_call`, but a call that does not fit at ``max_tokens`` is sized
+    down: its output limit becomes what the money and tokens left pay for. Refused only
+    when that is below a useful minimum. Spend stays inside every cap: the output limit
+    is a hard limit of the API."""
+    caps, spent = budget.caps, budget.spent
+    verdict = check_call(
+        budget,
+        price=price,
+        estimated_input_tokens=estimated_input_tokens,
+        max_tokens=0,
+        elapsed_seconds=elapsed_seconds,
+    )
+    if not verdict.allowed and verdict.limit in (LimitKind.iterations, LimitKind.wall_clock):
+        return verdict
+    _, _, output_rate = _input_rates(price, estimated_input_tokens)
+    input_usd = worst_input_usd(price, estimated_input_tokens, cached_prefix_tokens)
+    usd_left = caps.usd - spent.usd - input_usd
+    by_usd = int(usd_left * TOKENS_PER_MILLION / output_rate) if output_rate > 0 else max_tokens
+    by_tokens = caps.tokens - spent.tokens - estimated_input_tokens
+    fitted = min(max_tokens, by_usd, by_tokens)
+    if fitted >= min(min_output_tokens, max_tokens):
+        return Verdict(allowed=True, max_tokens=fitted)
+    if by_tokens < by_usd:
+        return Verdict(
+            allowed=False,
+            limit=LimitKind.tokens,
+            reason=(
+                f"token cap: next call needs {estimated_input_tokens} input tokens and at least "
+                f"{min(min_output_tokens, max_tokens)} output, "
+                f"{max(caps.tokens - spent.tokens, 0)} of {caps.tokens} left"
+            ),
+        )
+    least = input_usd + min(min_output_tokens, max_tokens) * output_rate / TOKENS_PER_MILLION
+    return Verdict(
+        allowed=False,
+        limit=LimitKind.usd,
+        reason=(
+            f"USD cap: next call needs at least ${least:.4f}, "
+            f"${max(caps.usd - spent.usd, 0):.4f} of ${caps.usd:.2f} left"
+        ),
+    )
 
 
 def check_call(

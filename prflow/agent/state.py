@@ -81,6 +81,19 @@ class AgentSpec(BaseModel):
     parent_workflow_id: str | None = Field(
         default=None, description="Where a child agent reports its progress"
     )
+    parent_tools: list[str] = Field(
+        default_factory=list,
+        description="Tools the parent workflow acts on: a call is signalled to it (a child "
+        "agent's request, e.g. an investigation to start now) and the loop goes on",
+    )
+
+
+class AgentRequest(BaseModel):
+    """A child agent's call of one of its ``parent_tools``, as the parent receives it."""
+
+    agent: str
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
 
 
 CHILD_AGENT_MARK = "/agent:"
@@ -124,6 +137,9 @@ class AgentState(BaseModel):
     )
     transcript_len: int = 1
     next_prompt_tokens: int = 0
+    cached_prefix_tokens: int = Field(
+        default=0, description="Tokens of the next prompt the previous request cached"
+    )
     elide_before: int = 0
     runs: int = 1
     turns_this_run: int = 0

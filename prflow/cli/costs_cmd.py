@@ -150,6 +150,12 @@ def print_report(console: Console, report: CostReport) -> None:
             f"before the answer was recorded; they may have cost up to "
             f"{_usd(totals.unknown_worst_usd)} USD more."
         )
+    if totals.reused_attempts:
+        console.print(
+            f"Reused: {totals.reused_attempts} attempts were answered from an answer already "
+            "received (a retry after a lost completion, or a question the run had already "
+            "asked) at 0 USD."
+        )
 
 
 def _phase_table(report: CostReport) -> Table:

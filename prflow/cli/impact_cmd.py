@@ -14,6 +14,7 @@ from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
+from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
@@ -129,6 +130,13 @@ def impact(
             "stopping the agent. Default 0 (stop at once).",
         ),
     ] = None,
+    deadline: Annotated[
+        str | None,
+        typer.Option(
+            help="Time limit for the whole run, e.g. 15m or 1h30m: at it the run reports what "
+            "it has, marked incomplete. Default: [budget] deadline in prflow.toml, else none.",
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress display; only the report.")
     ] = False,
@@ -142,6 +150,7 @@ def impact(
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
     refuse_credentials(repo, pr)
+    deadline_seconds = parse_duration(deadline) if deadline is not None else None
     settings = load_settings()
     check_output_path(output)
     if post and not pr:
@@ -169,6 +178,9 @@ def impact(
             post_comment=post,
             llm=plan,
             github_task_queue=run_settings.temporal.github_task_queue,
+            deadline_seconds=deadline_seconds
+            if deadline_seconds is not None
+            else run_settings.budget.deadline,
         )
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start

@@ -14,6 +14,7 @@ from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
+from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.review.kind import REVIEW
@@ -149,6 +150,13 @@ def review(
         bool,
         typer.Option("--full", help="Review every commit, not only those since the last review."),
     ] = False,
+    deadline: Annotated[
+        str | None,
+        typer.Option(
+            help="Time limit for the whole run, e.g. 15m or 1h30m: at it the run reports what "
+            "it has, marked incomplete. Default: [budget] deadline in prflow.toml, else none.",
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress display; only the report.")
     ] = False,
@@ -164,6 +172,7 @@ def review(
     Exit codes: 0 success, 1 --threshold reached, 2 usage error, 3 review failed.
     """
     refuse_credentials(repo, pr)
+    deadline_seconds = parse_duration(deadline) if deadline is not None else None
     settings = load_settings()
     check_output_path(output)
     gate = Gate(threshold) if threshold is not None else None
@@ -188,6 +197,9 @@ def review(
             max_concurrency=concurrency,
             full=full,
             github_task_queue=run_settings.temporal.github_task_queue,
+            deadline_seconds=deadline_seconds
+            if deadline_seconds is not None
+            else run_settings.budget.deadline,
         )
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start

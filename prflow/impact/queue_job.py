@@ -14,9 +14,11 @@ from prflow.queue.jobs import QueueJob
 
 
 def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
+    job_settings = job.settings_for(settings)
     return ImpactRequest(
         pull_request=job.pr,
         post_comment=job.config.post_comment,
-        llm=llm_plan(job.settings_for(settings), budget_usd=job.config.budget_usd),
+        llm=llm_plan(job_settings, budget_usd=job.config.budget_usd),
         github_task_queue=job.queues.github,
+        deadline_seconds=job_settings.budget.deadline,
     )

@@ -30,6 +30,9 @@ class ImpactRequest(BaseModel):
     post_comment: bool = False
     llm: PhasePlan
     github_task_queue: str = "prflow-github"
+    deadline_seconds: float | None = Field(
+        default=None, gt=0, description="The whole run's time limit; at it, report what is done"
+    )
 
 
 class ChangeSet(BaseModel):

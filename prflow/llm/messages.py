@@ -54,6 +54,11 @@ class LlmCallInput(BaseModel):
     )
     repo: str | None = None
     pr_number: int | None = None
+    answer_scope: str | None = Field(
+        default=None,
+        description="Scope shared by every agent of the run: an identical request already "
+        "answered there is reused, not sent (None: only this activity's own retries reuse)",
+    )
 
 
 class ToolCall(BaseModel):
@@ -82,3 +87,6 @@ class LlmCallResult(BaseModel):
         default=None, description="The conversation including this answer"
     )
     transcript_len: int = 0
+    reused: bool = Field(
+        default=False, description="Answered from a kept answer: nothing was sent for it"
+    )

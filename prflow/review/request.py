@@ -57,4 +57,5 @@ def review_request(
         depth=depth,
         plans=review_plans(settings, enabled=use_model),
         github_task_queue=settings.temporal.github_task_queue,
+        deadline_seconds=settings.budget.deadline,
     )

@@ -84,6 +84,9 @@ class ReviewRequest(BaseModel):
     max_concurrency: int = Field(default=4, ge=1, le=16, description="Reviewers at once")
     full: bool = Field(default=False, description="Review every commit, not only new ones")
     github_task_queue: str = "prflow-github"
+    deadline_seconds: float | None = Field(
+        default=None, gt=0, description="The whole run's time limit; at it, post what is done"
+    )
 
     @model_validator(mode="after")
     def _has_a_target(self) -> Self:

@@ -11,13 +11,14 @@ follows from the severities that remain.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
 from prflow.review.diff_map import DiffIndex, Placement, place
 from prflow.review.models import SEVERITY_RANK, ReviewFinding, ReviewSeverity, one_level_down
+from prflow.review.similarity import MeaningIndex, finding_words
 
 BASE_WEIGHTS: dict[ReviewSeverity, float] = {
     ReviewSeverity.critical: 1.0,
@@ -55,6 +56,10 @@ NEAR_LINES = 3
 """Findings this many lines apart (or overlapping) may be the same issue."""
 NEAR_TITLE_SIMILARITY = 0.5
 """Share of title words two findings must have in common to count as one issue."""
+SAME_MEANING = 0.4
+"""TF-IDF cosine of title and body above which two nearby findings are one issue in other
+words: on bench/review_merge's 34 labelled pairs it merges 10 of 16 same-issue pairs and
+1 of 18 different-issue pairs (0.35: 12 and 2; titles alone: 0 and 0)."""
 
 _WORDS = re.compile(r"[a-z0-9_]+")
 _STOPWORDS = frozenset(
@@ -93,6 +98,9 @@ class Suppressed(BaseModel):
     """How many findings synthesis left out, by why."""
 
     merged_duplicates: int = 0
+    merged_by_meaning: int = Field(
+        default=0, description="Of merged_duplicates: nearby findings worded differently"
+    )
     below_confidence: int = 0
     already_posted: int = 0
     on_resolved_threads: int = 0
@@ -137,6 +145,9 @@ def synthesize(
     judged = [_judged(f, verdicts.get(f.fingerprint), inputs) for f in _ordered(findings)]
     merged = _merge(judged, exact_duplicates, suppressed)
     merged = _merge(merged, near_duplicates, suppressed)
+    before = suppressed.merged_duplicates
+    merged = _merge(merged, same_meaning_within(merged), suppressed)
+    suppressed.merged_by_meaning = suppressed.merged_duplicates - before
     posted, resolved = set(inputs.posted_fingerprints), set(inputs.resolved_fingerprints)
     kept: list[ScoredFinding] = []
     earlier: list[ScoredFinding] = []
@@ -279,6 +290,22 @@ def near_duplicates(a: ReviewFinding, b: ReviewFinding) -> bool:
     """Nearby lines with mostly the same title words: one issue seen from two angles."""
     similar = title_similarity(a.title, b.title) >= NEAR_TITLE_SIMILARITY
     return similar and _overlap(a, b, NEAR_LINES)
+
+
+def same_meaning_within(
+    findings: Sequence[ReviewFinding],
+) -> Callable[[ReviewFinding, ReviewFinding], bool]:
+    """Whether two nearby findings of ``findings`` describe one issue in other words,
+    word weights taken from all of them (a word every finding uses says little)."""
+    index = MeaningIndex([finding_words(f.title, f.body) for f in findings])
+
+    def same(a: ReviewFinding, b: ReviewFinding) -> bool:
+        if not _overlap(a, b, NEAR_LINES):
+            return False
+        similarity = index.cosine(finding_words(a.title, a.body), finding_words(b.title, b.body))
+        return similarity >= SAME_MEANING
+
+    return same
 
 
 def title_similarity(a: str, b: str) -> float:

@@ -26,12 +26,15 @@ class Spend(Usage):
 
     ``unknown_attempts`` were sent but their worker died before the answer was
     recorded; the API may have billed them, up to ``unknown_worst_usd``.
+    ``reused_attempts`` were answered from a kept answer at $0 (a retry whose
+    earlier attempt had been answered, or a question the run had already asked).
     """
 
     attempts: int = 0
     failed_attempts: int = 0
     unknown_attempts: int = 0
     unknown_worst_usd: float = 0.0
+    reused_attempts: int = 0
     usd: float = 0.0
 
     def absorb(self, other: Spend) -> None:
@@ -40,6 +43,7 @@ class Spend(Usage):
         self.attempts += other.attempts
         self.failed_attempts += other.failed_attempts
         self.unknown_attempts += other.unknown_attempts
+        self.reused_attempts += other.reused_attempts
         self.unknown_worst_usd = round(self.unknown_worst_usd + other.unknown_worst_usd, 8)
         self.usd = round(self.usd + other.usd, USD_DECIMALS)
 

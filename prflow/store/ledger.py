@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import ColumnElement, case, func, or_, select, update
 
 from prflow.agent.state import child_agent_id
 from prflow.llm.usage import Usage
@@ -27,6 +27,9 @@ from prflow.store.upsert import insert_ignoring_duplicates
 ERROR_MAX_CHARS = 500
 SUCCESS = "success"
 SENT = "sent"
+REUSED = "reused"
+"""An attempt answered from a kept answer (a retry after a lost completion, or a request
+the run had already sent word for word): nothing was sent, nothing paid."""
 ATTEMPT_KEY = ("workflow_id", "run_id", "activity_id", "attempt")
 
 
@@ -90,14 +93,22 @@ def complete_attempt(db_url: str, row: LlmAttempt) -> None:
 
 
 def attempts_for_workflow(db_url: str, workflow_id: str) -> list[LlmAttempt]:
-    """Every recorded attempt of ``workflow_id`` (all runs), oldest first."""
+    """Every recorded attempt of ``workflow_id`` (all runs) and of the child agents it
+    started, oldest first."""
     columns = [getattr(LlmAttemptRow, name) for name in LlmAttempt.model_fields]
-    query = (
-        select(*columns).where(LlmAttemptRow.workflow_id == workflow_id).order_by(LlmAttemptRow.id)
-    )
+    query = select(*columns).where(_run_and_agents(workflow_id)).order_by(LlmAttemptRow.id)
     with engine_for(db_url).connect() as connection:
         rows = connection.execute(query).mappings().all()
     return [LlmAttempt.model_validate(dict(row)) for row in rows]
+
+
+def _run_and_agents(workflow_id: str) -> ColumnElement[bool]:
+    """Rows of ``workflow_id`` and of the child agents it started."""
+    row = LlmAttemptRow
+    return or_(
+        row.workflow_id == workflow_id,
+        row.workflow_id.startswith(child_agent_id(workflow_id, ""), autoescape=True),
+    )
 
 
 def spend_for_workflow(db_url: str, workflow_id: str) -> float:
@@ -120,8 +131,9 @@ def spend_slices(
     ``since`` is inclusive, ``until`` exclusive."""
     row = LlmAttemptRow
     keys = (row.workflow_id, row.workflow_kind, row.phase, row.model, row.repo, row.pr_number)
-    failed = case((row.outcome.in_([SUCCESS, SENT]), 0), else_=1)
+    failed = case((row.outcome.in_([SUCCESS, SENT, REUSED]), 0), else_=1)
     unknown = case((row.outcome == SENT, 1), else_=0)
+    reused = case((row.outcome == REUSED, 1), else_=0)
     unknown_usd = case((row.outcome == SENT, row.worst_case_usd), else_=0)
     query = select(
         *keys,
@@ -129,19 +141,15 @@ def spend_slices(
         func.sum(failed).label("failed_attempts"),
         func.sum(unknown).label("unknown_attempts"),
         func.sum(unknown_usd).label("unknown_worst_usd"),
+        func.sum(reused).label("reused_attempts"),
         func.sum(row.input_tokens).label("input_tokens"),
         func.sum(row.output_tokens).label("output_tokens"),
         func.sum(row.cache_write_tokens).label("cache_write_tokens"),
         func.sum(row.cache_read_tokens).label("cache_read_tokens"),
         func.sum(row.usd).label("usd"),
     ).group_by(*keys)
-    if workflow_id is not None:  # the run and its child agents
-        query = query.where(
-            or_(
-                row.workflow_id == workflow_id,
-                row.workflow_id.startswith(child_agent_id(workflow_id, ""), autoescape=True),
-            )
-        )
+    if workflow_id is not None:
+        query = query.where(_run_and_agents(workflow_id))
     if since is not None:
         query = query.where(row.created_at >= since)
     if until is not None:

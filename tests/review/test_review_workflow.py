@@ -118,7 +118,8 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     assert scripted_anthropic.requests_of(ESCALATION), "unsure intake escalated"
     assert scripted_anthropic.requests_of(INVESTIGATION), "the reviewer's investigation ran"
     assert len(scripted_anthropic.requests_of(COVERAGE)) == 2, "the outer loop stops at two"
-    assert len(scripted_anthropic.requests_of(dimension_key(PRICING))) == 2, "a gap per round"
+    # The gate names the same gap in both rounds: one question, one agent.
+    assert len(scripted_anthropic.requests_of(dimension_key(PRICING))) == 1, "asked once"
     trap = by_title["loadUser answers a fixed name for every id"]
     assert trap.source == FindingSource.adversary
     dives = [r for r in scripted_anthropic.requests_of(INVESTIGATION)
@@ -148,7 +149,8 @@ async def test_a_phase_that_hits_its_cap_stops_and_the_review_says_it_is_incompl
     scripted_anthropic.route(two_reviewers_script())
     request = review_request(temporal_settings, repo=sample_repo)
     reviewers = request.plans["reviewers"]
-    reviewers.caps = reviewers.caps.model_copy(update={"usd": 0.0001})
+    # Tokens, not dollars: money earlier phases left unspent flows to the reviewers.
+    reviewers.caps = reviewers.caps.model_copy(update={"tokens": 100})
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_review(temporal_client, temporal_settings, request, "review-cut")
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
@@ -157,11 +159,35 @@ async def test_a_phase_that_hits_its_cap_stops_and_the_review_says_it_is_incompl
     assert not scripted_anthropic.requests_of(dimension_key(CART)), "no call past the cap"
     report = _report(result.report_key)
     cut = next(p for p in report.phases if p.name == "reviewers")
-    assert cut.state == "failed" and "USD cap" in cut.detail
+    assert cut.state == "failed" and "token cap" in cut.detail
     assert {n.reason for n in report.not_reviewed} == {"budget"}
     assert result.event != ReviewEvent.approve, "an incomplete review never approves"
     assert result.findings > 0, "what the other phases found is still reported"
     assert "This review is incomplete" in result.inline["md"]
+
+
+async def test_money_earlier_phases_left_lets_a_phase_with_a_tiny_cap_run_within_the_total(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.route(two_reviewers_script())
+    request = review_request(temporal_settings, repo=sample_repo)
+    reviewers = request.plans["reviewers"]
+    reviewers.caps = reviewers.caps.model_copy(update={"usd": 0.0001})
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_review(temporal_client, temporal_settings, request, "review-flow")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+
+    assert result.complete and not result.cut_phases
+    assert scripted_anthropic.requests_of(dimension_key(CART)), "the reviewers ran"
+    report = _report(result.report_key)
+    spent = {p.name: p.spent.usd for p in report.phases}
+    assert spent["reviewers"] > reviewers.caps.usd, "paid from what earlier phases left"
+    earlier = ("intake", "anatomy", "planning", "reviewers")
+    assert sum(spent[p] for p in earlier) <= sum(request.plans[p].caps.usd for p in earlier)
 
 
 def _reference_reads(server: ScriptedAnthropic) -> list[bool]:

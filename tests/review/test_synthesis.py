@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +19,9 @@ from prflow.review.models import (
     ReviewFinding,
     ReviewSeverity,
 )
+from prflow.review.similarity import MeaningIndex, finding_words
 from prflow.review.synthesis import (
+    SAME_MEANING,
     AdversaryVerdict,
     Multiplier,
     ReviewEvent,
@@ -30,6 +34,7 @@ from prflow.review.synthesis import (
 )
 from tests.support.fixtures_git import GitRepoBuilder
 
+LABELLED_PAIRS = Path(__file__).resolve().parents[2] / "bench" / "review_merge" / "pairs.json"
 BASE = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(10))
 
 
@@ -205,6 +210,58 @@ def test_the_review_event_follows_the_severities() -> None:
     assert review_event([sug]) == ReviewEvent.approve
     assert review_event([]) == ReviewEvent.approve
     assert review_event([sug], may_approve=False) == ReviewEvent.comment
+
+
+def test_one_bug_in_two_reviewers_words_merges_by_meaning_a_neighbour_stays(
+    diff: DiffIndex,
+) -> None:
+    a = finding(
+        "Sign flipped in f1",
+        line=6,
+        by="Arithmetic",
+        body="f1 now subtracts 1 where it added 1, so every caller gets x - 1 instead of x + 1.",
+    )
+    b = finding(
+        "f1 subtracts instead of adding",
+        line=7,
+        by="Money",
+        category=FindingCategory.reliability,
+        body="The sign in f1 flipped: it subtracts the constant, so every caller of f1 gets "
+        "a result two lower.",
+    )
+    other = finding(
+        "f1 has no test for negative input",
+        line=6,
+        by="Tests",
+        category=FindingCategory.tests,
+        body="No test covers negative x, which the docs promise works.",
+    )
+    result = synthesize([a, b, other], SynthesisInputs(), diff)
+    titles = {f.title for f in result.findings}
+    assert len(titles) == 2 and "f1 has no test for negative input" in titles
+    (kept,) = [f for f in result.findings if f.title != other.title]
+    assert {kept.dimension_name, *kept.also_found_by} == {"Arithmetic", "Money"}
+    assert title_similarity(a.title, b.title) < 0.5, "the old title rule kept them apart"
+    assert (result.suppressed.merged_duplicates, result.suppressed.merged_by_meaning) == (1, 1)
+
+
+def test_merging_by_meaning_on_the_labelled_pairs_stays_where_it_was_measured() -> None:
+    pairs = json.loads(LABELLED_PAIRS.read_text())["pairs"]
+    texts = [(p[side]["title"], p[side]["body"]) for p in pairs for side in "ab"]
+    index = MeaningIndex([finding_words(title, body) for title, body in texts])
+    merged = [
+        title_similarity(p["a"]["title"], p["b"]["title"]) >= 0.5
+        or index.cosine(
+            finding_words(p["a"]["title"], p["a"]["body"]),
+            finding_words(p["b"]["title"], p["b"]["body"]),
+        )
+        >= SAME_MEANING
+        for p in pairs
+    ]
+    same = [bool(p["same"]) for p in pairs]
+    assert len(pairs) >= 30
+    assert sum(m for m, s in zip(merged, same, strict=True) if s) >= 10
+    assert sum(m for m, s in zip(merged, same, strict=True) if not s) <= 1
 
 
 def test_a_rerun_on_the_same_head_lists_its_findings_in_the_summary(diff: DiffIndex) -> None:

@@ -90,6 +90,7 @@ def test_json_has_stable_keys_and_correct_totals(ledger: str) -> None:
         "failed_attempts": 1,
         "unknown_attempts": 0,
         "unknown_worst_usd": 0.0,
+        "reused_attempts": 0,
         "input_tokens": 4000,
         "output_tokens": 400,
         "cache_write_tokens": 0,

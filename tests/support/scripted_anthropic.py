@@ -23,6 +23,7 @@ import hashlib
 import json
 import math
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -122,6 +123,8 @@ class Turn:
     thinking: str | None = None
     faults: list[Fault] = field(default_factory=list)
     release: threading.Event | None = None
+    delay_seconds: float = 0.0
+    """How long the answer takes: a model that thinks (for wall-time measurements)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,8 @@ class RecordedRequest:
     status: int
     response: dict[str, Any] | None = None
     route: str | None = None
+    received_at: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` when the request arrived (for wall-time measurements)."""
 
     @property
     def usage(self) -> dict[str, Any] | None:
@@ -401,7 +406,15 @@ class ScriptedAnthropic:
             },
         }
         served = "answer" if fault is None else type(fault).__name__
-        return _Decision(turn_index, served, 200, payload, {}, release=turn.release)
+        return _Decision(
+            turn_index,
+            served,
+            200,
+            payload,
+            {},
+            release=turn.release,
+            delay_seconds=turn.delay_seconds if fault is None else 0.0,
+        )
 
     def _wait_for_release(self, gate: threading.Event) -> bool:
         while not gate.wait(_GATE_POLL_SECONDS):
@@ -419,6 +432,7 @@ class _Decision:
     headers: dict[str, str]
     hang_seconds: float = 0.0
     release: threading.Event | None = None
+    delay_seconds: float = 0.0
 
 
 def _error_decision(error: ApiError, *, turn: int | None, served: str) -> _Decision:
@@ -534,6 +548,9 @@ def _handler_for(server: ScriptedAnthropic) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 return
             if decision.release is not None and not server._wait_for_release(decision.release):
+                self.close_connection = True
+                return
+            if decision.delay_seconds and server._stopping.wait(decision.delay_seconds):
                 self.close_connection = True
                 return
             self._send(decision)

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.temporal
 
 # A call may answer with 4000 output tokens at $10/M: its worst case is over $0.04,
 # so a $0.03 cap refuses even the first call before anything is sent.
-TIGHT_USD = 0.03
+TIGHT_USD = 0.01
+"""Less than the prompt and a useful minimum of output cost: sizing the call down does not fit."""
 MAX_TOKENS = 4000
 
 
@@ -100,3 +101,23 @@ async def test_iteration_cap_stops_the_loop(
     assert [r.turn for r in scripted_anthropic.requests] == [0, 1]
     assert result.llm.status == LlmStatus.stopped
     assert "iteration cap" in result.llm.reason
+
+
+async def test_a_call_that_does_not_fit_at_full_output_is_sized_down_not_refused(
+    prflow_home: Path,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    sample_repo: Path,
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    scripted_anthropic.script(agent_script())
+    request = agent_request(temporal_settings, sample_repo, budget_usd=0.03)
+    request.llm.max_tokens = MAX_TOKENS  # at full output the worst case is over $0.06
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(temporal_client, temporal_settings, request, "impact-fit-1")
+        result = await handle.result()
+
+    assert result.llm.status == LlmStatus.completed, result.llm.reason
+    limits = [r.body["max_tokens"] for r in scripted_anthropic.requests]
+    assert len(limits) == 3 and all(1024 <= limit < MAX_TOKENS for limit in limits), limits
+    assert result.llm.cost_usd <= 0.03

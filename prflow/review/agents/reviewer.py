@@ -48,6 +48,17 @@ SUBMIT_FINDINGS = ToolSpec(
 )
 
 
+REQUEST_INVESTIGATION = ToolSpec(
+    name="request_investigation",
+    description=(
+        "Ask for an investigation the moment you know you need one (at most two in all): "
+        "another reviewer starts on it at once, beside you, and its findings join the "
+        "review. Then carry on with your own work."
+    ),
+    input_schema=QUESTION_ITEM,
+)
+
+
 class InvestigationRequest(BaseModel):
     question: str
     files: list[str] = Field(default_factory=list)
@@ -98,6 +109,22 @@ def reviewer_message(
     return "\n\n".join(parts)
 
 
+def parse_investigations(raw: object) -> list[InvestigationRequest]:
+    """Investigation requests as a reviewer wrote them; malformed ones are dropped."""
+    requests: list[InvestigationRequest] = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            continue
+        question = model_text(item["question"], MAX_QUESTION_CHARS)
+        if question:
+            requests.append(
+                InvestigationRequest(
+                    question=question, files=path_list(item.get("files"), limit=10)
+                )
+            )
+    return requests
+
+
 def parse_report(
     submitted: dict[str, Any] | None, dimension: Dimension, source: FindingSource
 ) -> ReviewerReport:
@@ -110,18 +137,7 @@ def parse_report(
         dimension_name=dimension.name,
         source=source,
     )
-    requests: list[InvestigationRequest] = []
-    raw = submitted.get("investigations")
-    for item in raw if isinstance(raw, list) else []:
-        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-            continue
-        question = model_text(item["question"], MAX_QUESTION_CHARS)
-        if question:
-            requests.append(
-                InvestigationRequest(
-                    question=question, files=path_list(item.get("files"), limit=10)
-                )
-            )
+    requests = parse_investigations(submitted.get("investigations"))
     if len(requests) > MAX_INVESTIGATIONS:
         problems.append(f"only the first {MAX_INVESTIGATIONS} investigations were run")
     return ReviewerReport(

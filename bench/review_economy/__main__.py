@@ -1,0 +1,227 @@
+"""``python -m bench.review_economy``: what a standard review sends to the model, per phase.
+
+For each of four real release pairs (sdists from PyPI made into a two-commit
+repository, as ``bench.review`` does), one ``prflow review --depth standard``
+with the representative scripted conversation of ``bench.review`` and one
+``prflow impact`` with its agent (the anchor), both served by the scripted
+Messages API, which applies Anthropic's prompt-cache rules (breakpoints,
+20-block lookback, 1,024-token minimum). Per phase: requests, prompt tokens
+(input + cache write + cache read), the share read from the cache, and
+repeats: requests identical to an earlier one of the run (model, system,
+tools, messages; cache marks and max_tokens aside). Last: review/impact
+prompt tokens per pair and overall.
+
+Goals (issue 20): ≤ 400k input tokens per standard review, ≤ 8× impact,
+≥ 80 % cache reads after turn 1, 0 repeats.
+
+``--default-caps`` runs the reviews with the default caps instead of a $20 budget,
+and the cross-reference resolver asks for two deep dives (each reads and reports):
+it prints, per pair, which phases were cut and why (issue 20 item 8: planned work
+runs within the caps). ``--pairs N`` takes the first N pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.impact.errors import BenchError
+from bench.impact.fetch import python_sdist
+from bench.impact.layout import DEFAULT_ROOT, fresh_dir
+from bench.impact.prflow_cli import PrflowCli
+from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
+from bench.review.conversation import changed_sources, impact_conversation, review_conversation
+from prflow.llm.request_identity import request_digest
+from prflow.review.run_models import MODEL_PHASES
+from tests.support.review_runs import CROSS_REF, INVESTIGATION, reading, submit
+from tests.support.scripted_anthropic import RecordedRequest, ScriptedAnthropic, Turn
+
+PAIRS = [
+    ("requests", "2.31.0", "2.32.0"),
+    ("werkzeug", "2.3.8", "3.0.0"),
+    ("click", "7.1.2", "8.0.0"),
+    ("packaging", "21.3", "22.0"),
+]
+MIN_CACHEABLE_TOKENS = 1024
+BUDGET_USD = "20"
+COLD = {"PRFLOW_TEMPORAL__WARM_SECONDS": "0"}
+"""Each command starts and stops its own server: no warm worker outlives the bench."""
+
+
+def _progress(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def _repo(root: Path, package: str, base: str, head: str) -> Path:
+    downloads = root / "downloads"
+    base_archive = python_sdist(downloads, package, base)
+    head_archive = python_sdist(downloads, package, head)
+    label = f"{package} {base}→{head}"
+    return release_pair_repo(
+        root / "repos" / f"economy-{package}", base_archive, head_archive, every_file, label
+    )
+
+
+def _args(repo: Path) -> list[str]:
+    return ["--repo", str(repo), "--base", BASE_REF, "--head", HEAD_REF, "--quiet"]
+
+
+def _run(cli: PrflowCli, server: ScriptedAnthropic, command: list[str], out: Path) -> None:
+    env = cli.env() | {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "bench-key"}
+    from bench.impact.measure import run_checked
+
+    run_checked([*command, "--output", str(out)], cwd=cli.state, env=env, ok_codes=(0, 1))
+
+
+def _prompt(usage: dict[str, Any]) -> int:
+    return (
+        int(usage["input_tokens"])
+        + int(usage.get("cache_creation_input_tokens") or 0)
+        + int(usage.get("cache_read_input_tokens") or 0)
+    )
+
+
+def _phase_of(request: RecordedRequest, phases: dict[str, str]) -> str:
+    return phases.get(str(request.route), "reviewers" if request.route else "impact")
+
+
+def _figures(requests: list[RecordedRequest], phases: dict[str, str]) -> dict[str, dict[str, int]]:
+    """Per phase: requests, prompt tokens, cache-read tokens (all and after turn 1), repeats."""
+    seen: Counter[str] = Counter()
+    out: dict[str, dict[str, int]] = {}
+    for request in requests:
+        usage = request.usage
+        if usage is None:
+            continue
+        phase = _phase_of(request, phases)
+        row = out.setdefault(
+            phase, {"requests": 0, "prompt": 0, "read": 0, "later": 0, "later_read": 0,
+                    "repeats": 0},
+        )  # fmt: skip
+        body = {k: v for k, v in request.body.items() if k != "stream"}
+        digest = request_digest(body)
+        row["repeats"] += 1 if seen[digest] else 0
+        seen[digest] += 1
+        prompt, read = _prompt(usage), int(usage.get("cache_read_input_tokens") or 0)
+        row["requests"] += 1
+        row["prompt"] += prompt
+        row["read"] += read
+        if request.turn:  # after each agent's first turn
+            row["later"] += prompt
+            row["later_read"] += read
+    return out
+
+
+def _total(rows: dict[str, dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for row in rows.values():
+        total.update(row)
+    return dict(total)
+
+
+def _line(name: str, row: dict[str, int]) -> str:
+    share = row["read"] / row["prompt"] if row["prompt"] else 0.0
+    later = row["later_read"] / row["later"] if row["later"] else 0.0
+    return (
+        f"  {name:<18}{row['requests']:>6}{row['prompt']:>12,}{share:>9.0%}{later:>13.0%}"
+        f"{row['repeats']:>9}"
+    )
+
+
+def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, list[Turn]]:
+    """The conversation, the resolver asking for two deep dives that read and report."""
+    sources = changed_sources(repo)
+    dives = [
+        {"question": f"Do callers of {path} still work with the new behaviour?", "files": [path]}
+        for path in sources[1:3]
+    ]
+    dive = [reading(("read_file_at_ref", {"path": sources[1]})), submit("submit_findings",
+            findings=[])]  # fmt: skip
+    return {
+        INVESTIGATION: dive,
+        **routes,
+        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=dives)],
+    }
+
+
+def _cuts(report: dict[str, Any]) -> str:
+    cut = [f"{p['name']}: {p['detail']}" for p in report.get("phases", [])
+           if p.get("state") == "failed"]  # fmt: skip
+    return "; ".join(cut) or "none"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.review_economy")
+    parser.add_argument("--default-caps", action="store_true")
+    parser.add_argument("--pairs", type=int, default=len(PAIRS))
+    args = parser.parse_args(argv)
+    root = DEFAULT_ROOT
+    from bench.review.conversation import PHASE_OF_ROUTE
+
+    phases = dict(PHASE_OF_ROUTE) | {INVESTIGATION: "deep_dives"}
+    budget = [] if args.default_caps else ["--budget-usd", BUDGET_USD]
+    reviews: list[int] = []
+    impacts: list[int] = []
+    try:
+        for package, base, head in PAIRS[: args.pairs]:
+            _progress(f"{package} {base}→{head}")
+            repo = _repo(root, package, base, head)
+            files = len(git(repo, "diff", "--name-only", "-M", BASE_REF, HEAD_REF).splitlines())
+            reports = fresh_dir(root / "reports" / f"economy-{package}")
+            with ScriptedAnthropic(min_cacheable_tokens=MIN_CACHEABLE_TOKENS) as server:
+                routes = review_conversation(repo)
+                if args.default_caps:
+                    routes = _with_deep_dives(repo, routes)
+                server.route(routes)
+                cli = PrflowCli(fresh_dir(root / "state" / f"economy-review-{package}"), COLD)
+                command = [str(cli.binary), "review", *_args(repo), "--format", "json",
+                           "--depth", "standard", *budget]  # fmt: skip
+                _run(cli, server, command, reports / "review.json")
+                review_rows = _figures(server.requests, phases)
+                done = len(server.requests)
+                server.route({})
+                server.script(impact_conversation(repo))
+                cli = PrflowCli(fresh_dir(root / "state" / f"economy-impact-{package}"), COLD)
+                command = [str(cli.binary), "impact", *_args(repo), "--format", "json",
+                           "--budget-usd", BUDGET_USD]  # fmt: skip
+                _run(cli, server, command, reports / "impact.json")
+                impact_rows = _figures(server.requests[done:], {})
+            review_total, impact_total = _total(review_rows), _total(impact_rows)
+            reviews.append(review_total["prompt"])
+            impacts.append(impact_total["prompt"])
+            print(f"{package} {base}→{head} ({files} files)")
+            print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'cached':>9}"
+                  f"{'cached t>1':>13}{'repeats':>9}")  # fmt: skip
+            order = [p for p in MODEL_PHASES if p in review_rows]
+            order += [p for p in review_rows if p not in order]
+            for phase in order:
+                print(_line(phase, review_rows[phase]))
+            print(_line("review total", review_total))
+            print(_line("impact (anchor)", impact_total))
+            if args.default_caps:
+                report = json.loads((reports / "review.json").read_text())
+                print(f"  default caps: cut phases: {_cuts(report)}; "
+                      f"review ${report.get('cost_usd', 0):.4f}")  # fmt: skip
+            print(
+                "  review/impact prompt tokens: "
+                f"{review_total['prompt'] / impact_total['prompt']:.1f}x"
+            )
+    except BenchError as err:
+        print(f"bench: error: {err}", file=sys.stderr)
+        return 2
+    ratios = [r / i for r, i in zip(reviews, impacts, strict=True)]
+    print(
+        "review/impact prompt tokens per pair: "
+        + ", ".join(f"{r:.1f}x" for r in ratios)
+        + f"; overall {sum(reviews) / sum(impacts):.1f}x "
+        f"(review mean {sum(reviews) / len(reviews):,.0f} tokens)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
