@@ -5,7 +5,7 @@ question, finds the answer here instead of paying for it again. Such an attempt'
 ledger outcome is ``reused``: the cost views count it apart, not as failed.
 
 Revision ID: 0009
-Revises: 0006
+Revises: 0008
 Create Date: 2026-11-25
 """
 
