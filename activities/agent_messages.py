@@ -16,6 +16,7 @@ from temporalio import activity
 from prflow.agent.messages import AgentPrompt, ComposedMessage, ComposeInput, PreparedPrompt
 from prflow.agent.transcript import cap_texts, content_chars
 from prflow.config import cached_settings
+from prflow.llm.cache_control import shared_prefix_blocks
 from prflow.llm.messages import MessageRef
 from prflow.llm.token_estimate import tool_schema_chars
 from prflow.store.blobs import get_text, put_json, put_text
@@ -67,7 +68,7 @@ def compose_message(inp: ComposeInput) -> ComposedMessage:
 
 def prepare_prompt(db_url: str, prompt: AgentPrompt) -> PreparedPrompt:
     """Store an agent's system prompt, tool schemas and first message; return keys and sizes."""
-    blocks = [{"type": "text", "text": prompt.first_message}]
+    blocks = shared_prefix_blocks(prompt.shared_context, prompt.first_message)
     return PreparedPrompt(
         system_key=put_text(db_url, prompt.system),
         system_chars=len(prompt.system),
@@ -77,5 +78,5 @@ def prepare_prompt(db_url: str, prompt: AgentPrompt) -> PreparedPrompt:
         tools_chars=tool_schema_chars(prompt.tools),
         tool_names=[tool.name for tool in prompt.tools],
         message_key=put_json(db_url, blocks),
-        message_chars=len(prompt.first_message),
+        message_chars=len(prompt.shared_context) + len(prompt.first_message),
     )

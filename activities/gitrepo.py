@@ -482,13 +482,16 @@ def changed_files(r: ResolvedRange) -> list[ChangedFile]:
     return _changed(repo_for_range(r), r.merge_base_sha, r.head_sha)
 
 
-def _diff_text(repo: GitRepo, base_sha: str, head_sha: str, paths: Sequence[str] | None) -> str:
+def _diff_text(
+    repo: GitRepo, base_sha: str, head_sha: str, paths: Sequence[str] | None, context: int = 3
+) -> str:
+    options = [f"-U{context}" if o == "-U3" else o for o in _PATCH_OPTIONS]
     args = [
         "--literal-pathspecs",
         *_PATCH_CONFIG,
         "diff",
         *_DIFF_OPTIONS,
-        *_PATCH_OPTIONS,
+        *options,
         base_sha,
         head_sha,
     ]
@@ -648,8 +651,16 @@ class GitRepoReader:
     def changed_files(self, base_sha: str, head_sha: str) -> list[ChangedFile]:
         return _changed(self.repo, base_sha, head_sha)
 
-    def diff(self, base_sha: str, head_sha: str, paths: Sequence[str] | None = None) -> str:
-        return _diff_text(self.repo, base_sha, head_sha, paths)
+    def diff(
+        self,
+        base_sha: str,
+        head_sha: str,
+        paths: Sequence[str] | None = None,
+        context: int = 3,
+    ) -> str:
+        """The patch, made with explicit options; ``context`` other than 3 only for showing to
+        a model, never for placing comments (GitHub's diff has three lines of context)."""
+        return _diff_text(self.repo, base_sha, head_sha, paths, context)
 
     def read_file(self, sha: str, path: str) -> bytes | None:
         root = snapshot(self.repo, sha)

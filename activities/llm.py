@@ -35,7 +35,12 @@ from prflow.agent.budget import worst_case_usd
 from prflow.agent.transcript import content_chars, elide_tool_results
 from prflow.config import PriceRow, Settings, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
-from prflow.llm.cache_control import mark_conversation, mark_last_tool, system_blocks
+from prflow.llm.cache_control import (
+    has_shared_prefix,
+    mark_conversation,
+    mark_last_tool,
+    system_blocks,
+)
 from prflow.llm.errors import is_retryable_status, retry_after_seconds
 from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
 from prflow.llm.pricing import price_for, usd_for
@@ -206,8 +211,9 @@ def _build_request(inp: LlmCallInput, transcript: list[MessageRef], db_url: str)
     tools = [tool.model_dump() for tool in inp.tools]
     if inp.tools_key is not None:
         tools = list(get_json(db_url, inp.tools_key))
-    if tools:
-        request["tools"] = mark_last_tool(tools)
+    if tools:  # the system's mark covers the tools too when a shared prefix needs a mark
+        shared = has_shared_prefix(request["messages"]) and bool(request["system"][0]["text"])
+        request["tools"] = tools if shared else mark_last_tool(tools)
     return request
 
 

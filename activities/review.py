@@ -52,10 +52,12 @@ from prflow.review.agents.planner import (
 )
 from prflow.review.agents.prompts import load_prompt
 from prflow.review.agents.reviewer import (
+    HUNK_CONTEXT_LINES,
     REQUEST_INVESTIGATION,
     SUBMIT_FINDINGS,
     parse_report,
     reviewer_message,
+    shared_context,
 )
 from prflow.review.anatomy import DiffStructure, build_structure
 from prflow.review.diff_map import DiffIndex
@@ -363,6 +365,13 @@ def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
         note_parts.append(f"Narrative (model-written): {inp.semantic.narrative}")
     if inp.semantic is not None and inp.semantic.context_notes:
         note_parts.append(inp.semantic.context_notes)
+    shared = shared_context(
+        title=facts.metadata.title,
+        context_note=" ".join(note_parts),
+        range_note=inp.range_note,
+        reviewable=facts.reviewable,
+        not_reviewed=[entry["path"] for entry in facts.not_reviewed],
+    )
     prepared: list[PreparedPrompt] = []
     for dimension in inp.dimensions:
         activity.heartbeat(dimension.id)
@@ -371,18 +380,20 @@ def review_reviewer_prompts(inp: ReviewerPromptsInput) -> list[PreparedPrompt]:
                 rng.merge_base_sha,
                 rng.head_sha,
                 [p for p in (facts.renamed_from.get(path), path) if p],
+                context=HUNK_CONTEXT_LINES,
             )
             for path in dimension.target_files
             if path in facts.reviewable
         }
-        message = reviewer_message(
-            dimension,
-            title=facts.metadata.title,
-            context_note=" ".join(note_parts),
-            diffs=diffs,
-            range_note=inp.range_note,
+        message = reviewer_message(dimension, diffs=diffs)
+        prepared.append(
+            prepare_prompt(
+                _db(),
+                AgentPrompt(
+                    system=system, tools=tools, first_message=message, shared_context=shared
+                ),
+            )
         )
-        prepared.append(_prompt(system, tools, message))
     return prepared
 
 

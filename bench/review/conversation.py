@@ -77,20 +77,31 @@ def first_added_line(repo: Path, path: str) -> AddedLine:
     raise ValueError(f"{path} adds no substantial line")
 
 
-def _reviewer(target: AddedLine, title: str) -> list[Turn]:
+WINDOW_LINES = 60
+"""Lines a reviewer reads around its target beyond the hunks it was shown."""
+
+
+def _reviewer(target: AddedLine, title: str, whole_files: bool) -> list[Turn]:
+    """A reviewer as the prompt asks: from the hunks it was shown, one window of the file and
+    one search, then its finding. ``whole_files``: as before the hunks were shown with wide
+    context, it fetches the diff again and reads the whole file."""
     word = re.findall(r"[A-Za-z_]{4,}", target.text)
-    return [
-        reading(("git_diff", {"file": target.path})),
-        reading(
-            ("read_file_at_ref", {"path": target.path}),
-            ("search_code", {"pattern": word[0] if word else "def ", "glob": "*.py"}),
-        ),
-        submit(
-            "submit_findings",
-            summary="One thing to look at.",
-            findings=[_finding(target, title)],
-        ),
-    ]
+    search = ("search_code", {"pattern": word[0] if word else "def ", "glob": "*.py"})
+    report = submit(
+        "submit_findings", summary="One thing to look at.", findings=[_finding(target, title)]
+    )
+    if whole_files:
+        return [
+            reading(("git_diff", {"file": target.path})),
+            reading(("read_file_at_ref", {"path": target.path}), search),
+            report,
+        ]
+    window = {
+        "path": target.path,
+        "offset_line": max(1, target.number - WINDOW_LINES // 2),
+        "limit_lines": WINDOW_LINES,
+    }
+    return [reading(("read_file_at_ref", window), search), report]
 
 
 def _finding(target: AddedLine, title: str) -> dict[str, object]:
@@ -104,7 +115,9 @@ def _finding(target: AddedLine, title: str) -> dict[str, object]:
     )
 
 
-def review_conversation(repo: Path, dimensions: int = 5) -> dict[str, list[Turn]]:
+def review_conversation(
+    repo: Path, dimensions: int = 5, *, whole_files: bool = False
+) -> dict[str, list[Turn]]:
     """Routes for every agent of a standard-depth review of ``base..head``."""
     sources = changed_sources(repo)[:dimensions]
     if len(sources) < 2:
@@ -147,7 +160,7 @@ def review_conversation(repo: Path, dimensions: int = 5) -> dict[str, list[Turn]
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
     for name, path, target in zip(names, sources, targets, strict=True):
-        routes[dimension_key(name)] = _reviewer(target, f"Check {path}")
+        routes[dimension_key(name)] = _reviewer(target, f"Check {path}", whole_files)
     return routes
 
 

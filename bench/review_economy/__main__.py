@@ -17,7 +17,9 @@ Goals (issue 20): ≤ 400k input tokens per standard review, ≤ 8× impact,
 ``--default-caps`` runs the reviews with the default caps instead of a $20 budget,
 and the cross-reference resolver asks for two deep dives (each reads and reports):
 it prints, per pair, which phases were cut and why (issue 20 item 8: planned work
-runs within the caps). ``--pairs N`` takes the first N pairs.
+runs within the caps). ``--pairs N`` takes the first N pairs. ``--whole-file-reviewers``
+scripts reviewers as they worked before the prompt showed hunks with wide context (fetch
+the diff again, read the whole file), for comparison.
 """
 
 from __future__ import annotations
@@ -158,6 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.review_economy")
     parser.add_argument("--default-caps", action="store_true")
     parser.add_argument("--pairs", type=int, default=len(PAIRS))
+    parser.add_argument(
+        "--whole-file-reviewers",
+        action="store_true",
+        help="reviewers fetch their diff again and read whole files (the behaviour before "
+        "they were shown hunks with wide context), for comparison",
+    )
     args = parser.parse_args(argv)
     root = DEFAULT_ROOT
     from bench.review.conversation import PHASE_OF_ROUTE
@@ -173,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             files = len(git(repo, "diff", "--name-only", "-M", BASE_REF, HEAD_REF).splitlines())
             reports = fresh_dir(root / "reports" / f"economy-{package}")
             with ScriptedAnthropic(min_cacheable_tokens=MIN_CACHEABLE_TOKENS) as server:
-                routes = review_conversation(repo)
+                routes = review_conversation(repo, whole_files=args.whole_file_reviewers)
                 if args.default_caps:
                     routes = _with_deep_dives(repo, routes)
                 server.route(routes)

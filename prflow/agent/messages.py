@@ -53,6 +53,11 @@ class AgentPrompt(BaseModel):
     system: str
     tools: list[ToolSpec] = Field(default_factory=list)
     first_message: str
+    shared_context: str = Field(
+        default="",
+        description="Opens the first message, byte-identical for every agent of its kind in "
+        "the run, so that its prompt-cache prefix is written once and read by the others",
+    )
 
 
 class PreparedPrompt(BaseModel):

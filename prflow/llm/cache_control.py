@@ -8,7 +8,12 @@ previous request's conversation (which that request marked, so this one reads
 it exactly, however many tool results arrived since), and the end of this
 request (which the next request will read). Marks already present in stored
 content are removed first so that the prefix differs from the previous request
-only where the conversation grew.
+only where the conversation grew, except one: an agent whose first message
+opens with context shared by every agent of its kind in the run (the PR's
+context for reviewers) stores that block marked, so the first agent writes
+tools, system and shared context once and every other agent reads them. Such
+a request has five candidate marks; the tools' mark goes, since the system's
+mark caches the tools before it anyway.
 """
 
 from __future__ import annotations
@@ -41,15 +46,43 @@ def mark_last_tool(tools: list[Block]) -> list[Block]:
     return marked
 
 
+def shared_prefix_blocks(shared: str, own: str) -> list[Block]:
+    """A first message as the shared context (marked: a prefix every agent reads) and its own
+    part; without shared context, the own part alone."""
+    if not shared:
+        return [{"type": "text", "text": own}]
+    return [
+        {"type": "text", "text": shared, "cache_control": dict(EPHEMERAL)},
+        {"type": "text", "text": own},
+    ]
+
+
+def has_shared_prefix(messages: list[Message]) -> bool:
+    """Whether the first message opens with a marked shared-context block (and more after it)."""
+    if not messages:
+        return False
+    content = messages[0].get("content")
+    return (
+        isinstance(content, list)
+        and len(content) > 1
+        and isinstance(content[0], dict)
+        and "cache_control" in content[0]
+    )
+
+
 def mark_conversation(messages: list[Message]) -> list[Message]:
     """A copy of ``messages`` with the previous request's end and this request's end marked.
 
     The previous request ended just before the newest assistant message; a
-    first request (no assistant message yet) has only its own end marked.
+    first request (no assistant message yet) has only its own end marked. A
+    shared-context block opening the first message keeps its mark.
     """
+    shared = has_shared_prefix(messages)
     marked = [_message_without_marks(message) for message in messages]
     if not marked:
         return marked
+    if shared:
+        marked[0]["content"][0]["cache_control"] = dict(EPHEMERAL)
     _mark_last_block(marked[-1])
     previous_end = _newest_previously_sent(marked)
     if previous_end is not None and previous_end != len(marked) - 1:

@@ -11,6 +11,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.llm import llm_call
 from prflow.config import cached_settings
+from prflow.llm.cache_control import shared_prefix_blocks
 from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolSpec
 from prflow.llm.pricing import usd_for
 from prflow.store.blobs import get_json, put_json, put_text
@@ -216,6 +217,33 @@ async def test_cache_breakpoints_follow_the_conversation_and_its_prefix_is_reuse
     assert reads[1] == reads[0] + writes[0], "call 2 reads everything call 1 sent"
     assert reads[2] == reads[1] + writes[1], "call 3 reads everything call 2 sent"
     assert [row.cache_read_tokens for row in _ledger(llm_db_url)] == reads
+
+
+async def test_agents_sharing_the_pr_context_write_it_once_and_read_it_after(
+    scripted_anthropic: ScriptedAnthropic, llm_db_url: str
+) -> None:
+    shared = "The pull request: adapters and sessions. " * 120
+    scripted_anthropic.script([Turn(text="Nothing."), Turn(text="Nothing either.")])
+    results = []
+    for index, own in enumerate(["Review the adapters.", "Review the sessions, then stop."]):
+        blocks = shared_prefix_blocks(shared, own)
+        first = MessageRef(role="user", blob_key=put_json(llm_db_url, blocks))
+        results.append(await _run(_call_input(llm_db_url, [first]), activity_id=str(index)))
+
+    one, two = scripted_anthropic.requests
+    for request in (one, two):
+        assert cache_breakpoints(request.body) == [
+            "system[0]",
+            "messages[0].content[0]",
+            "messages[0].content[1]",
+        ], "the shared context is marked; the system's mark covers the tools"
+        assert request.body["messages"][0]["content"][0]["text"] == shared
+    assert results[0].usage.cache_read_tokens == 0
+    read = results[1].usage.cache_read_tokens
+    # the second agent reads tools, system and the shared context, all it has in common
+    # with the first, and writes only its own part
+    assert len(shared) // 4 < read < results[0].usage.cache_write_tokens
+    assert results[1].usage.cache_write_tokens < len(shared) // 40
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ reviewer of a run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -24,6 +24,10 @@ MAX_INVESTIGATIONS = 2
 MAX_REFERENCE_HOPS = 3
 """Files outside its target and context files a reviewer may open (reference following)."""
 MAX_DIFF_CHARS = 40_000
+HUNK_CONTEXT_LINES = 12
+"""Context around each hunk a reviewer is shown: enough to judge most changes without
+reading the whole file (it reads more with ``read_file_at_ref`` windows)."""
+MAX_LISTED_FILES = 200
 MAX_QUESTION_CHARS = 2_000
 
 SUBMIT_FINDINGS = ToolSpec(
@@ -71,19 +75,43 @@ class ReviewerReport(BaseModel):
     summary: str = ""
 
 
-def reviewer_message(
-    dimension: Dimension,
+def shared_context(
     *,
     title: str,
     context_note: str,
-    diffs: Mapping[str, str],
     range_note: str,
+    reviewable: Sequence[str],
+    not_reviewed: Sequence[str],
 ) -> str:
-    """The first message of one reviewer: its crafted prompt, its files, their diffs."""
+    """What every reviewer of the run is told about the PR, byte for byte the same for each,
+    so it is one prompt-cache prefix (after tools and system) that all of them read."""
+    parts = [f"# The pull request\n{title or '(untitled)'}"]
+    if range_note:
+        parts.append(range_note)
+    if context_note:
+        parts.append(f"What the rest of the review knows about this PR:\n{context_note}")
+    shown = list(reviewable[:MAX_LISTED_FILES])
+    more = len(reviewable) - len(shown)
+    parts.append(
+        f"Files under review ({len(reviewable)}):\n"
+        + "\n".join(f"- {p}" for p in shown)
+        + (f"\n... and {more} more" if more > 0 else "")
+    )
+    if not_reviewed:
+        parts.append(
+            "Not reviewed (generated, vendored, binary or too large): "
+            + ", ".join(not_reviewed[:MAX_LISTED_FILES])
+            + (" ..." if len(not_reviewed) > MAX_LISTED_FILES else "")
+        )
+    return "\n\n".join(parts)
+
+
+def reviewer_message(dimension: Dimension, *, diffs: Mapping[str, str]) -> str:
+    """The own part of one reviewer's first message: its crafted prompt, its files, and their
+    hunks with wide context (the shared PR context comes before it)."""
     parts = [
         f"# Your review dimension: {dimension.name}",
         dimension.prompt,
-        f"Pull request: {title or '(untitled)'}\n{range_note}",
         "Target files (examine each):\n" + "\n".join(f"- {p}" for p in dimension.target_files),
     ]
     if dimension.context_files:
@@ -91,8 +119,6 @@ def reviewer_message(
             "Context files (read for reference):\n"
             + "\n".join(f"- {p}" for p in dimension.context_files)
         )
-    if context_note:
-        parts.append(f"What the rest of the review knows about this PR:\n{context_note}")
     shown, budget = [], MAX_DIFF_CHARS
     for path in dimension.target_files:
         diff = diffs.get(path, "")
@@ -104,7 +130,12 @@ def reviewer_message(
         shown.append(diff)
         budget -= len(diff)
     if shown:
-        parts.append("Diffs of your target files:\n```diff\n" + "\n".join(shown) + "\n```")
+        parts.append(
+            f"Hunks of your target files, with {HUNK_CONTEXT_LINES} lines of context "
+            "(line numbers at head in each `@@ +start` header):\n```diff\n"
+            + "\n".join(shown)
+            + "\n```"
+        )
     parts.append("Review, then call submit_findings.")
     return "\n\n".join(parts)
 
