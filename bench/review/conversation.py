@@ -84,7 +84,8 @@ WINDOW_LINES = 60
 def _reviewer(target: AddedLine, title: str, whole_files: bool) -> list[Turn]:
     """A reviewer as the prompt asks: from the hunks it was shown, one window of the file and
     one search, then its finding. ``whole_files``: as before the hunks were shown with wide
-    context, it fetches the diff again and reads the whole file."""
+    context, it fetches the diff again and reads the whole file (and so does the adversary,
+    which now reads a window around the finding it judges)."""
     word = re.findall(r"[A-Za-z_]{4,}", target.text)
     search = ("search_code", {"pattern": word[0] if word else "def ", "glob": "*.py"})
     report = submit(
@@ -152,7 +153,9 @@ def review_conversation(
             ),
         ],
         ADVERSARY: [
-            reading(("read_file_at_ref", {"path": sources[0]})),
+            reading(("read_file_at_ref", {"path": sources[0]} if whole_files else
+                     {"path": sources[0], "limit_lines": WINDOW_LINES,
+                      "offset_line": max(1, targets[0].number - WINDOW_LINES // 2)})),
             submit("submit_challenges", missed=[],
                    verdicts=[{"id": first_id, "verdict": "confirmed", "reason": "real"}]),
         ],
