@@ -55,3 +55,40 @@ def test_hunks_are_shown_with_wide_context_but_not_the_whole_file(tmp_path: Path
     assert "\n line_17 = 17" not in wide and "line_43 = 43" not in wide
     assert "\n line_26 = 26" not in reader.diff(base, head, ["values.py"]), "placement keeps -U3"
     assert git(work, "rev-parse", "HEAD") == head
+
+
+def test_a_finding_reaches_the_layer_in_full_once_then_as_one_line() -> None:
+    from prflow.review.agents.layer import LayerRole, layer_message
+    from prflow.review.models import (
+        DiffSide,
+        FindingCategory,
+        FindingSource,
+        ReviewFinding,
+        ReviewSeverity,
+    )
+
+    def _finding(title: str, body: str) -> ReviewFinding:
+        return ReviewFinding(
+            file="src/a.py",
+            line_start=3,
+            line_end=3,
+            side=DiffSide.right,
+            title=title,
+            body=body,
+            evidence="x = 1",
+            category=FindingCategory.correctness,
+            severity=ReviewSeverity.important,
+            confidence=0.8,
+            source=FindingSource.reviewer,
+            dimension_id="d",
+            dimension_name="D",
+        )
+
+    old = _finding("Timeout dropped", "The long explanation of the timeout problem.")
+    new = _finding("Retry loops", "The long explanation of the retry problem.")
+    for role in LayerRole:
+        first = layer_message(role, [old], [], title="t", hints=[], deep_dives_left=1)
+        later = layer_message(role, [new], [old], title="t", hints=[], deep_dives_left=1)
+        assert "The long explanation of the timeout problem." in first
+        assert "The long explanation of the timeout problem." not in later
+        assert "Timeout dropped" in later and "The long explanation of the retry" in later

@@ -128,6 +128,15 @@ def describe_finding(finding: ReviewFinding) -> str:
     )
 
 
+def finding_reference(finding: ReviewFinding) -> str:
+    """One line naming a finding a layer agent saw in full in an earlier pass: the full text
+    goes to the layer once, not again with every later pass."""
+    return (
+        f"[{finding.fingerprint}] {finding.severity.value}/{finding.category.value} · "
+        f"{finding.file}:{finding.line_start} · {finding.title}"
+    )
+
+
 def layer_message(
     role: LayerRole,
     new: Sequence[ReviewFinding],
@@ -139,13 +148,13 @@ def layer_message(
 ) -> str:
     parts = [f"Pull request: {title or '(untitled)'}"]
     parts.append(f"New findings ({len(new)}):\n\n" + "\n\n".join(describe_finding(f) for f in new))
-    if earlier:
+    if earlier:  # shown whole in the pass they arrived in; here one line each
         shown = earlier[:MAX_EARLIER_SHOWN]
         more = len(earlier) - len(shown)
         parts.append(
-            f"Earlier findings ({len(earlier)}, for reference):\n\n"
-            + "\n\n".join(describe_finding(f) for f in shown)
-            + (f"\n\n... and {more} more." if more > 0 else "")
+            f"Earlier findings ({len(earlier)}, already judged; for reference):\n"
+            + "\n".join(finding_reference(f) for f in shown)
+            + (f"\n... and {more} more." if more > 0 else "")
         )
     if role == LayerRole.cross_ref:
         if hints:
