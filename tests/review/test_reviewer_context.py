@@ -24,14 +24,16 @@ def _dimension(name: str, path: str) -> Dimension:
 
 
 def test_every_reviewer_gets_the_same_shared_context_and_only_its_own_part_after() -> None:
-    context = {
-        "title": "Move adapters under src/",
-        "context_note": "Classified: feature, complex.",
-        "range_note": "",
-        "reviewable": ["src/a.py", "src/b.py"],
-        "not_reviewed": ["poetry.lock"],
-    }
-    first, second = shared_context(**context), shared_context(**context)
+    def _shared() -> str:
+        return shared_context(
+            title="Move adapters under src/",
+            context_note="Classified: feature, complex.",
+            range_note="",
+            reviewable=["src/a.py", "src/b.py"],
+            not_reviewed=["poetry.lock"],
+        )
+
+    first, second = _shared(), _shared()
     assert first == second
     assert "Move adapters under src/" in first and "- src/b.py" in first
     assert "poetry.lock" in first
