@@ -84,8 +84,8 @@ WINDOW_LINES = 60
 def _reviewer(target: AddedLine, title: str, whole_files: bool) -> list[Turn]:
     """A reviewer as the prompt asks: from the hunks it was shown, one window of the file and
     one search, then its finding. ``whole_files``: as before the hunks were shown with wide
-    context, it fetches the diff again and reads the whole file (and so does the adversary,
-    which now reads a window around the finding it judges)."""
+    context, it fetches the diff again and reads the whole file (and the planner and the
+    adversary, which now read a window, read the whole file too)."""
     word = re.findall(r"[A-Za-z_]{4,}", target.text)
     search = ("search_code", {"pattern": word[0] if word else "def ", "glob": "*.py"})
     report = submit(
@@ -126,6 +126,8 @@ def review_conversation(
     targets = [first_added_line(repo, path) for path in sources]
     names = [f"Review of {path}" for path in sources]
     first_id = fingerprint_of(repo, HEAD_REF, _finding(targets[0], f"Check {sources[0]}"))
+    window = {"path": sources[0], "limit_lines": WINDOW_LINES,
+              "offset_line": max(1, targets[0].number - WINDOW_LINES // 2)}  # fmt: skip
     routes: dict[str, list[Turn]] = {
         INTAKE: [
             submit("submit_intake", pr_type="feature", complexity="complex",
@@ -140,7 +142,7 @@ def review_conversation(
                    intent_gaps=[], context_notes="Moves the package under src/."),
         ],
         PLANNER: [
-            reading(("read_file_at_ref", {"path": sources[0]})),
+            reading(("read_file_at_ref", {"path": sources[0]} if whole_files else window)),
             submit(
                 "submit_review_plan",
                 dimensions=[
@@ -153,9 +155,7 @@ def review_conversation(
             ),
         ],
         ADVERSARY: [
-            reading(("read_file_at_ref", {"path": sources[0]} if whole_files else
-                     {"path": sources[0], "limit_lines": WINDOW_LINES,
-                      "offset_line": max(1, targets[0].number - WINDOW_LINES // 2)})),
+            reading(("read_file_at_ref", {"path": sources[0]} if whole_files else window)),
             submit("submit_challenges", missed=[],
                    verdicts=[{"id": first_id, "verdict": "confirmed", "reason": "real"}]),
         ],
