@@ -65,12 +65,15 @@ def audit(
     *,
     active_rules: Sequence[str] = (),
     layers: Sequence[str] = (),
+    extra_scope: Sequence[str] = (),
 ) -> AuditReport:
-    """What the change from ``before`` to ``after`` (touching ``changed``) introduced."""
+    """What the change from ``before`` to ``after`` (touching ``changed``) introduced, in the
+    changed files, their importers and ``extra_scope``."""
     graph_before, graph_after = build_import_graph(before), build_import_graph(after)
     scope = sorted(
         {
-            *[p for p in changed if after.read_text(p) is not None],
+            *changed,
+            *extra_scope,
             *[imp for p in changed for imp in graph_after.importers_of(p)],
             *[imp for p in changed for imp in graph_before.importers_of(p)],
         }
@@ -439,3 +442,37 @@ def _layers(
                 )
             )
     return out
+
+
+def judge(
+    in_task: Sequence[AuditFinding],
+    in_run: Sequence[AuditFinding],
+    *,
+    own: Sequence[str],
+    deferred: Sequence[str],
+) -> tuple[list[AuditFinding], list[AuditFinding]]:
+    """Errors and warnings of one task from two audits: what the task introduced
+    (``in_task``) and what the run introduced so far (``in_run``).
+
+    A step of a multi-step refactor leaves work for the steps after it: a finding in
+    a file a later task owns is a warning (left for that task). The task answers for
+    everything new in its own files since the run began, even when an earlier task
+    caused it, and for anything it introduced elsewhere.
+    """
+    mine, later = set(own), set(deferred) - set(own)
+    errors: list[AuditFinding] = []
+    warnings: list[AuditFinding] = []
+    seen: set[tuple[str, str, str]] = set()
+    for finding in [*in_run, *in_task]:
+        key = (finding.check, finding.path, finding.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        from_run = finding in in_run and finding not in in_task
+        if finding.path in mine:
+            (errors if finding.error else warnings).append(finding)
+        elif finding.path in later:
+            warnings.append(finding.model_copy(update={"error": False}))
+        elif not from_run:
+            (errors if finding.error else warnings).append(finding)
+    return errors, warnings

@@ -64,6 +64,26 @@ class RefactorPlan(BaseModel):
                     changed = True
         return [t.id for t in self.tasks if t.id in found and t.id != task_id]
 
+    def ancestors(self, task_id: str) -> list[str]:
+        """Every task ``task_id`` depends on, directly or not, in plan order."""
+        found: set[str] = set()
+        todo = list(self.task(task_id).depends_on)
+        while todo:
+            dep = todo.pop()
+            if dep not in found:
+                found.add(dep)
+                todo.extend(self.task(dep).depends_on)
+        return [t.id for t in self.tasks if t.id in found]
+
+    def rollback_set(self, task_id: str) -> list[str]:
+        """The subtree a failed critical task takes down: the chain it builds on and
+        everything built on that chain (half a signature change must not ship)."""
+        roots = [task_id, *self.ancestors(task_id)]
+        out = set(roots)
+        for root in roots:
+            out.update(self.dependents(root))
+        return [t.id for t in self.tasks if t.id in out]
+
     @property
     def files(self) -> list[str]:
         return sorted({f for t in self.tasks for f in t.all_files})

@@ -3,7 +3,7 @@ coroutines, new import cycles, cross-layer imports and React anti-patterns (cate
 
 from __future__ import annotations
 
-from prflow.refactor.audit import audit
+from prflow.refactor.audit import audit, judge
 from prflow.source_tree import MemoryTree
 
 BASE = {
@@ -142,3 +142,18 @@ def test_react_rules_of_categories_1_to_3_flag_new_anti_patterns() -> None:
         ["src/app/page.tsx"], MemoryTree(REACT), MemoryTree({**REACT, "src/app/page.tsx": barrel})
     )
     assert inactive.errors == []
+
+
+def test_a_step_answers_for_its_own_files_and_leaves_later_files_to_later_steps() -> None:
+    async_files = BASE["storage/files.py"].replace("def read_text", "async def read_text")
+    after_core = MemoryTree({**BASE, "storage/files.py": async_files})
+    core = audit(["storage/files.py"], MemoryTree(BASE), after_core).findings
+    errors, warnings = judge(core, core, own=["storage/files.py"], deferred=["app/service.py"])
+    assert errors == [] and [w.path for w in warnings] == ["app/service.py"]
+    # the callers step did not fix app/service.py: it answers for it although core caused it
+    untouched = audit(["app/other.py"], after_core, after_core, extra_scope=["app/service.py"])
+    since_base = audit(
+        ["storage/files.py"], MemoryTree(BASE), after_core, extra_scope=["app/service.py"]
+    ).findings
+    errors, _ = judge(untouched.findings, since_base, own=["app/service.py"], deferred=[])
+    assert [e.check for e in errors] == ["unawaited"]

@@ -36,6 +36,8 @@ def test_a_valid_plan_comes_back_in_dependency_order() -> None:
     assert check.plan is not None
     assert [t.id for t in check.plan.tasks] == ["core", "callers", "tests"]
     assert check.plan.dependents("core") == ["callers", "tests"]
+    assert check.plan.ancestors("tests") == ["core", "callers"]
+    assert check.plan.rollback_set("callers") == ["core", "callers", "tests"]
 
 
 def test_a_cycle_is_refused_naming_it() -> None:
