@@ -32,6 +32,7 @@ PLATFORM_ACTIVITIES: dict[QueueRole, tuple[str, ...]] = {
         "activities.agent_messages:compose_message",
         "activities.repo_tools:resolve_range_activity",
         "activities.repo_tools:run_repo_tool",
+        "activities.workspace:workspace_tool",
         "activities.blobs:read_blob_chunk",
     ),
     QueueRole.LLM: ("activities.llm:llm_call", "activities.llm:llm_configured"),

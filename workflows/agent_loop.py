@@ -23,16 +23,18 @@ with workflow.unsafe.imports_passed_through():
     from activities.agent_messages import compose_message
     from activities.llm import llm_call
     from activities.repo_tools import run_repo_tool
+    from activities.workspace import workspace_tool
     from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, raised
     from prflow.agent.economy import next_elision_point
     from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
     from prflow.agent.outcome import AgentOutcome, StopReason
-    from prflow.agent.state import AgentState, RepoToolBackend
+    from prflow.agent.state import AgentState, RepoToolBackend, WorkspaceToolBackend
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
     from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
     from prflow.repo_models import ToolCallInput, ToolCallOutput
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.tools.read_file import NAME as READ_FILE_TOOL
+    from prflow.workspace.models import WorkspaceToolInput, WorkspaceToolOutput
 
 CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
@@ -76,6 +78,9 @@ class AgentLoop:
         self._may_pause = may_pause
         self.waiting_reason: str | None = None
         self.finished: AgentOutcome | None = None
+        # Workspace tools run one at a time, in the order the model asked for them:
+        # each edit builds on the reference the previous one returned.
+        self._workspace_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ queries
 
@@ -278,6 +283,8 @@ class AgentLoop:
             return ToolResultPart(
                 tool_use_id=call.id, text="This agent has no tools to run.", is_error=True
             )
+        if isinstance(backend, WorkspaceToolBackend):
+            return await self._run_workspace_tool(backend, call)
         refusal = self._beyond_focus(backend, call)
         if refusal is not None:
             return ToolResultPart(tool_use_id=call.id, text=refusal, is_error=True)
@@ -291,6 +298,33 @@ class AgentLoop:
             summary=f"{self.state.spec.name}: tool {call.name} {brief(call.input)}",
         )
         return tool_result_part(call, output)
+
+    async def _run_workspace_tool(
+        self, backend: WorkspaceToolBackend, call: ToolCall
+    ) -> ToolResultPart:
+        """Read or edit the workspace; an applied edit moves the agent's reference on."""
+        async with self._workspace_lock:
+            st = self.state
+            output: WorkspaceToolOutput = await workflow.execute_activity(
+                workspace_tool,
+                WorkspaceToolInput(
+                    workspace=st.workspace or backend.workspace,
+                    tool=call.name,
+                    arguments=call.input or {},
+                    editable=backend.editable,
+                    actor=st.spec.name,
+                ),
+                task_queue=backend.task_queue,
+                start_to_close_timeout=TOOL_TIMEOUT,
+                heartbeat_timeout=TOOL_HEARTBEAT,
+                retry_policy=TOOL_RETRY,
+                summary=f"{st.spec.name}: tool {call.name} {brief(call.input)}",
+            )
+            if output.workspace is not None:
+                st.workspace = output.workspace
+        return ToolResultPart(
+            tool_use_id=call.id, content_key=output.content_key, is_error=not output.ok
+        )
 
     def _beyond_focus(self, backend: RepoToolBackend, call: ToolCall) -> str | None:
         """Why a read outside the agent's focus is refused (its limit is spent), else None.
@@ -346,6 +380,7 @@ class AgentLoop:
             transcript=list(st.transcript),
             transcript_key=st.transcript_key,
             spent=st.budget.spent,
+            workspace=st.workspace,
         )
         return self.finished
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from prflow.agent.budget import Spend
 from prflow.llm.messages import MessageRef
+from prflow.workspace.models import WorkspaceRef
 
 
 class StopReason(StrEnum):
@@ -32,6 +33,9 @@ class AgentOutcome(BaseModel):
     transcript: list[MessageRef] = Field(default_factory=list)
     transcript_key: str | None = None
     spent: Spend = Field(default_factory=Spend)
+    workspace: WorkspaceRef | None = Field(
+        default=None, description="The workspace after the agent's last edit (workspace tools)"
+    )
 
     @property
     def completed(self) -> bool:

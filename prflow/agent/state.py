@@ -9,7 +9,7 @@ agent workflow continues-as-new with.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -19,6 +19,7 @@ from prflow.agent.messages import PreparedPrompt
 from prflow.agent.plan import PhasePlan
 from prflow.llm.messages import MessageRef
 from prflow.repo_models import ResolvedRange
+from prflow.workspace.models import WorkspaceRef
 
 
 class RepoToolBackend(BaseModel):
@@ -37,6 +38,24 @@ class RepoToolBackend(BaseModel):
     )
 
 
+class WorkspaceToolBackend(BaseModel):
+    """Tool calls read and edit the run's workspace (``prflow.workspace.tools``).
+
+    ``workspace`` is where the agent starts; the current reference lives in
+    :attr:`AgentState.workspace`, moved on by every edit that applies.
+    """
+
+    kind: Literal["workspace"] = "workspace"
+    workspace: WorkspaceRef
+    editable: list[str] = Field(
+        default_factory=list, description="Globs/paths the agent may edit; empty: any"
+    )
+    task_queue: str | None = Field(default=None, description="None: the workflow's own queue")
+
+
+ToolBackend = Annotated[RepoToolBackend | WorkspaceToolBackend, Field(discriminator="kind")]
+
+
 class AgentSpec(BaseModel):
     """What one agent is; decided before its first turn and never changed."""
 
@@ -52,7 +71,7 @@ class AgentSpec(BaseModel):
     terminal_tool: str | None = None
     initial_message_key: str
     initial_chars: int
-    tool_backend: RepoToolBackend | None = None
+    tool_backend: ToolBackend | None = None
     economy: PromptEconomy = Field(default_factory=PromptEconomy)
     turns_per_run: int = Field(
         default=100, ge=1, description="A child agent continues-as-new after this many turns"
@@ -111,12 +130,18 @@ class AgentState(BaseModel):
     reads_outside_focus: list[str] = Field(
         default_factory=list, description="Files opened outside the backend's focus so far"
     )
+    workspace: WorkspaceRef | None = Field(
+        default=None,
+        description="The workspace after the agent's latest applied edit (workspace backend)",
+    )
 
     @classmethod
     def start(cls, spec: AgentSpec, budget: PhaseBudget) -> AgentState:
         """The state before the first turn: the initial user message only."""
+        backend = spec.tool_backend
         return cls(
             spec=spec,
             budget=budget,
             transcript=[MessageRef(role="user", blob_key=spec.initial_message_key)],
+            workspace=backend.workspace if isinstance(backend, WorkspaceToolBackend) else None,
         )

@@ -8,7 +8,11 @@ from the base SHA and the state key alone, and workflow history stays small.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
+
+from prflow.workspace.edits import EditError, FileEdit
 
 
 class WorkspaceRef(BaseModel):
@@ -37,3 +41,65 @@ class PatchLogEntry(BaseModel):
 
     previous: str | None = None
     patch_keys: list[str] = Field(default_factory=list)
+
+
+class WorkspaceOpenInput(BaseModel):
+    """Start a workspace for a run at a commit of a repository."""
+
+    repo: str
+    base: str = Field(default="HEAD", description="Branch, tag or commit to start from")
+    run_id: str
+
+
+class WorkspaceEditInput(BaseModel):
+    """One atomic batch of edits against the workspace as it stands."""
+
+    workspace: WorkspaceRef
+    edits: list[FileEdit]
+    editable: list[str] = Field(
+        default_factory=list, description="Globs/paths the actor may edit; empty: any"
+    )
+    actor: str = "agent"
+
+
+class WorkspaceEditResult(BaseModel):
+    """The new reference (unchanged when refused), and what to tell the model."""
+
+    ok: bool
+    workspace: WorkspaceRef
+    errors: list[EditError] = Field(default_factory=list)
+    patch_keys: list[str] = Field(default_factory=list, description="Blob keys of PatchRecords")
+    feedback_text: str
+    feedback_key: str
+
+
+class WorkspaceToolInput(BaseModel):
+    """One agent tool call against the workspace (read, search, list, or an edit)."""
+
+    workspace: WorkspaceRef
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    editable: list[str] = Field(default_factory=list)
+    actor: str = "agent"
+
+
+class WorkspaceToolOutput(BaseModel):
+    """The tool's text by key; ``workspace`` is set when an edit moved the workspace on."""
+
+    ok: bool
+    content_key: str
+    preview: str
+    error: str | None = None
+    workspace: WorkspaceRef | None = None
+
+
+class WorkspaceFileInput(BaseModel):
+    workspace: WorkspaceRef
+    path: str
+
+
+class WorkspaceFile(BaseModel):
+    """A file of the workspace by blob key; ``content_key`` None: no such file."""
+
+    path: str
+    content_key: str | None

@@ -35,7 +35,9 @@ def test_a_unique_edit_is_applied_and_shows_the_numbered_region() -> None:
     )
     outcome = apply_batch(read, [edit])
     assert outcome.ok
-    assert str(outcome.contents["app/core.py"]).startswith("def helper(x, y=0):\n    return x + y + 1\n")
+    assert str(outcome.contents["app/core.py"]).startswith(
+        "def helper(x, y=0):\n    return x + y + 1\n"
+    )
     region = outcome.regions[0]
     assert "     1\tdef helper(x, y=0):" in region.snippet
     assert "     2\t    return x + y + 1" in region.snippet
