@@ -47,8 +47,42 @@ MAX_RELEVANT = 15
 READ_SPECS = [spec for spec in WORKSPACE_TOOL_SPECS if spec.name in READ_TOOLS]
 MAX_CONTEXT_FILES = 8
 STOPWORDS = frozenset(
-    "the a an and or to of in on for with across all every its their from into by as is "
-    "are be update convert make use using replace callers tests test code project".split()
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "with",
+        "across",
+        "all",
+        "every",
+        "its",
+        "their",
+        "from",
+        "into",
+        "by",
+        "as",
+        "is",
+        "are",
+        "be",
+        "update",
+        "convert",
+        "make",
+        "use",
+        "using",
+        "replace",
+        "callers",
+        "tests",
+        "test",
+        "code",
+        "project",
+    ]
 )
 
 

@@ -280,7 +280,11 @@ class RefactorWorkflow(KindWorkflow):
                 task=carry.plan.task(task_id),
                 run_base=carry.base_workspace,
                 deferred_files=sorted(
-                    {f for d in carry.plan.dependents(task_id) for f in carry.plan.task(d).all_files}
+                    {
+                        f
+                        for d in carry.plan.dependents(task_id)
+                        for f in carry.plan.task(d).all_files
+                    }
                 ),
                 plan_key=carry.plan_key,
                 workspace=carry.workspace,
@@ -313,8 +317,13 @@ class RefactorWorkflow(KindWorkflow):
         record.spent, record.agents = outcome.spent, outcome.agents
         if states.get(outcome.task_id) != TaskStatus.running:
             return  # rolled back with its subtree while it ran: its edits are dropped
-        self._event("task_finished", task=outcome.task_id, action=outcome.action.value,
-                    attempts=outcome.attempts, reason=outcome.reason)
+        self._event(
+            "task_finished",
+            task=outcome.task_id,
+            action=outcome.action.value,
+            attempts=outcome.attempts,
+            reason=outcome.reason,
+        )
         if outcome.action == Action.accept:
             record.changed_files = outcome.changed_files
             record.state_key = outcome.workspace.state_key
@@ -333,7 +342,9 @@ class RefactorWorkflow(KindWorkflow):
         for tid in doomed:
             if states.get(tid) in (TaskStatus.skipped, TaskStatus.rolled_back):
                 continue
-            why = outcome.reason if tid == outcome.task_id else f"rolled back with {outcome.task_id}"
+            why = (
+                outcome.reason if tid == outcome.task_id else f"rolled back with {outcome.task_id}"
+            )
             self._settle(tid, TaskStatus.rolled_back, why)
             states[tid] = TaskStatus.rolled_back
         self._event("rolled_back", task=outcome.task_id, subtree=doomed)
@@ -361,9 +372,7 @@ class RefactorWorkflow(KindWorkflow):
         assert self.carry is not None
         record = self.carry.records[task_id]
         record.status = status
-        if reason and not record.reason:
-            record.reason = reason
-        elif status == TaskStatus.rolled_back:
+        if (reason and not record.reason) or status == TaskStatus.rolled_back:
             record.reason = reason
 
     def _progress_text(self) -> str:
@@ -380,8 +389,14 @@ class RefactorWorkflow(KindWorkflow):
         carry = self.carry
         assert carry is not None
         kit = self.kit
-        changed = sorted({f for r in carry.records.values() for f in r.changed_files
-                          if r.status == TaskStatus.done})
+        changed = sorted(
+            {
+                f
+                for r in carry.records.values()
+                for f in r.changed_files
+                if r.status == TaskStatus.done
+            }
+        )
         after = None
         if request.dry_run:
             kit.set("validation", PhaseState.skipped, "dry run: no test runs")
@@ -406,8 +421,9 @@ class RefactorWorkflow(KindWorkflow):
         else:
             status, reason = RunStatus.validated, check.reason
         self._event("validated", status=status.value, reason=reason)
-        artifacts = await self._artifacts(request, status, reason, compare, check.pass_rate,
-                                          tests_ran=after is not None)
+        artifacts = await self._artifacts(
+            request, status, reason, compare, check.pass_rate, tests_ran=after is not None
+        )
         result = self._result(request, status, reason, artifacts, compare, check.pass_rate)
         if status == RunStatus.validated:
             await platform.deliver(kit, request, carry.workspace, artifacts, result)
@@ -437,8 +453,9 @@ class RefactorWorkflow(KindWorkflow):
         )
         compare = await platform.compare_runs(self.kit, baseline_key, None)
         reason = "the model phases (planning, executor) were skipped: no change was made"
-        artifacts = await self._artifacts(request, RunStatus.static, reason, compare, None,
-                                          tests_ran=False)
+        artifacts = await self._artifacts(
+            request, RunStatus.static, reason, compare, None, tests_ran=False
+        )
         self.kit.set("output", PhaseState.skipped, why)
         return self._result(request, RunStatus.static, reason, artifacts, compare, None)
 
@@ -457,8 +474,12 @@ class RefactorWorkflow(KindWorkflow):
         tasks = []
         for task in carry.plan.tasks:
             record = carry.records[task.id]
-            tasks.append({"title": task.title, **record.model_dump(mode="json",
-                                                                    exclude={"agents", "state_key"})})
+            tasks.append(
+                {
+                    "title": task.title,
+                    **record.model_dump(mode="json", exclude={"agents", "state_key"}),
+                }
+            )
         facts = ReportFacts(
             directive=request.directive,
             repo=request.repo,
@@ -484,10 +505,15 @@ class RefactorWorkflow(KindWorkflow):
         if request.verbose:
             agents = [a.model_dump(mode="json") for a in carry.planner]
             for record in carry.records.values():
-                agents += [{"task": record.task_id, **a.model_dump(mode="json")}
-                           for a in record.agents]
-            log = {"workflow_id": workflow.info().workflow_id, "runs": carry.runs,
-                   "events": self._events, "agents": agents}
+                agents += [
+                    {"task": record.task_id, **a.model_dump(mode="json")} for a in record.agents
+                ]
+            log = {
+                "workflow_id": workflow.info().workflow_id,
+                "runs": carry.runs,
+                "events": self._events,
+                "agents": agents,
+            }
         artifacts: Artifacts = await self.kit.step(
             "artifacts",
             refactor_artifacts,
@@ -573,7 +599,7 @@ class RefactorWorkflow(KindWorkflow):
         self.kit.note_cost()
 
     @workflow.update
-    async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:
+    async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:  # type: ignore[override]
         status = await self.kit.raise_budget(change)
         for child_id in self._running.values():
             handle = workflow.get_external_workflow_handle(child_id)

@@ -23,14 +23,12 @@ with workflow.unsafe.imports_passed_through():
         refactor_audit,
         refactor_executor_prompt,
     )
-    from prflow.agent.budget import BudgetRaise
+    from prflow.agent.budget import BudgetRaise, Spend
     from prflow.agent.messages import PreparedPrompt
     from prflow.agent.state import spec_from_prompt
     from prflow.refactor.ladder import Action, AttemptReport, decide
     from prflow.refactor.messages import FINISH_TASK
     from prflow.refactor.plan import TaskNode
-    from prflow.review.budgets import add_spend
-    from prflow.agent.budget import Spend
     from prflow.refactor.run_models import (
         TASK_WORKFLOW,
         WORKFLOW_KIND,
@@ -39,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
         TaskInput,
         TaskOutcome,
     )
+    from prflow.review.budgets import add_spend
     from prflow.run_progress import AgentProgress, PhaseState
     from workflows import refactor_platform as platform
     from workflows.run_kit import KindWorkflow, RunKit
@@ -73,8 +72,11 @@ class RefactorTaskWorkflow(KindWorkflow):
             attempt += 1
             if inp.executor is None:
                 return TaskOutcome(
-                    task_id=task.id, action=Action.skip, reason="no model configured",
-                    workspace=start, attempts=0,
+                    task_id=task.id,
+                    action=Action.skip,
+                    reason="no model configured",
+                    workspace=start,
+                    attempts=0,
                 )
             prompt: PreparedPrompt = await self.kit.step(
                 "retrieve",
@@ -176,7 +178,7 @@ class RefactorTaskWorkflow(KindWorkflow):
         )
 
     @workflow.signal
-    async def agent_progress(self, progress: AgentProgress) -> None:
+    async def agent_progress(self, progress: AgentProgress) -> None:  # type: ignore[override]
         """Mirror the executor's progress here and pass it up to the run."""
         self.kit.record_child_progress(progress)
         if self._run_id is not None:

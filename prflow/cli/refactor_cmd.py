@@ -80,8 +80,10 @@ def _directive(directive: str | None, directive_file: Path | None) -> str:
     else:
         text = directive or ""
     if len(text.strip()) < 3:
-        raise UserError("the directive is empty; say what to change, e.g. --directive "
-                        "\"Convert storage/ to async\"")
+        raise UserError(
+            "the directive is empty; say what to change, e.g. --directive "
+            '"Convert storage/ to async"'
+        )
     return text.strip()
 
 
@@ -233,7 +235,9 @@ def refactor(
                 test_command=test_command,
                 allow_unsandboxed=allow_unsandboxed,
                 plans=refactor_plans(
-                    run_settings, enabled=not no_llm, budget_usd=budget_usd,
+                    run_settings,
+                    enabled=not no_llm,
+                    budget_usd=budget_usd,
                     budget_wait=budget_wait,
                 ),
                 max_concurrency=concurrency,
@@ -246,8 +250,7 @@ def refactor(
     if detach:
         run_id = asyncio.run(_detach(settings, build))
         typer.echo(run_id)
-        typer.echo(f"prflow: started; follow it with `prflow refactor --attach {run_id}`",
-                   err=True)
+        typer.echo(f"prflow: started; follow it with `prflow refactor --attach {run_id}`", err=True)
         return
     result, texts = asyncio.run(_execute(settings, draft, build, quiet))
     raise typer.Exit(_emit(result, texts, out_dir, output_format))

@@ -45,7 +45,10 @@ REFACTOR = KindDeclaration(
     result_type=RefactorResult,
     workflow_id=refactor_workflow_id,
     activities={
-        QueueRole.MAIN: ["activities.refactor:REFACTOR_ACTIVITIES"],
+        QueueRole.MAIN: [
+            "activities.refactor:REFACTOR_ACTIVITIES",
+            "activities.workspace:WORKSPACE_ACTIVITIES",
+        ],
     },
     phases=PHASES,
     cli="prflow.cli.refactor_cmd:register",

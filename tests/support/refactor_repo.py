@@ -22,17 +22,17 @@ PLANNER_KEY = "You turn one refactor directive into a plan"
 
 FILES: dict[str, str | bytes | None] = {
     "pyproject.toml": (
-        "[project]\nname = \"notes\"\nversion = \"0.1.0\"\n\n"
-        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n"
+        '[project]\nname = "notes"\nversion = "0.1.0"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
     ),
     "storage/__init__.py": "",
     "storage/files.py": (
         '"""Reading and writing note files."""\n\n'
         "from pathlib import Path\n\n\n"
         "def read_note(path: Path) -> str:\n"
-        "    return path.read_text(encoding=\"utf-8\")\n\n\n"
+        '    return path.read_text(encoding="utf-8")\n\n\n'
         "def write_note(path: Path, text: str) -> None:\n"
-        "    path.write_text(text, encoding=\"utf-8\")\n"
+        '    path.write_text(text, encoding="utf-8")\n'
     ),
     "app/__init__.py": "",
     "app/service.py": (
@@ -55,20 +55,20 @@ FILES: dict[str, str | bytes | None] = {
     "tests/test_files.py": (
         "from storage.files import read_note, write_note\n\n\n"
         "def test_round_trip(tmp_path):\n"
-        "    target = tmp_path / \"a.txt\"\n"
-        "    write_note(target, \"hello\")\n"
-        "    assert read_note(target) == \"hello\"\n"
+        '    target = tmp_path / "a.txt"\n'
+        '    write_note(target, "hello")\n'
+        '    assert read_note(target) == "hello"\n'
     ),
     "tests/test_service.py": (
         "from app.report import word_count\n"
         "from app.service import copy_note\n\n\n"
         "def test_copy(tmp_path):\n"
-        "    (tmp_path / \"a.txt\").write_text(\"one two three\")\n"
-        "    assert copy_note(tmp_path / \"a.txt\", tmp_path / \"b.txt\") == 13\n"
-        "    assert (tmp_path / \"b.txt\").read_text() == \"one two three\"\n\n\n"
+        '    (tmp_path / "a.txt").write_text("one two three")\n'
+        '    assert copy_note(tmp_path / "a.txt", tmp_path / "b.txt") == 13\n'
+        '    assert (tmp_path / "b.txt").read_text() == "one two three"\n\n\n'
         "def test_word_count(tmp_path):\n"
-        "    (tmp_path / \"a.txt\").write_text(\"one two three\")\n"
-        "    assert word_count(tmp_path / \"a.txt\") == 3\n"
+        '    (tmp_path / "a.txt").write_text("one two three")\n'
+        '    assert word_count(tmp_path / "a.txt") == 3\n'
     ),
     "README.md": "# notes\n\nA tiny note store.\n",
 }
@@ -123,38 +123,58 @@ def finish(summary: str = "done", *, done: bool = True) -> Turn:
 
 CORE_EDIT = edit(
     "storage/files.py",
-    ('"""Reading and writing note files."""\n\n', '"""Reading and writing note files."""\n\nimport asyncio\n'),
-    ("def read_note(path: Path) -> str:\n    return path.read_text(",
-     "async def read_note(path: Path) -> str:\n    return await asyncio.to_thread(path.read_text, "),
-    ("def write_note(path: Path, text: str) -> None:\n    path.write_text(text, ",
-     "async def write_note(path: Path, text: str) -> None:\n    await asyncio.to_thread(path.write_text, text, "),
+    (
+        '"""Reading and writing note files."""\n\n',
+        '"""Reading and writing note files."""\n\nimport asyncio\n',
+    ),
+    (
+        "def read_note(path: Path) -> str:\n    return path.read_text(",
+        "async def read_note(path: Path) -> str:\n    return await asyncio.to_thread(path.read_text, ",
+    ),
+    (
+        "def write_note(path: Path, text: str) -> None:\n    path.write_text(text, ",
+        "async def write_note(path: Path, text: str) -> None:\n    await asyncio.to_thread(path.write_text, text, ",
+    ),
 )
 CALLERS_EDITS = [
     edit(
         "app/service.py",
-        ("def copy_note(src: Path, dst: Path) -> int:\n    text = read_note(src)\n    write_note(dst, text)",
-         "async def copy_note(src: Path, dst: Path) -> int:\n    text = await read_note(src)\n    await write_note(dst, text)"),
+        (
+            "def copy_note(src: Path, dst: Path) -> int:\n    text = read_note(src)\n    write_note(dst, text)",
+            "async def copy_note(src: Path, dst: Path) -> int:\n    text = await read_note(src)\n    await write_note(dst, text)",
+        ),
     ),
     edit(
         "app/report.py",
-        ("def word_count(path: Path) -> int:\n    return len(read_note(path).split())",
-         "async def word_count(path: Path) -> int:\n    return len((await read_note(path)).split())"),
+        (
+            "def word_count(path: Path) -> int:\n    return len(read_note(path).split())",
+            "async def word_count(path: Path) -> int:\n    return len((await read_note(path)).split())",
+        ),
     ),
 ]
 TESTS_EDITS = [
     edit(
         "tests/test_files.py",
         ("from storage.files", "import asyncio\n\nfrom storage.files"),
-        ('    write_note(target, "hello")\n    assert read_note(target) == "hello"',
-         '    asyncio.run(write_note(target, "hello"))\n    assert asyncio.run(read_note(target)) == "hello"'),
+        (
+            '    write_note(target, "hello")\n    assert read_note(target) == "hello"',
+            '    asyncio.run(write_note(target, "hello"))\n    assert asyncio.run(read_note(target)) == "hello"',
+        ),
     ),
     edit(
         "tests/test_service.py",
-        ("from app.report import word_count", "import asyncio\n\nfrom app.report import word_count"),
-        ('assert copy_note(tmp_path / "a.txt", tmp_path / "b.txt") == 13',
-         'assert asyncio.run(copy_note(tmp_path / "a.txt", tmp_path / "b.txt")) == 13'),
-        ('assert word_count(tmp_path / "a.txt") == 3',
-         'assert asyncio.run(word_count(tmp_path / "a.txt")) == 3'),
+        (
+            "from app.report import word_count",
+            "import asyncio\n\nfrom app.report import word_count",
+        ),
+        (
+            'assert copy_note(tmp_path / "a.txt", tmp_path / "b.txt") == 13',
+            'assert asyncio.run(copy_note(tmp_path / "a.txt", tmp_path / "b.txt")) == 13',
+        ),
+        (
+            'assert word_count(tmp_path / "a.txt") == 3',
+            'assert asyncio.run(word_count(tmp_path / "a.txt")) == 3',
+        ),
     ),
 ]
 # A broken callers edit: only service.py is converted, report.py still calls the coroutine

@@ -1,0 +1,77 @@
+"""The refactor kind end to end on the real Temporal dev server, scripted model turns, a real
+repository: planner → tasks as child workflows → workspace edits → audit → artifacts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from prflow.config import Settings
+from prflow.refactor.run_models import RunStatus
+from tests.support.fixtures_temporal import run_worker
+from tests.support.refactor_repo import async_script, build_storage_repo
+from tests.support.refactor_runs import apply_check, artifact, refactor_request, start_refactor
+from tests.support.scripted_anthropic import ScriptedAnthropic
+
+pytestmark = pytest.mark.temporal
+
+RESULT_TIMEOUT = 240
+
+
+@pytest.fixture
+def storage_repo(tmp_path: Path) -> Path:
+    return build_storage_repo(tmp_path / "notes")
+
+
+async def test_a_dry_run_plans_edits_and_writes_clean_patches(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    storage_repo: Path,
+) -> None:
+    scripted_anthropic.route(async_script())
+    request = refactor_request(temporal_settings, storage_repo, dry_run=True, verbose=True)
+    before = {
+        p: p.read_bytes() for p in storage_repo.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_refactor(temporal_client, temporal_settings, request, "refactor-dry")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+
+    assert result.status == RunStatus.validated, result.reason
+    assert [t.task_id for t in result.tasks] == ["core", "callers", "tests"]
+    assert all(t.status == "done" and t.attempts == 1 for t in result.tasks)
+    assert result.changed_files == [
+        "app/report.py",
+        "app/service.py",
+        "storage/files.py",
+        "tests/test_files.py",
+        "tests/test_service.py",
+    ]
+    for path in result.changed_files:
+        patch = artifact(result, "diffs/" + path.replace("/", "__") + ".patch")
+        check = apply_check(storage_repo, patch)
+        assert check.returncode == 0, check.stderr
+    summary = artifact(result, "pr-summary.md")
+    for heading in (
+        "# Convert the sync file operations",
+        "## Summary",
+        "## Changes",
+        "## Risk",
+        "## Rollback",
+    ):
+        assert heading in summary
+    report = json.loads(artifact(result, "validation-report.json"))
+    assert report["status"] == "validated" and report["tests"]["ran"] is False
+    log = json.loads(artifact(result, "agent-log.json"))
+    assert {a["name"] for a in log["agents"]} >= {"planner", "executor:core:1"}
+    assert any(m["role"] == "assistant" for a in log["agents"] for m in a["messages"])
+    after = {
+        p: p.read_bytes() for p in storage_repo.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
+    assert after == before, "a dry run never writes the user's tree"
