@@ -14,7 +14,13 @@ from prflow.config import Settings
 from prflow.refactor.run_models import RunStatus
 from tests.support.fixtures_temporal import run_worker
 from tests.support.refactor_repo import async_script, build_storage_repo
-from tests.support.refactor_runs import apply_check, artifact, refactor_request, start_refactor
+from tests.support.refactor_runs import (
+    apply_check,
+    artifact,
+    refactor_request,
+    start_refactor,
+    tree_bytes,
+)
 from tests.support.scripted_anthropic import ScriptedAnthropic
 
 pytestmark = pytest.mark.temporal
@@ -36,9 +42,7 @@ async def test_a_dry_run_plans_edits_and_writes_clean_patches(
 ) -> None:
     scripted_anthropic.route(async_script())
     request = refactor_request(temporal_settings, storage_repo, dry_run=True, verbose=True)
-    before = {
-        p: p.read_bytes() for p in storage_repo.rglob("*") if p.is_file() and ".git" not in p.parts
-    }
+    before = tree_bytes(storage_repo)
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_refactor(temporal_client, temporal_settings, request, "refactor-dry")
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
@@ -71,7 +75,5 @@ async def test_a_dry_run_plans_edits_and_writes_clean_patches(
     log = json.loads(artifact(result, "agent-log.json"))
     assert {a["name"] for a in log["agents"]} >= {"planner", "executor:core:1"}
     assert any(m["role"] == "assistant" for a in log["agents"] for m in a["messages"])
-    after = {
-        p: p.read_bytes() for p in storage_repo.rglob("*") if p.is_file() and ".git" not in p.parts
-    }
+    after = tree_bytes(storage_repo)
     assert after == before, "a dry run never writes the user's tree"

@@ -51,3 +51,12 @@ def apply_check(repo: Path, patch: str) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
     )
+
+
+def tree_bytes(repo: Path) -> dict[str, bytes]:
+    """Every file of the working tree (outside .git) and its bytes."""
+    return {
+        str(p.relative_to(repo)): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
