@@ -35,7 +35,7 @@ FILES: dict[str, str | bytes | None] = {
         "    write_item(tmp_path / 'a', 'x')\n"
         "    assert read_item(tmp_path / 'a') == 'x'\n\n\n"
         "def test_total():\n    assert total([1, 2]) == 3\n\n\n"
-        "def test_known_broken():\n    assert total([]) == 1\n"
+        "def test_known_broken():\n    assert total([]) == -1\n"
     ),
     "tests/test_cart.py": (
         "from shop.cart import checkout\n\n\n"

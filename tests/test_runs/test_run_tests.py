@@ -1,0 +1,146 @@
+"""The workspace's real pytest suite, run in a network namespace, capped, compared per test."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from activities import test_runs
+from activities.test_runs import outcomes_of, run_tests_in
+from activities.workspace import edit_workspace, open_workspace
+from prflow.config import cache_dir, cached_settings
+from prflow.errors import UserError
+from prflow.store.blobs import get_text
+from prflow.test_runs.compare import compare
+from prflow.test_runs.models import Outcome, SandboxKind, TestRunInput
+from prflow.test_runs.sandbox import NO_SANDBOX, Tools
+from prflow.workspace.edits import CreateFile, ReplaceEdit
+from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput, WorkspaceRef
+from tests.support.workspace_repo import build_workspace_repo
+
+STORAGE = "tests.test_storage::"
+
+
+def db() -> str:
+    return cached_settings().resolved_database_url()
+
+
+@pytest.fixture
+def base(tmp_path: Path, prflow_home: Path) -> WorkspaceRef:
+    repo, _sha = build_workspace_repo(tmp_path / "shop")
+    return open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="tests-run"))
+
+
+def with_edits(ref: WorkspaceRef, *edits: ReplaceEdit | CreateFile) -> WorkspaceRef:
+    result = edit_workspace(db(), WorkspaceEditInput(workspace=ref, edits=list(edits)))
+    assert result.ok, result.feedback_text
+    return result.workspace
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[int]:
+    """A TCP server on this namespace's loopback: reachable from here, not from a sandbox."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    yield server.getsockname()[1]
+    server.close()
+
+
+def test_before_and_after_runs_report_per_test_outcomes_and_real_regressions(
+    base: WorkspaceRef,
+) -> None:
+    before = run_tests_in(db(), TestRunInput(workspace=base))
+    assert before.sandbox == SandboxKind.unshare
+    assert (before.counts.passed, before.counts.failed) == (3, 1)
+    assert before.exit_code == 1 and not before.timed_out
+    assert before.outcomes_key is not None
+    outcomes = {o.id: o.outcome for o in outcomes_of(db(), before.outcomes_key)}
+    assert outcomes[STORAGE + "test_known_broken"] == Outcome.failed
+    assert "1 failed, 3 passed" in get_text(db(), before.output_key)
+
+    broken = with_edits(
+        base,
+        ReplaceEdit(
+            path="shop/storage.py",
+            old_string="return sum(prices)",
+            new_string="return sum(prices) + 1",
+            reason="off by one on purpose",
+        ),
+    )
+    after = run_tests_in(db(), TestRunInput(workspace=broken))
+    assert after.env_hash == before.env_hash, "the dependency spec did not change"
+    assert after.outcomes_key is not None
+    result = compare(outcomes_of(db(), before.outcomes_key), outcomes_of(db(), after.outcomes_key))
+    assert result.regressions == ["tests.test_cart::test_checkout", STORAGE + "test_total"]
+    assert result.still_failing == [STORAGE + "test_known_broken"]
+    assert result.pass_rate_after == 0.25
+    assert len(list((cache_dir() / "test-envs").glob("*/.complete"))) == 1, "one env, reused"
+
+    selected = run_tests_in(db(), TestRunInput(workspace=broken, selection=["tests/test_cart.py"]))
+    assert (selected.counts.passed, selected.counts.failed) == (0, 1)
+
+
+def network_probe(port: int) -> CreateFile:
+    return CreateFile(
+        path="tests/test_network.py",
+        content=(
+            "import socket\n\n\n"
+            "def test_reaches_the_outside_server():\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n\n\n"
+            "def test_may_listen_on_its_own_loopback():\n"
+            "    s = socket.socket()\n    s.bind(('127.0.0.1', 0))\n    s.listen(1)\n"
+            "    socket.create_connection(s.getsockname(), timeout=5).close()\n"
+        ),
+        reason="network probe",
+    )
+
+
+def test_the_tests_have_no_network(base: WorkspaceRef, loopback_server: int) -> None:
+    probe = with_edits(base, network_probe(loopback_server))
+    run = run_tests_in(db(), TestRunInput(workspace=probe, selection=["tests/test_network.py"]))
+    assert run.outcomes_key is not None
+    outcomes = {o.id: o for o in outcomes_of(db(), run.outcomes_key)}
+    outside = outcomes["tests.test_network::test_reaches_the_outside_server"]
+    assert outside.outcome == Outcome.failed and "Connection refused" in outside.message
+    own = outcomes["tests.test_network::test_may_listen_on_its_own_loopback"]
+    assert own.outcome == Outcome.passed
+
+
+def test_without_a_sandbox_the_run_is_refused_unless_allowed(
+    base: WorkspaceRef, loopback_server: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(test_runs, "sandbox_tools", lambda: Tools(None, None, None, True))
+    probe = with_edits(base, network_probe(loopback_server))
+    with pytest.raises(UserError) as refused:
+        run_tests_in(db(), TestRunInput(workspace=probe))
+    assert str(refused.value) == NO_SANDBOX
+    allowed = run_tests_in(
+        db(),
+        TestRunInput(workspace=probe, selection=["tests/test_network.py"], allow_unsandboxed=True),
+    )
+    assert allowed.sandbox == SandboxKind.none
+    assert (allowed.counts.passed, allowed.counts.failed) == (2, 0), "the probe can pass"
+
+
+def test_the_time_cap_kills_the_run_and_says_so(base: WorkspaceRef) -> None:
+    slow = with_edits(
+        base,
+        CreateFile(
+            path="tests/test_slow.py",
+            content="import time\n\n\ndef test_hangs():\n    time.sleep(120)\n",
+            reason="hangs",
+        ),
+    )
+    run_tests_in(db(), TestRunInput(workspace=slow, selection=["tests/test_cart.py"]))  # warm env
+    started = time.monotonic()
+    run = run_tests_in(
+        db(), TestRunInput(workspace=slow, selection=["tests/test_slow.py"], timeout_seconds=3)
+    )
+    assert time.monotonic() - started < 30
+    assert run.timed_out and run.exit_code is None
+    assert "ran past the 3s cap and were killed" in get_text(db(), run.output_key)
