@@ -26,6 +26,8 @@ with workflow.unsafe.imports_passed_through():
     from activities.refactor import (
         Artifacts,
         ArtifactsInput,
+        ChangeFacts,
+        ChangeInput,
         CheckedPlan,
         CheckPlanInput,
         ComposeInput,
@@ -34,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         Layer,
         PlannerPromptInput,
         refactor_artifacts,
+        refactor_audit,
         refactor_check_plan,
         refactor_compose,
         refactor_index,
@@ -57,6 +60,7 @@ with workflow.unsafe.imports_passed_through():
         RefactorResult,
         RunCarry,
         RunStatus,
+        SuiteRun,
         TaskInput,
         TaskOutcome,
         TaskRecord,
@@ -80,6 +84,7 @@ class RefactorWorkflow(KindWorkflow):
         self.carry: RunCarry | None = None
         self._running: dict[str, str] = {}  # task id -> child workflow id
         self._events: list[dict[str, Any]] = []
+        self._final_audit: list[str] = []
 
     @workflow.run
     async def run(self, request: RefactorRequest) -> RefactorResult:
@@ -107,7 +112,7 @@ class RefactorWorkflow(KindWorkflow):
                 await baseline
                 return await self._static(request, base, index, baseline.result())
             plan, plan_key, planner = await self._plan(request, index, base)
-            baseline_key = await baseline
+            baseline_run = await baseline
             self.carry = RunCarry(
                 plan=plan,
                 plan_key=plan_key,
@@ -115,7 +120,7 @@ class RefactorWorkflow(KindWorkflow):
                 workspace=base,
                 base_workspace=base,
                 index_key=index.key,
-                baseline_key=baseline_key,
+                baseline=baseline_run,
                 planner=planner,
             )
         else:
@@ -141,14 +146,14 @@ class RefactorWorkflow(KindWorkflow):
         )
         return configured
 
-    async def _baseline(self, request: RefactorRequest, base: WorkspaceRef) -> str | None:
+    async def _baseline(self, request: RefactorRequest, base: WorkspaceRef) -> SuiteRun | None:
         """The whole suite at the base commit (not in a dry run)."""
         if request.dry_run:
             self.kit.set("baseline", PhaseState.skipped, "dry run: no test runs")
             return None
         run = await platform.run_suite(self.kit, "baseline", request, base, [])
         self.kit.set("baseline", PhaseState.done, run.note)
-        return run.key
+        return run
 
     async def _plan(
         self, request: RefactorRequest, index: IndexSummary, base: WorkspaceRef
@@ -397,14 +402,27 @@ class RefactorWorkflow(KindWorkflow):
                 if r.status == TaskStatus.done
             }
         )
-        after = None
-        if request.dry_run:
-            kit.set("validation", PhaseState.skipped, "dry run: no test runs")
-        elif not changed:
+        after: SuiteRun | None = None
+        audit_errors: list[str] = []
+        if not changed:
             kit.set("validation", PhaseState.skipped, "no change to validate")
         else:
-            after = await platform.run_suite(kit, "validation", request, carry.workspace, [])
-        compare = await platform.compare_runs(kit, carry.baseline_key, after.key if after else None)
+            final: ChangeFacts = await kit.step(
+                "validation",
+                refactor_audit,
+                ChangeInput(
+                    before=carry.base_workspace,
+                    after=carry.workspace,
+                    own=changed,
+                    rule_ids=carry.plan.rule_ids,
+                    layers=request.layers,
+                ),
+                timeout=LONG,
+            )
+            audit_errors = final.errors
+            if not request.dry_run:
+                after = await platform.run_suite(kit, "validation", request, carry.workspace, [])
+        compare = await platform.compare_runs(kit, carry.baseline, after)
         check = verdict(
             passed=compare.after.get("passed", 0),
             failed=compare.after.get("failed", 0) + compare.after.get("errors", 0),
@@ -412,14 +430,19 @@ class RefactorWorkflow(KindWorkflow):
             threshold=request.pass_threshold,
             tests_ran=after is not None,
         )
-        if after is not None:
-            kit.set("validation", PhaseState.done, check.reason)
         if not changed:
             status, reason = RunStatus.no_change, "no task changed a file"
+        elif audit_errors:
+            status = RunStatus.aborted
+            reason = f"the change leaves {len(audit_errors)} audit errors: {audit_errors[0]}"
         elif check.aborted:
             status, reason = RunStatus.aborted, check.reason
         else:
-            status, reason = RunStatus.validated, check.reason
+            status = RunStatus.validated
+            reason = check.reason if after is not None else "audit clean; tests not run (dry run)"
+        if changed:
+            kit.set("validation", PhaseState.done, reason[:200])
+        self._final_audit = audit_errors
         self._event("validated", status=status.value, reason=reason)
         artifacts = await self._artifacts(
             request, status, reason, compare, check.pass_rate, tests_ran=after is not None
@@ -436,7 +459,7 @@ class RefactorWorkflow(KindWorkflow):
         request: RefactorRequest,
         base: WorkspaceRef,
         index: IndexSummary,
-        baseline_key: str | None,
+        baseline: SuiteRun | None,
     ) -> RefactorResult:
         """No model: say so, change nothing, still report the index and the baseline."""
         why = "static mode: no model configured"
@@ -449,9 +472,9 @@ class RefactorWorkflow(KindWorkflow):
             workspace=base,
             base_workspace=base,
             index_key=index.key,
-            baseline_key=baseline_key,
+            baseline=baseline,
         )
-        compare = await platform.compare_runs(self.kit, baseline_key, None)
+        compare = await platform.compare_runs(self.kit, baseline, None)
         reason = "the model phases (planning, executor) were skipped: no change was made"
         artifacts = await self._artifacts(
             request, RunStatus.static, reason, compare, None, tests_ran=False
@@ -521,7 +544,10 @@ class RefactorWorkflow(KindWorkflow):
                 facts=facts,
                 base=carry.base_workspace,
                 final=carry.workspace if status != RunStatus.static else carry.base_workspace,
-                audit=[{"task": r.task_id, "findings": r.audit} for r in carry.records.values()],
+                audit=[
+                    *({"task": r.task_id, "findings": r.audit} for r in carry.records.values()),
+                    {"task": "final", "findings": self._final_audit},
+                ],
                 agent_log=log,
             ),
             timeout=SHORT,

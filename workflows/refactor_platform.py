@@ -16,11 +16,18 @@ from pydantic import BaseModel, Field
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities.test_runs import compare_test_runs, run_tests
     from activities.workspace import workspace_open
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import WorkspaceToolBackend
-    from prflow.refactor.run_models import RefactorRequest, TaskInput
+    from prflow.refactor.run_models import RefactorRequest, SuiteRun, TaskInput
     from prflow.run_progress import PhaseState
+    from prflow.test_runs.models import (
+        CompareInput,
+        TestComparison,
+        TestRunInput,
+        TestRunResult,
+    )
     from prflow.workspace.models import WorkspaceOpenInput, WorkspaceRef
     from workflows.run_kit import NETWORK_RETRY, RunKit
 
@@ -29,11 +36,7 @@ if TYPE_CHECKING:
     from prflow.refactor.run_models import RefactorResult
 
 SHORT = timedelta(minutes=5)
-
-
-class SuiteRun(BaseModel):
-    key: str | None
-    note: str = ""
+INSTALL_SECONDS = 900
 
 
 class Comparison(BaseModel):
@@ -70,20 +73,83 @@ def workspace_after(outcome: AgentOutcome, start: WorkspaceRef) -> WorkspaceRef:
     return outcome.workspace or start
 
 
+def _counts(result: TestRunResult) -> dict[str, int]:
+    return result.counts.model_dump()
+
+
 async def run_suite(
-    kit: RunKit, phase: str, request: RefactorRequest, ref: WorkspaceRef, selection: list[str]
+    kit: RunKit,
+    phase: str,
+    policy: RefactorRequest | TaskInput,
+    ref: WorkspaceRef,
+    selection: list[str],
 ) -> SuiteRun:
-    raise NotImplementedError("test runs arrive with the platform's run_tests")
+    """The repository's tests (all, or ``selection``) on ``ref``, sandboxed, time-capped."""
+    result: TestRunResult = await kit.step(
+        phase,
+        run_tests,
+        TestRunInput(
+            workspace=ref,
+            command=policy.test_command,
+            selection=selection,
+            timeout_seconds=policy.test_timeout_seconds,
+            allow_unsandboxed=policy.allow_unsandboxed,
+        ),
+        timeout=timedelta(seconds=policy.test_timeout_seconds + INSTALL_SECONDS + 120),
+        summary=f"{phase}: tests" + (f" ({len(selection)} files)" if selection else " (all)"),
+    )
+    counts = _counts(result)
+    note = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no tests ran"
+    if result.timed_out:
+        note += " (time cap reached)"
+    return SuiteRun(
+        outcomes_key=result.outcomes_key,
+        counts=counts,
+        sandbox=result.sandbox.value,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        note=f"{note}; sandbox {result.sandbox.value}",
+    )
 
 
-async def compare_runs(kit: RunKit, before_key: str | None, after_key: str | None) -> Comparison:
-    return Comparison()
+async def compare_runs(kit: RunKit, before: SuiteRun | None, after: SuiteRun | None) -> Comparison:
+    """Per-test before/after: regressions are tests that passed before and fail after (or new
+    tests that fail); a test failing in both runs is not one."""
+    latest = after or before
+    out = Comparison(
+        before=before.counts if before else {},
+        after=after.counts if after else {},
+        sandbox=latest.sandbox if latest is not None else "",
+    )
+    if after is None:
+        return out
+    if after.outcomes_key is None:
+        out.regressions = [f"the test run gave no report (exit {after.exit_code})"]
+        return out
+    if before is None or before.outcomes_key is None:
+        return out
+    compared: TestComparison = await kit.step(
+        "validation",
+        compare_test_runs,
+        CompareInput(
+            before_outcomes_key=before.outcomes_key, after_outcomes_key=after.outcomes_key
+        ),
+        timeout=SHORT,
+    )
+    out.regressions = [*compared.regressions, *compared.new_failures]
+    out.fixed = compared.fixed
+    return out
 
 
 async def mapped_regressions(
     kit: RunKit, inp: TaskInput, start: WorkspaceRef, end: WorkspaceRef, tests: list[str]
 ) -> tuple[list[str], int]:
-    return [], 0
+    """The tests the task's files map to, before and after it: what it broke, and how many
+    ran."""
+    before = await run_suite(kit, "tests", inp, start, tests)
+    after = await run_suite(kit, "tests", inp, end, tests)
+    compared = await compare_runs(kit, before, after)
+    return compared.regressions, sum(after.counts.values())
 
 
 async def deliver(

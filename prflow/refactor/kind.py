@@ -48,6 +48,7 @@ REFACTOR = KindDeclaration(
         QueueRole.MAIN: [
             "activities.refactor:REFACTOR_ACTIVITIES",
             "activities.workspace:WORKSPACE_ACTIVITIES",
+            "activities.test_runs:TEST_RUN_ACTIVITIES",
         ],
     },
     phases=PHASES,

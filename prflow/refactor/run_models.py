@@ -94,6 +94,17 @@ class RefactorRequest(BaseModel):
         return any(plan.enabled for plan in self.plans.values())
 
 
+class SuiteRun(BaseModel):
+    """One run of the repository's tests, as the refactor keeps it (outcomes by key)."""
+
+    outcomes_key: str | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    sandbox: str = ""
+    exit_code: int | None = None
+    timed_out: bool = False
+    note: str = ""
+
+
 class RunStatus(StrEnum):
     validated = "validated"
     aborted = "aborted"
@@ -180,7 +191,7 @@ class RunCarry(BaseModel):
     merged: int = 0
     runs: int = 1
     index_key: str | None = None
-    baseline_key: str | None = None
+    baseline: SuiteRun | None = None
     events_key: str | None = None
     planner: list[AgentRecord] = Field(default_factory=list)
     spent_before: Spend = Field(default_factory=Spend)

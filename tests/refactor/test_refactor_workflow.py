@@ -77,3 +77,27 @@ async def test_a_dry_run_plans_edits_and_writes_clean_patches(
     assert any(m["role"] == "assistant" for a in log["agents"] for m in a["messages"])
     after = tree_bytes(storage_repo)
     assert after == before, "a dry run never writes the user's tree"
+
+
+async def test_the_whole_run_validates_with_the_suite_before_and_after(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    storage_repo: Path,
+) -> None:
+    scripted_anthropic.route(async_script())
+    request = refactor_request(temporal_settings, storage_repo)
+    before = tree_bytes(storage_repo)
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_refactor(temporal_client, temporal_settings, request, "refactor-full")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+
+    assert result.status == RunStatus.validated, result.reason
+    assert result.tests_before == {"passed": 3, "failed": 0, "errors": 0, "skipped": 0}
+    assert result.tests_after == result.tests_before and result.pass_rate == 1.0
+    # earlier steps leave the tests to the task that owns them; that task runs them
+    assert [t.tests_run for t in result.tasks] == [0, 0, 3]
+    report = json.loads(artifact(result, "validation-report.json"))
+    assert report["tests"]["ran"] is True and report["tests"]["regressions"] == []
+    assert tree_bytes(storage_repo) == before, "no --apply: the user's tree is untouched"

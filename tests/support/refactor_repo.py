@@ -186,11 +186,23 @@ def executor_key(task_id: str, attempt: int) -> str:
     return f"(id {task_id}, attempt {attempt})"
 
 
-def async_script(*, broken_callers: int = 0) -> dict[str, list[Turn]]:
+DOCS_TASK = task(
+    "docs", "Say in the README that storage is async", ["README.md"], [], critical=False
+)
+DOCS_EDIT = edit("README.md", ("A tiny note store.", "A tiny note store with async storage."))
+
+
+def async_script(
+    *, broken_callers: int = 0, docs_failures: int | None = None
+) -> dict[str, list[Turn]]:
     """The whole refactor, one conversation per agent; ``broken_callers`` attempts of the
-    callers task leave report.py unconverted first."""
+    callers task leave report.py unconverted first. With ``docs_failures`` set, the plan
+    has a fourth, non-critical task whose executor gives up that many times first."""
+    plan = dict(PLAN)
+    if docs_failures is not None:
+        plan["tasks"] = [*PLAN["tasks"], DOCS_TASK]  # type: ignore[list-item]
     routes: dict[str, list[Turn]] = {
-        PLANNER_KEY: [Turn(tool_uses=[ToolUse("submit_refactor_plan", PLAN)])],
+        PLANNER_KEY: [Turn(tool_uses=[ToolUse("submit_refactor_plan", plan)])],
         executor_key("core", 1): [
             Turn(tool_uses=[ToolUse("read_file", {"path": "storage/files.py"})]),
             Turn(tool_uses=[CORE_EDIT]),
@@ -204,4 +216,11 @@ def async_script(*, broken_callers: int = 0) -> dict[str, list[Turn]]:
         Turn(tool_uses=CALLERS_EDITS),
         finish("callers await"),
     ]
+    if docs_failures is not None:
+        for attempt in range(1, docs_failures + 1):
+            routes[executor_key("docs", attempt)] = [
+                Turn(tool_uses=[edit("README.md", ("An async note store.", "x"))]),
+                finish("the README has no such sentence", done=False),
+            ]
+        routes[executor_key("docs", docs_failures + 1)] = [Turn(tool_uses=[DOCS_EDIT]), finish()]
     return routes
