@@ -281,6 +281,7 @@ class RefactorWorkflow(KindWorkflow):
             TASK_WORKFLOW,
             TaskInput(
                 run_workflow_id=parent,
+                task_workflow_id=child_id,
                 task_id=task_id,
                 task=carry.plan.task(task_id),
                 run_base=carry.base_workspace,

@@ -104,7 +104,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 repo=inp.repo_label,
             )
             self.kit.set("executor", PhaseState.running, f"attempt {attempt}")
-            outcome = await self.kit.run_child_agent(spec)
+            outcome = await self.kit.run_child_agent(spec, parent_id=inp.task_workflow_id)
             requests += outcome.iterations
             spent = add_spend(spent, outcome.spent)
             end = platform.workspace_after(outcome, start)

@@ -145,6 +145,7 @@ class TaskInput(BaseModel):
     """What a task child workflow needs: its task, the state it starts from, the policy."""
 
     run_workflow_id: str
+    task_workflow_id: str = Field(description="This task workflow's own id, as its run named it")
     task_id: str
     task: TaskNode
     run_base: WorkspaceRef

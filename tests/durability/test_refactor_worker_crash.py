@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -17,10 +18,17 @@ from prflow.refactor.run_models import RunStatus
 from tests.support.fixtures_temporal import WorkerProcessFactory
 from tests.support.refactor_repo import PLANNER_KEY, async_script, build_storage_repo, executor_key
 from tests.support.refactor_runs import apply_check, artifact, refactor_request, start_refactor
-from tests.support.review_runs import wait_for_route
 from tests.support.scripted_anthropic import ScriptedAnthropic
 
 pytestmark = pytest.mark.temporal
+
+
+def wait_for_requests_of(server: ScriptedAnthropic, route: str, count: int) -> None:
+    deadline = time.monotonic() + 90
+    while len(server.requests_of(route)) < count:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{route!r} got fewer than {count} requests")
+        time.sleep(0.05)
 
 RESULT_TIMEOUT = 300
 
@@ -46,9 +54,7 @@ async def test_a_killed_worker_resumes_at_the_task_it_was_running(
         plan.heartbeat_timeout_seconds = 8
     handle = await start_refactor(temporal_client, temporal_settings, request, "refactor-crash")
     key = executor_key("callers", 1)
-    await asyncio.to_thread(wait_for_route, scripted_anthropic, key)
-    while len(scripted_anthropic.requests_of(key)) < 2:  # the held second turn is in flight
-        await asyncio.sleep(0.05)
+    await asyncio.to_thread(wait_for_requests_of, scripted_anthropic, key, 2)  # turn 2 held
 
     worker.kill()
     monkeypatch.setenv("PRFLOW_DATA_DIR", str(tmp_path / "second-data"))

@@ -45,6 +45,9 @@ RECORDED_IDS = {
     "review-agents/agent:reviewers:d1-cart-api-compatibility": "review-reviewer-child",
     "review-worker-crash": "review-worker-crash",
     "review-incremental-post": "review-incremental-post",
+    "refactor-full": "refactor-full",
+    "refactor-full/agent:task:callers:1": "refactor-task",
+    "refactor-crash": "refactor-crash",
 }
 
 
