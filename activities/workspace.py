@@ -27,6 +27,13 @@ from temporalio.exceptions import ApplicationError
 
 from activities.gitrepo import GitRepo, GitRepoReader, commit_of, open_repo, snapshot
 from activities.heartbeats import heartbeating
+from activities.workspace_git import (
+    apply_workspace,
+    branch_workspace,
+    export_workspace,
+    load_state,
+    repo_at,
+)
 from prflow.config import cache_dir, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.store.blobs import get_json, get_text, put_json, put_text
@@ -34,8 +41,13 @@ from prflow.tools.reader import GrepHit, ToolError
 from prflow.workspace.edits import UnreadableFile, apply_batch
 from prflow.workspace.models import (
     PatchLogEntry,
+    WorkspaceApplyInput,
+    WorkspaceApplyResult,
+    WorkspaceBranch,
+    WorkspaceBranchInput,
     WorkspaceEditInput,
     WorkspaceEditResult,
+    WorkspaceExport,
     WorkspaceFile,
     WorkspaceFileInput,
     WorkspaceOpenInput,
@@ -66,22 +78,6 @@ def _user_failure(exc: UserError) -> ApplicationError:
 
 
 # --------------------------------------------------------------------------- reading the overlay
-
-
-def repo_at(location: str, sha: str) -> GitRepo:
-    """The repository holding ``sha``; a remote mirror is fetched once when it lacks it."""
-    repo = open_repo(location)
-    if commit_of(repo, sha) is None and repo.remote:
-        repo = open_repo(location, refresh=True)
-    if commit_of(repo, sha) is None:
-        raise UserError(f"commit {sha[:12]} is not in {location}; fetch it, then run again")
-    return repo
-
-
-def load_state(db_url: str, ref: WorkspaceRef) -> WorkspaceState:
-    if ref.state_key is None:
-        return WorkspaceState()
-    return WorkspaceState.model_validate(get_json(db_url, ref.state_key))
 
 
 class WorkspaceFiles:
@@ -401,5 +397,43 @@ def workspace_read_file(inp: WorkspaceFileInput) -> WorkspaceFile:
     return WorkspaceFile(path=inp.path, content_key=key)
 
 
-WORKSPACE_ACTIVITIES = [workspace_open, workspace_edit, workspace_tool, workspace_read_file]
+@activity.defn(name="workspace_export")
+@heartbeating
+def workspace_export(ref: WorkspaceRef) -> WorkspaceExport:
+    """Per-file patches and the combined diff of the run's change, by blob key."""
+    try:
+        return export_workspace(_db(), ref)
+    except UserError as exc:
+        raise _user_failure(exc) from exc
+
+
+@activity.defn(name="workspace_apply")
+@heartbeating
+def workspace_apply(inp: WorkspaceApplyInput) -> WorkspaceApplyResult:
+    """Write the change into the user's clean checkout at the base commit, else refuse."""
+    try:
+        return apply_workspace(_db(), inp)
+    except UserError as exc:
+        raise _user_failure(exc) from exc
+
+
+@activity.defn(name="workspace_branch")
+@heartbeating
+def workspace_branch(inp: WorkspaceBranchInput) -> WorkspaceBranch:
+    """Commit the change on a new local branch without touching the working tree."""
+    try:
+        return branch_workspace(_db(), inp)
+    except UserError as exc:
+        raise _user_failure(exc) from exc
+
+
+WORKSPACE_ACTIVITIES = [
+    workspace_open,
+    workspace_edit,
+    workspace_tool,
+    workspace_read_file,
+    workspace_export,
+    workspace_apply,
+    workspace_branch,
+]
 """Main-queue activities a kind lists (``"activities.workspace:WORKSPACE_ACTIVITIES"``)."""

@@ -103,3 +103,47 @@ class WorkspaceFile(BaseModel):
 
     path: str
     content_key: str | None
+
+
+class ExportedPatch(BaseModel):
+    """One file's change as a patch git applies to the base commit."""
+
+    path: str
+    old_path: str | None = None
+    status: str = Field(description="git's letter: A added, M modified, D deleted, R renamed")
+    file_name: str = Field(description="e.g. '001-src-app.py.patch', for a diffs/ directory")
+    patch_key: str
+
+
+class WorkspaceExport(BaseModel):
+    """The run's change as per-file patches and one combined diff, by blob key."""
+
+    base_sha: str
+    tree_sha: str
+    files: list[ExportedPatch] = Field(default_factory=list)
+    combined_key: str
+
+
+class WorkspaceApplyInput(BaseModel):
+    """Write the workspace's change into the user's checkout at ``path``."""
+
+    workspace: WorkspaceRef
+    path: str
+
+
+class WorkspaceApplyResult(BaseModel):
+    written: list[str] = Field(default_factory=list, description="Paths changed in the tree")
+
+
+class WorkspaceBranchInput(BaseModel):
+    """Commit the workspace on a new branch of the local repository, the worktree untouched."""
+
+    workspace: WorkspaceRef
+    branch: str
+    message: str
+
+
+class WorkspaceBranch(BaseModel):
+    branch: str
+    commit_sha: str
+    tree_sha: str

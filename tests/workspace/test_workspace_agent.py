@@ -17,7 +17,8 @@ import pytest
 from temporalio.client import Client
 
 from activities.agent_messages import prepare_prompt
-from activities.workspace import edit_workspace, load_state, materialise, open_workspace
+from activities.workspace import edit_workspace, materialise, open_workspace
+from activities.workspace_git import load_state
 from prflow.agent.messages import AgentPrompt
 from prflow.agent.state import AgentSpec, WorkspaceToolBackend, spec_from_prompt
 from prflow.config import Settings, cached_settings

@@ -11,11 +11,11 @@ import pytest
 from activities.workspace import (
     call_workspace_tool,
     edit_workspace,
-    load_state,
     materialise,
     open_workspace,
     patch_log,
 )
+from activities.workspace_git import load_state
 from prflow.config import cached_settings
 from prflow.store.blobs import get_text
 from prflow.workspace.edits import CreateFile, DeleteFile, MoveFile, ReplaceEdit
