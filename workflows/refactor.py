@@ -48,7 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.refactor.ladder import Action, verdict
     from prflow.refactor.messages import SUBMIT_PLAN
     from prflow.refactor.plan import RefactorPlan, reask_message
-    from prflow.refactor.report import ReportFacts
+    from prflow.refactor.report import ReportFacts, pr_title
     from prflow.refactor.run_models import (
         STEPS,
         TASK_MARK,
@@ -450,7 +450,11 @@ class RefactorWorkflow(KindWorkflow):
         )
         result = self._result(request, status, reason, artifacts, compare, check.pass_rate)
         if status == RunStatus.validated:
-            await platform.deliver(kit, request, carry.workspace, artifacts, result)
+            delivered = await platform.deliver(
+                kit, request, carry.workspace, pr_title(request.directive)
+            )
+            result.applied, result.branch = delivered.applied, delivered.branch
+            result.pr_url, result.delivery_refused = delivered.pr_url, delivered.refused
         else:
             kit.set("output", PhaseState.skipped, f"{status.value}: the user's tree is untouched")
         return result

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.test_runs import compare_test_runs, run_tests
-    from activities.workspace import workspace_open
+    from activities.workspace import workspace_apply, workspace_branch, workspace_open
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import WorkspaceToolBackend
+    from prflow.errors import USER_ERROR_TYPE
     from prflow.refactor.run_models import RefactorRequest, SuiteRun, TaskInput
     from prflow.run_progress import PhaseState
     from prflow.test_runs.models import (
@@ -28,12 +29,14 @@ with workflow.unsafe.imports_passed_through():
         TestRunInput,
         TestRunResult,
     )
-    from prflow.workspace.models import WorkspaceOpenInput, WorkspaceRef
-    from workflows.run_kit import NETWORK_RETRY, RunKit
-
-if TYPE_CHECKING:
-    from activities.refactor import Artifacts
-    from prflow.refactor.run_models import RefactorResult
+    from prflow.workspace.models import (
+        WorkspaceApplyInput,
+        WorkspaceBranch,
+        WorkspaceBranchInput,
+        WorkspaceOpenInput,
+        WorkspaceRef,
+    )
+    from workflows.run_kit import RunKit
 
 SHORT = timedelta(minutes=5)
 INSTALL_SECONDS = 900
@@ -152,15 +155,46 @@ async def mapped_regressions(
     return compared.regressions, sum(after.counts.values())
 
 
-async def deliver(
-    kit: RunKit,
-    request: RefactorRequest,
-    ref: WorkspaceRef,
-    artifacts: Artifacts,
-    result: RefactorResult,
-) -> None:
-    if not (request.apply or request.branch or request.open_pr):
+class Delivery(BaseModel):
+    applied: bool = False
+    branch: str | None = None
+    pr_url: str | None = None
+    refused: str | None = Field(default=None, description="Why a write was refused (one line)")
+
+
+async def deliver(kit: RunKit, request: RefactorRequest, ref: WorkspaceRef, title: str) -> Delivery:
+    """Once validated: write the user's tree (only if still clean at the base), commit on a
+    new branch, or both; a refusal is reported, the artifacts stay."""
+    out = Delivery()
+    if not (request.apply or request.branch):
         kit.set("output", PhaseState.skipped, "artifacts only")
-        return
-    _ = NETWORK_RETRY
-    raise NotImplementedError("delivery arrives with the platform's apply/branch/PR activities")
+        return out
+    try:
+        if request.branch:
+            made: WorkspaceBranch = await kit.step(
+                "output",
+                workspace_branch,
+                WorkspaceBranchInput(workspace=ref, branch=request.branch, message=title),
+                timeout=SHORT,
+                summary=f"commit on branch {request.branch}",
+            )
+            out.branch = made.branch
+        if request.apply:
+            await kit.step(
+                "output",
+                workspace_apply,
+                WorkspaceApplyInput(workspace=ref, path=request.repo),
+                timeout=SHORT,
+                summary=f"apply to {request.repo}",
+            )
+            out.applied = True
+    except ActivityError as err:
+        cause = err.cause
+        if not isinstance(cause, ApplicationError) or cause.type != USER_ERROR_TYPE:
+            raise
+        out.refused = cause.message
+        kit.set("output", PhaseState.failed, cause.message[:200])
+        return out
+    done = [w for w, ok in (("applied", out.applied), (f"branch {out.branch}", out.branch)) if ok]
+    kit.set("output", PhaseState.done, ", ".join(done))
+    return out

@@ -22,6 +22,7 @@ from prflow.refactor.kind import REFACTOR
 from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult, RunStatus
 
 EXIT_ABORTED = 1
+EXIT_USAGE = 2
 EXAMPLES = """
 Examples:
 
@@ -343,6 +344,9 @@ def _emit(
     if result.pr_url:
         line += f"; PR {result.pr_url}"
     typer.echo(line, err=True)
+    if result.delivery_refused:
+        typer.echo(f"prflow: error: {result.delivery_refused}", err=True)
+        return EXIT_USAGE
     return EXIT_ABORTED if result.status == RunStatus.aborted else 0
 
 

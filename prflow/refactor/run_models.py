@@ -218,6 +218,9 @@ class RefactorResult(BaseModel):
     applied: bool = False
     branch: str | None = None
     pr_url: str | None = None
+    delivery_refused: str | None = Field(
+        default=None, description="Why --apply/--branch wrote nothing (the artifacts stand)"
+    )
     runs: int = 1
     cost_usd: float = 0.0
     input_tokens: int = 0
