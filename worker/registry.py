@@ -40,6 +40,7 @@ PLATFORM_ACTIVITIES: dict[QueueRole, tuple[str, ...]] = {
     QueueRole.GITHUB: (
         "activities.github:resolve_pull_request",
         "activities.github:upsert_pr_comment",
+        "activities.github.draft_pr:DRAFT_PR_ACTIVITIES",
     ),
 }
 

@@ -147,3 +147,23 @@ class WorkspaceBranch(BaseModel):
     branch: str
     commit_sha: str
     tree_sha: str
+
+
+class DraftPullRequestInput(BaseModel):
+    """Open the run's change as a draft pull request through GitHub's Git Data API."""
+
+    workspace: WorkspaceRef
+    repository: str = Field(description="owner/name on GitHub")
+    branch: str = Field(description="New branch for the change; one per run (e.g. prflow/<run>)")
+    base_branch: str | None = Field(default=None, description="None: the default branch")
+    title: str
+    body_key: str = Field(description="Blob key of the PR body (pr-summary.md)")
+    commit_message: str | None = Field(default=None, description="None: the title")
+
+
+class DraftPullRequest(BaseModel):
+    number: int
+    html_url: str
+    branch: str
+    commit_sha: str
+    created: bool = Field(description="False when a retry found the run's existing pull request")

@@ -11,6 +11,7 @@ import dataclasses
 import re
 import subprocess
 import time
+from pathlib import Path
 
 import github
 import pytest
@@ -18,6 +19,7 @@ import requests
 from github import Auth
 
 from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.fixtures_git import GitRepoBuilder
 from tests.support.fixtures_github import (
     FAKE_GITHUB_LOGIN,
     FAKE_GITHUB_TOKEN,
@@ -222,8 +224,29 @@ def test_request_log_records_what_was_asked_and_answered(fake_github: FakeGitHub
     assert post.response_body["body"] == "hello"
 
 
+def _git_data_calls(fake: FakeGitHub, client: github.Github, root: Path) -> None:
+    """Blob, tree, commit, ref and a draft pull through the Git Data API on a real repo."""
+    work, bare = root / "work", root / "data.git"
+    builder = GitRepoBuilder(work)
+    builder.write("README.md", "hello\n")
+    builder.commit("base")
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    fake.add_git_repo("octo-org", "data", bare)
+    data = client.get_repo("octo-org/data")
+    blob = data.create_git_blob("hi\n", "utf-8")
+    head = ["git", "--git-dir", str(bare), "rev-parse", "main"]
+    base = data.get_git_commit(subprocess.check_output(head, text=True).strip())
+    tree = data.create_git_tree(
+        [github.InputGitTreeElement("a.txt", "100644", "blob", sha=blob.sha)], base.tree
+    )
+    commit = data.create_git_commit("add a", tree, [base])
+    data.create_git_ref("refs/heads/topic", commit.sha)
+    data.get_git_ref("heads/topic")
+    data.create_pull(base="main", head="topic", title="Add a", draft=True)
+
+
 def test_every_kind_of_response_matches_githubs_published_schema(
-    fake_github: FakeGitHub,
+    fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
     fake_github.add_pull_request("octo-org", "service", 5)
     fake_github.add_issue("octo-org", "service", 6)
@@ -260,6 +283,7 @@ def test_every_kind_of_response_matches_githubs_published_schema(
         pull.create_review(
             body="b", event="COMMENT", comments=[{"path": "x", "line": 1, "body": "c"}]
         )
+    _git_data_calls(fake_github, client, tmp_path)
     fake_github.exhaust_rate_limit()
     _get(fake_github, "/user")
 

@@ -38,6 +38,7 @@ from tests.support.fake_github_checks import (
     combined_state,
     status_json,
 )
+from tests.support.fake_github_git import GitData, GitDataError
 from tests.support.fake_github_graphql import (
     FakeReviewThread,
     FakeThreadComment,
@@ -345,6 +346,25 @@ class FakeGitHub:
                 capture_output=True,
             )
         return issue
+
+    def add_git_repo(
+        self, owner: str, name: str, bare_repo_path: Path, default_branch: str = "main"
+    ) -> FakeRepo:
+        """Seed a repository backed by a real bare repository: the Git Data API and
+        pull creation read and write it."""
+        repo = self.add_repo(
+            owner, name, clone_url=bare_repo_path.resolve().as_uri(), default_branch=default_branch
+        )
+        repo.git_dir = bare_repo_path.resolve()
+        return repo
+
+    def pulls(self, owner: str, name: str) -> list[FakeIssue]:
+        """The repository's pull requests, by number."""
+        with self._lock:
+            return sorted(
+                (i for (o, n, _), i in self._issues.items() if (o, n) == (owner, name) and i.pull),
+                key=lambda i: i.number,
+            )
 
     def add_issue(self, owner: str, repo: str, number: int, title: str = "An issue") -> FakeIssue:
         with self._lock:
@@ -696,7 +716,143 @@ class FakeGitHub:
             ("POST", repo + r"/issues/(\d+)/comments", self._create_comment),
             ("GET", repo + r"/issues/comments/(\d+)", self._get_comment),
             ("PATCH", repo + r"/issues/comments/(\d+)", self._edit_comment),
+            ("POST", repo + r"/pulls", self._create_pull),
+            ("POST", repo + r"/git/blobs", self._git_blob),
+            ("POST", repo + r"/git/trees", self._git_tree),
+            ("POST", repo + r"/git/commits", self._git_commit),
+            ("GET", repo + r"/git/commits/([0-9a-f]{40})", self._git_get_commit),
+            ("GET", repo + r"/git/ref/(.+)", self._git_get_ref),
+            ("POST", repo + r"/git/refs", self._git_create_ref),
         ]
+
+    # --- Git Data API and pull creation (on the repository's real bare git directory) -----
+
+    def _git_data(self, call: _Call) -> GitData:
+        repo = self._visible_repo(call.login, *call.args[:2])
+        if repo.git_dir is None:
+            raise _Reply(_error(409, "Git Repository is empty."))
+        return GitData(
+            repo.git_dir,
+            f"{self.api_url}/repos/{repo.full_name}",
+            f"{self.web_url}/{repo.full_name}",
+        )
+
+    def _git_answer(self, status: int, schema: str, produce: Callable[[], Json]) -> _Answer:
+        try:
+            return _Answer(status, produce(), schema)
+        except GitDataError as exc:
+            if exc.status == 404:
+                raise _Reply(_not_found()) from None
+            raise _Reply(
+                _Answer(
+                    exc.status,
+                    {"message": exc.message, "documentation_url": f"{DOCS}/git"},
+                    "validation-error",
+                )
+            ) from None
+
+    def _git_blob(self, call: _Call) -> _Answer:
+        data = self._git_data(call)
+        answer = self._git_answer(201, "short-blob", lambda: data.blob(call.body))
+        answer.headers["location"] = answer.body["url"]
+        return answer
+
+    def _git_tree(self, call: _Call) -> _Answer:
+        data = self._git_data(call)
+        return self._git_answer(201, "git-tree", lambda: data.tree(call.body))
+
+    def _git_commit(self, call: _Call) -> _Answer:
+        data = self._git_data(call)
+        return self._git_answer(201, "git-commit", lambda: data.commit(call.body, call.login))
+
+    def _git_get_commit(self, call: _Call) -> _Answer:
+        data = self._git_data(call)
+        return self._git_answer(200, "git-commit", lambda: data.commit_json(call.args[2]))
+
+    def _git_get_ref(self, call: _Call) -> _Answer:
+        data = self._git_data(call)
+        return self._git_answer(200, "git-ref", lambda: data.ref_json("refs/" + call.args[2]))
+
+    def _git_create_ref(self, call: _Call) -> _Answer:
+        data = self._git_data(call)
+        return self._git_answer(201, "git-ref", lambda: data.create_ref(call.body))
+
+    def _create_pull(self, call: _Call) -> _Answer:
+        """``POST /repos/{o}/{r}/pulls``: head and base must be branches; one open PR per pair."""
+        owner, name = call.args[:2]
+        repo = self._visible_repo(call.login, owner, name)
+        body = call.body if isinstance(call.body, dict) else {}
+        head, base = str(body.get("head", "")), str(body.get("base", ""))
+        head_branch = head.split(":", 1)[1] if ":" in head else head
+        data = self._git_data(call)
+        head_sha, base_sha = data.head_of(head_branch), data.head_of(base)
+        docs = f"{DOCS}/pulls/pulls#create-a-pull-request"
+        if not body.get("title") or head_sha is None or base_sha is None:
+            field_name = (
+                "title" if not body.get("title") else ("head" if head_sha is None else "base")
+            )
+            raise _Reply(
+                _Answer(
+                    422,
+                    {
+                        "message": "Validation Failed",
+                        "documentation_url": docs,
+                        "errors": [
+                            {"resource": "PullRequest", "field": field_name, "code": "invalid"}
+                        ],
+                    },
+                    "validation-error",
+                )
+            )
+        with self._lock:
+            for issue in self.pulls(owner, name):
+                pull = issue.pull
+                if (
+                    pull
+                    and pull.state == "open"
+                    and (pull.head_ref, pull.base_ref) == (head_branch, base)
+                ):
+                    message = f"A pull request already exists for {owner}:{head_branch}."
+                    raise _Reply(
+                        _Answer(
+                            422,
+                            {
+                                "message": "Validation Failed",
+                                "documentation_url": docs,
+                                "errors": [
+                                    {
+                                        "resource": "PullRequest",
+                                        "code": "custom",
+                                        "message": message,
+                                    }
+                                ],
+                            },
+                            "validation-error",
+                        )
+                    )
+            number = 1 + max(
+                (n for (o, r, n) in self._issues if (o, r) == (owner, name)), default=0
+            )
+            pull = FakePull(
+                id=next(self._ids),
+                base_ref=base,
+                head_ref=head_branch,
+                base_sha=base_sha,
+                head_sha=head_sha,
+                draft=bool(body.get("draft")),
+            )
+            issue = FakeIssue(
+                repo,
+                number,
+                next(self._ids),
+                str(body["title"]),
+                call.login,
+                body=body.get("body"),
+                pull=pull,
+            )
+            self._issues[(owner, name, number)] = issue
+        payload = self._pull_json(issue)
+        return _Answer(201, payload, "pull-request", {"location": payload["url"]})
 
     def _authenticate(self, token: str | None) -> str:
         if token is None:

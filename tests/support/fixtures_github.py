@@ -46,6 +46,10 @@ SCHEMA_MODEL_NAMES = {
     "pull-request-review-comment": "PullRequestReviewComment",
     "review-comment": "ReviewComment",
     "validation-error-simple": "ValidationErrorSimple",
+    "short-blob": "ShortBlob",
+    "git-tree": "GitTree",
+    "git-commit": "GitCommit",
+    "git-ref": "GitRef",
 }
 # Answers that are not REST JSON: GraphQL (checked against GitHub's GraphQL schema when
 # executed), a redirect to a download, and the downloaded file itself.
