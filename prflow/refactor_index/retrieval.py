@@ -1,0 +1,236 @@
+"""Hybrid retrieval: which indexed files a directive or task is about.
+
+Three scores of the indexed files, each scaled to [0, 1], are added with
+weights (:func:`fuse`):
+
+- **lexical** — BM25+ (``rank_bm25``) over each file's identifier words, with
+  its path words counted twice;
+- **semantic** — the best cosine between the query's embedding and the
+  file's embedded texts (the file summary and each symbol), scaled from the
+  median file (0) to the best (1): a static model gives every file some
+  similarity, only the head of the distribution is signal;
+- **named** — files whose path, or one of whose symbols, the query names
+  literally (``parse_config``, ``storage/io.py``, ``Graph.add_edge``).
+
+The top files are then expanded through the import graph: a direct importer
+or import of a seed file joins with a share of the seed's score, so the
+callers a change must update come along. The bundle keeps files scoring at
+least ``min_ratio`` of the best, at most ``max_files``. Only indexed paths
+can be ranked, so every path in a bundle exists in the snapshot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+from pydantic import BaseModel, Field
+from rank_bm25 import BM25Plus
+
+from prflow import embeddings
+from prflow.imports.graph import ImportEdge
+from prflow.refactor_index.models import FileRecord, RepoIndex
+from prflow.refactor_index.terms import path_terms, query_terms, split_identifier
+
+
+class RetrievalSettings(BaseModel):
+    max_files: int = Field(default=8, ge=1, le=200)
+    min_ratio: float = Field(default=0.6, ge=0.0, le=1.0)
+    seeds_for_expansion: int = Field(default=3, ge=0)
+    expansion_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"lexical": 1.0, "semantic": 0.5, "named": 1.0}
+    )
+
+
+class BundleFile(BaseModel):
+    path: str
+    score: float
+    reasons: list[str] = Field(description="Which rankings put the file here: lexical, ...")
+    symbols: list[str] = Field(default_factory=list, description="Its symbols closest to the query")
+
+
+class RetrievalBundle(BaseModel):
+    """The files retrieved for one query, best first; recorded in the blob store per task."""
+
+    query: str
+    index_version: str
+    files: list[BundleFile] = Field(default_factory=list)
+
+    def paths(self) -> list[str]:
+        return [f.path for f in self.files]
+
+
+def rank(scores: Mapping[str, float]) -> list[str]:
+    """Paths with a positive score, best first (ties by path, so rankings are stable)."""
+    return [p for p, s in sorted(scores.items(), key=lambda i: (-i[1], i[0])) if s > 0]
+
+
+def scaled(scores: Mapping[str, float], floor_quantile: float = 0.0) -> dict[str, float]:
+    """Scores mapped to [0, 1]: the ``floor_quantile`` score (or 0) to 0, the best to 1."""
+    if not scores:
+        return {}
+    values = np.array(list(scores.values()), dtype=np.float64)
+    low = float(np.quantile(values, floor_quantile)) if floor_quantile > 0 else 0.0
+    high = float(values.max())
+    if high <= low:
+        return {path: 0.0 for path in scores}
+    return {path: max(0.0, (value - low) / (high - low)) for path, value in scores.items()}
+
+
+def fuse(
+    parts: Mapping[str, Mapping[str, float]], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """Weighted sum of already scaled scores; a path missing from a part scores 0 there."""
+    fused: dict[str, float] = defaultdict(float)
+    for name, scores in parts.items():
+        weight = weights.get(name, 1.0)
+        for path, score in scores.items():
+            if score > 0:
+                fused[path] += weight * score
+    return dict(fused)
+
+
+def expand_through_imports(
+    scores: Mapping[str, float], edges: Iterable[ImportEdge], seeds: int, share: float
+) -> dict[str, float]:
+    """``scores`` plus, for each of the top ``seeds`` files, its direct neighbours in the graph.
+
+    A neighbour gets ``share`` of the seed's score unless it already scores higher.
+    """
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for edge in edges:
+        neighbours[edge.importer].add(edge.target)
+        neighbours[edge.target].add(edge.importer)
+    expanded = dict(scores)
+    for seed in rank(scores)[:seeds]:
+        for other in sorted(neighbours.get(seed, ())):
+            expanded[other] = max(expanded.get(other, 0.0), scores[seed] * share)
+    return expanded
+
+
+def cut(scores: Mapping[str, float], max_files: int, min_ratio: float) -> list[str]:
+    """The best paths: at most ``max_files``, each scoring at least ``min_ratio`` of the best."""
+    ranked = rank(scores)
+    if not ranked:
+        return []
+    floor = scores[ranked[0]] * min_ratio
+    return [p for p in ranked[:max_files] if scores[p] >= floor]
+
+
+def lexical_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, float]:
+    """BM25 of the query's words against each file's words (path words counted twice)."""
+    terms = query_terms(query)
+    paths = sorted(records)
+    if not terms or not paths:
+        return {}
+    corpus = []
+    for path in paths:
+        document = [word for word, count in records[path].terms.items() for _ in range(count)]
+        document += path_terms(path) * 2
+        corpus.append(document or ["\0"])
+    # BM25+ (Lv & Zhai 2011): its idf stays positive in small repositories, where Okapi's
+    # gives a word found in half the files a weight of zero. Its lower bound adds
+    # idf * delta per query word to every file alike; that constant is taken off again.
+    bm25 = BM25Plus(corpus)
+    baseline = sum(bm25.idf.get(term, 0.0) * bm25.delta for term in terms)
+    scores = bm25.get_scores(terms)
+    return {
+        path: max(0.0, float(score) - baseline) for path, score in zip(paths, scores, strict=True)
+    }
+
+
+def semantic_scores(
+    query_vector: embeddings.Vectors, file_vectors: Mapping[str, embeddings.Vectors]
+) -> dict[str, float]:
+    """For each file, the best cosine between the query and one of its embedded texts."""
+    scores: dict[str, float] = {}
+    for path, matrix in file_vectors.items():
+        if len(matrix):
+            scores[path] = float(np.max(embeddings.cosine_matrix(query_vector[None, :], matrix)))
+    return scores
+
+
+_NAME = re.compile(r"[A-Za-z_][\w.]*[\w]|[\w./-]+\.\w+")
+
+
+def named_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, float]:
+    """Files the query names: by path or path stem (2), by a symbol of theirs (1 per name)."""
+    mentioned = {m.strip(".").lower() for m in _NAME.findall(query)}
+    mentioned = {m for m in mentioned if len(m) > 2}
+    compound = {m for m in mentioned if "_" in m or "." in m or any(c.isupper() for c in m)}
+    compound |= {m.lower() for m in _NAME.findall(query) if len(split_identifier(m)) > 1}
+    scores: dict[str, float] = {}
+    for path, record in records.items():
+        score = 0.0
+        lowered = path.lower()
+        stem = lowered.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if any(lowered.endswith(m) for m in mentioned if "/" in m or m.count(".") == 1):
+            score += 2.0
+        dotted = lowered.rsplit(".", 1)[0].replace("/", ".")
+        if any(m.endswith(dotted.split(".", 1)[-1]) for m in mentioned if "." in m):
+            score += 1.0
+        for symbol in record.symbols:
+            name = symbol.name.lower()
+            short = name.rsplit(".", 1)[-1]
+            if name in mentioned or (short in compound and len(short) > 3):
+                score += 1.0 if symbol.kind != "method" else 0.5
+        if stem in compound and len(stem) > 3:
+            score += 1.0
+        if score:
+            scores[path] = score
+    return scores
+
+
+def retrieve_files(
+    query: str,
+    index: RepoIndex,
+    records: Mapping[str, FileRecord],
+    file_vectors: Mapping[str, embeddings.Vectors],
+    query_vector: embeddings.Vectors,
+    settings: RetrievalSettings | None = None,
+    symbol_names: Mapping[str, Sequence[str | None]] | None = None,
+) -> RetrievalBundle:
+    """The bundle for ``query``. Pure: the caller loads records and vectors.
+
+    ``symbol_names[path][i]`` names the symbol of ``file_vectors[path][i]`` (None for the
+    file summary); when given, each bundle file lists its two symbols closest to the query.
+    """
+    settings = settings or RetrievalSettings()
+    indexed = set(index.paths())
+    records = {p: r for p, r in records.items() if p in indexed}
+    vectors = {p: v for p, v in file_vectors.items() if p in indexed}
+    parts = {
+        "lexical": scaled(lexical_scores(query, records)),
+        "semantic": scaled(semantic_scores(query_vector, vectors), floor_quantile=0.5),
+        "named": scaled(named_scores(query, records)),
+    }
+    rankings = {name: rank(scores)[:10] for name, scores in parts.items()}
+    fused = fuse(parts, settings.weights)
+    expanded = expand_through_imports(
+        fused, index.edges, settings.seeds_for_expansion, settings.expansion_share
+    )
+    chosen = cut(expanded, settings.max_files, settings.min_ratio)
+    files = []
+    for path in chosen:
+        reasons = [name for name, ranking in rankings.items() if path in ranking]
+        if path not in fused or expanded[path] > fused[path]:
+            reasons.append("graph")
+        closest: list[str] = []
+        if symbol_names is not None and path in vectors:
+            sims = embeddings.cosine_matrix(query_vector[None, :], vectors[path])[0]
+            names = symbol_names.get(path, [])
+            order = np.argsort(-sims)
+            closest = [n for i in order if i < len(names) and (n := names[int(i)])][:2]
+        files.append(
+            BundleFile(path=path, score=round(expanded[path], 6), reasons=reasons, symbols=closest)
+        )
+    return RetrievalBundle(query=query, index_version=index.version, files=files)
+
+
+def unknown_paths(paths: Iterable[str], index: RepoIndex) -> list[str]:
+    """Paths that are not files of the indexed snapshot (a planner or model made them up)."""
+    indexed = set(index.paths())
+    return sorted({p for p in paths if p not in indexed})
