@@ -37,8 +37,14 @@ from prflow.refactor.messages import (
 from prflow.refactor.plan import RefactorPlan, check_plan, in_scope
 from prflow.refactor.react_rules import active_rules
 from prflow.refactor.report import ReportFacts, pr_summary, validation_report
+from prflow.refactor_index.build import IndexCaches, build_index, update_index
+from prflow.refactor_index.models import RepoIndex
+from prflow.refactor_index.retrieval import RetrievalSettings
+from prflow.refactor_index.search import retrieve as retrieve_bundle
 from prflow.source_tree import SourceTree
 from prflow.store.blobs import get_blob, get_json, put_json, put_text
+from prflow.store.embeddings import StoreVectorCache
+from prflow.store.parse_cache import StoreParseCache
 from prflow.workspace.models import WorkspaceRef, WorkspaceState
 from prflow.workspace.patches import file_diff
 from prflow.workspace.tools import READ_TOOLS, WORKSPACE_TOOL_SPECS
@@ -88,6 +94,16 @@ STOPWORDS = frozenset(
 
 def _db() -> str:
     return cached_settings().resolved_database_url()
+
+
+def _caches() -> IndexCaches:
+    db = _db()
+
+    def beat(message: str) -> None:
+        if activity.in_activity():
+            activity.heartbeat(message)
+
+    return IndexCaches(parses=StoreParseCache(db), vectors=StoreVectorCache(db), progress=beat)
 
 
 # ---------------------------------------------------------------- the workspace as a tree
@@ -157,11 +173,15 @@ class IndexData(BaseModel):
     relevant: list[str]
     react_project: bool
     rule_ids: list[str]
+    repo_index_key: str = Field(description="The symbol/embedding index (prflow.refactor_index)")
+    bundle_key: str = Field(description="The directive's recorded retrieval bundle")
 
 
 class IndexSummary(BaseModel):
     key: str
+    repo_index_key: str
     files: int
+    indexed: int
     test_files: int
     react_project: bool
     rule_ids: list[str]
@@ -200,26 +220,75 @@ def lexical_relevance(tree: SourceTree, paths: Iterable[str], directive: str) ->
 @activity.defn(name="refactor_index")
 @heartbeating
 def refactor_index(inp: IndexInput) -> IndexSummary:
-    """The files the run may touch (in scope, indexed), tests, relevance and React rules."""
+    """The files the run may touch (in scope), the symbol and embedding index of its code,
+    the directive's retrieval bundle, tests, and the active React rules."""
+    db = _db()
     tree = workspace_tree(inp.workspace)
     paths = [p for p in tree.paths() if not is_skipped(p) and in_scope(p, inp.include, inp.exclude)]
     tests = [p for p in paths if is_test_file(p)]
-    react = is_react_project(tree)
+    caches = _caches()
+    index = build_index(tree, caches, include=inp.include, exclude=inp.exclude)
+    bundle = retrieve_bundle(
+        inp.directive, index, caches, RetrievalSettings(max_files=MAX_RELEVANT)
+    )
+    react = index.is_react_project or is_react_project(tree)
     data = IndexData(
         paths=paths,
         test_paths=tests,
-        relevant=lexical_relevance(tree, paths, inp.directive),
+        relevant=bundle.paths() or lexical_relevance(tree, paths, inp.directive),
         react_project=react,
         rule_ids=active_rules(inp.directive, react_project=react),
+        repo_index_key=put_json(db, index),
+        bundle_key=put_json(db, bundle),
     )
-    key = put_json(_db(), data.model_dump(mode="json"))
+    key = put_json(db, data.model_dump(mode="json"))
     return IndexSummary(
         key=key,
+        repo_index_key=data.repo_index_key,
         files=len(paths),
+        indexed=len(index.files),
         test_files=len(tests),
         react_project=react,
         rule_ids=data.rule_ids,
     )
+
+
+class RetrieveTaskInput(BaseModel):
+    repo_index_key: str
+    query: str
+    max_files: int = MAX_CONTEXT_FILES
+
+
+class RetrievedContext(BaseModel):
+    bundle_key: str
+    paths: list[str]
+
+
+@activity.defn(name="refactor_retrieve")
+@heartbeating
+def refactor_retrieve(inp: RetrieveTaskInput) -> RetrievedContext:
+    """The task's retrieval bundle (hybrid: lexical, embedding, names, import graph),
+    recorded in the blob store; every path is an indexed path."""
+    index = RepoIndex.model_validate(get_json(_db(), inp.repo_index_key))
+    bundle = retrieve_bundle(
+        inp.query, index, _caches(), RetrievalSettings(max_files=inp.max_files)
+    )
+    return RetrievedContext(bundle_key=put_json(_db(), bundle), paths=bundle.paths())
+
+
+class ReindexInput(BaseModel):
+    repo_index_key: str
+    workspace: WorkspaceRef
+    paths: list[str]
+
+
+@activity.defn(name="refactor_reindex")
+@heartbeating
+def refactor_reindex(inp: ReindexInput) -> str:
+    """The index brought up to date for the files a task changed (only those are re-read)."""
+    previous = RepoIndex.model_validate(get_json(_db(), inp.repo_index_key))
+    index = update_index(previous, workspace_tree(inp.workspace), inp.paths, _caches())
+    return put_json(_db(), index)
 
 
 def _index(key: str) -> IndexData:
@@ -297,6 +366,7 @@ class ExecutorPromptInput(BaseModel):
     focus: list[str] = Field(default_factory=list)
     feedback: str = ""
     attempt: int = 1
+    retrieved: list[str] = Field(default_factory=list, description="The task's bundle paths")
 
 
 def retrieve(tree: SourceTree, files: list[str], limit: int = MAX_CONTEXT_FILES) -> list[str]:
@@ -317,7 +387,8 @@ def refactor_executor_prompt(inp: ExecutorPromptInput) -> PreparedPrompt:
     task = plan.task(inp.task_id)
     tree = workspace_tree(inp.workspace)
     focus = inp.focus or task.all_files
-    context = [(p, tree.read_text(p) or "") for p in retrieve(tree, focus)]
+    wanted = list(dict.fromkeys([*retrieve(tree, focus), *inp.retrieved]))[:MAX_CONTEXT_FILES]
+    context = [(p, tree.read_text(p) or "") for p in wanted if tree.read_text(p) is not None]
     message = executor_message(
         task,
         plan,
@@ -508,6 +579,8 @@ def refactor_artifacts(inp: ArtifactsInput) -> Artifacts:
 
 REFACTOR_ACTIVITIES: list[Callable[..., Any]] = [
     refactor_index,
+    refactor_retrieve,
+    refactor_reindex,
     refactor_planner_prompt,
     refactor_check_plan,
     refactor_executor_prompt,

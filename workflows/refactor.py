@@ -35,12 +35,14 @@ with workflow.unsafe.imports_passed_through():
         IndexSummary,
         Layer,
         PlannerPromptInput,
+        ReindexInput,
         refactor_artifacts,
         refactor_audit,
         refactor_check_plan,
         refactor_compose,
         refactor_index,
         refactor_planner_prompt,
+        refactor_reindex,
     )
     from prflow.agent.budget import BudgetRaise, BudgetStatus
     from prflow.agent.messages import PreparedPrompt
@@ -104,7 +106,12 @@ class RefactorWorkflow(KindWorkflow):
                 ),
                 timeout=LONG,
             )
-            kit.set("index", PhaseState.done, f"{index.files} files, {index.test_files} tests")
+            kit.set(
+                "index",
+                PhaseState.done,
+                f"{index.files} files, {index.indexed} indexed, {index.test_files} tests"
+                + (f", React rules: {len(index.rule_ids)}" if index.rule_ids else ""),
+            )
             self._event("indexed", files=index.files, rules=index.rule_ids)
             baseline = asyncio.ensure_future(self._baseline(request, base))
             model = await self._model_available(request)
@@ -120,6 +127,7 @@ class RefactorWorkflow(KindWorkflow):
                 workspace=base,
                 base_workspace=base,
                 index_key=index.key,
+                repo_index_key=index.repo_index_key,
                 baseline=baseline_run,
                 planner=planner,
             )
@@ -303,6 +311,7 @@ class RefactorWorkflow(KindWorkflow):
                 test_timeout_seconds=request.test_timeout_seconds,
                 layers=request.layers,
                 index_key=carry.index_key,
+                repo_index_key=carry.repo_index_key,
                 repo_label=request.repo,
             ),
             id=child_id,
@@ -334,11 +343,13 @@ class RefactorWorkflow(KindWorkflow):
             record.changed_files = outcome.changed_files
             record.state_key = outcome.workspace.state_key
             record.merge_order = carry.merged
+            record.bundle_key = outcome.bundle_key
             carry.merged += 1
             self._settle(outcome.task_id, TaskStatus.done, outcome.reason)
             states[outcome.task_id] = TaskStatus.done
             if outcome.changed_files:
                 await self._recompose()
+                await self._reindex(outcome.changed_files)
             return
         if outcome.action == Action.skip:
             self._settle(outcome.task_id, TaskStatus.skipped, outcome.reason)
@@ -372,6 +383,21 @@ class RefactorWorkflow(KindWorkflow):
                 layers=[Layer(state_key=r.state_key, paths=r.changed_files) for r in done],
             ),
             timeout=SHORT,
+        )
+
+    async def _reindex(self, paths: list[str]) -> None:
+        """The index follows the workspace: only the merged task's files are re-read."""
+        carry = self.carry
+        assert carry is not None
+        if carry.repo_index_key is None:
+            return
+        carry.repo_index_key = await self.kit.step(
+            "tasks",
+            refactor_reindex,
+            ReindexInput(
+                repo_index_key=carry.repo_index_key, workspace=carry.workspace, paths=paths
+            ),
+            timeout=LONG,
         )
 
     def _settle(self, task_id: str, status: TaskStatus, reason: str) -> None:

@@ -20,8 +20,11 @@ with workflow.unsafe.imports_passed_through():
         ChangeFacts,
         ChangeInput,
         ExecutorPromptInput,
+        RetrievedContext,
+        RetrieveTaskInput,
         refactor_audit,
         refactor_executor_prompt,
+        refactor_retrieve,
     )
     from prflow.agent.budget import BudgetRaise, Spend
     from prflow.agent.messages import PreparedPrompt
@@ -68,6 +71,17 @@ class RefactorTaskWorkflow(KindWorkflow):
         facts = ChangeFacts(changed_files=[])
         regressions: list[str] = []
         tests_run = 0
+        context = RetrievedContext(bundle_key="", paths=[])
+        if inp.repo_index_key is not None:
+            context = await self.kit.step(
+                "retrieve",
+                refactor_retrieve,
+                RetrieveTaskInput(
+                    repo_index_key=inp.repo_index_key,
+                    query=f"{task.title}\n{task.instructions}\n{' '.join(task.all_files)}",
+                ),
+                timeout=SHORT,
+            )
         while True:
             attempt += 1
             if inp.executor is None:
@@ -89,6 +103,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                     focus=focus,
                     feedback=feedback,
                     attempt=attempt,
+                    retrieved=context.paths,
                 ),
                 timeout=SHORT,
             )
@@ -177,6 +192,7 @@ class RefactorTaskWorkflow(KindWorkflow):
             requests=requests,
             spent=spent,
             agents=agents,
+            bundle_key=context.bundle_key or None,
         )
 
     @workflow.signal

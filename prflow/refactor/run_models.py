@@ -139,6 +139,7 @@ class TaskRecord(BaseModel):
     spent: Spend = Field(default_factory=Spend)
     agents: list[AgentRecord] = Field(default_factory=list)
     merge_order: int = -1
+    bundle_key: str | None = None
 
 
 class TaskInput(BaseModel):
@@ -163,6 +164,7 @@ class TaskInput(BaseModel):
     test_timeout_seconds: int
     layers: list[str] = Field(default_factory=list)
     index_key: str | None = None
+    repo_index_key: str | None = None
     repo_label: str | None = None
 
 
@@ -179,6 +181,7 @@ class TaskOutcome(BaseModel):
     requests: int = 0
     spent: Spend = Field(default_factory=Spend)
     agents: list[AgentRecord] = Field(default_factory=list)
+    bundle_key: str | None = Field(default=None, description="The task's retrieval bundle")
 
 
 class RunCarry(BaseModel):
@@ -192,6 +195,7 @@ class RunCarry(BaseModel):
     merged: int = 0
     runs: int = 1
     index_key: str | None = None
+    repo_index_key: str | None = None
     baseline: SuiteRun | None = None
     events_key: str | None = None
     planner: list[AgentRecord] = Field(default_factory=list)
