@@ -13,7 +13,7 @@ from temporalio.client import Client
 from prflow.config import Settings
 from prflow.refactor.run_models import RunStatus
 from tests.support.fixtures_temporal import run_worker
-from tests.support.refactor_repo import async_script, build_storage_repo
+from tests.support.refactor_repo import PLAN, PLANNER_KEY, async_script, build_storage_repo
 from tests.support.refactor_runs import (
     apply_check,
     artifact,
@@ -21,7 +21,7 @@ from tests.support.refactor_runs import (
     start_refactor,
     tree_bytes,
 )
-from tests.support.scripted_anthropic import ScriptedAnthropic
+from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 
 pytestmark = pytest.mark.temporal
 
@@ -101,3 +101,34 @@ async def test_the_whole_run_validates_with_the_suite_before_and_after(
     report = json.loads(artifact(result, "validation-report.json"))
     assert report["tests"]["ran"] is True and report["tests"]["regressions"] == []
     assert tree_bytes(storage_repo) == before, "no --apply: the user's tree is untouched"
+
+
+async def test_an_invalid_plan_is_refused_and_the_planner_asked_again(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    storage_repo: Path,
+) -> None:
+    script = async_script()
+    bad = json.loads(json.dumps(PLAN))
+    bad["tasks"][0]["files"] = ["storage/file.py"]  # not in the index
+    bad["tasks"][2]["depends_on"] = ["tests"]  # depends on itself
+    refused = "# Your previous plan was refused"
+    routes = {
+        refused: script.pop(PLANNER_KEY),
+        PLANNER_KEY: [Turn(tool_uses=[ToolUse("submit_refactor_plan", bad)])],
+        **script,
+    }
+    scripted_anthropic.route(routes)
+    request = refactor_request(temporal_settings, storage_repo, dry_run=True)
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_refactor(temporal_client, temporal_settings, request, "refactor-reask")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+
+    assert result.status == RunStatus.validated, result.reason
+    (second,) = scripted_anthropic.requests_of(refused)
+    asked = json.dumps(second.body)
+    assert "'storage/file.py' is not in the repository index" in asked
+    assert "Did you mean storage/files.py" in asked
+    assert "Task 'tests' depends on itself." in asked
