@@ -29,7 +29,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.heartbeats import heartbeating
-from activities.workspace import materialise
+from activities.workspace import copy_worktree
 from prflow.config import cache_dir, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.store.blobs import get_json, put_json, put_text
@@ -46,6 +46,8 @@ from prflow.test_runs.models import (
 from prflow.test_runs.sandbox import Tools, plan
 
 MAX_OUTPUT_BYTES = 4_000_000
+SECRET_PREFIXES = ("PRFLOW_", "TEMPORAL_", "ANTHROPIC_", "GITHUB_", "GH_", "AWS_", "DATABASE_")
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "API_KEY", "PRIVATE_KEY", "CREDENTIAL")
 POLL_SECONDS = 1.0
 
 
@@ -129,10 +131,15 @@ def ensure_env(spec: EnvSpec, tree: Path, timeout: float) -> Path:
     return final
 
 
+def _secret(name: str) -> bool:
+    upper = name.upper()
+    return upper.startswith(SECRET_PREFIXES) or any(word in upper for word in SECRET_WORDS)
+
+
 def _run_env(spec: EnvSpec, env_dir: Path, work: Path, report: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRFLOW_", "TEMPORAL_"))}
-    env.pop("ANTHROPIC_API_KEY", None)
-    env.pop("GITHUB_TOKEN", None)
+    """The worker's environment minus its settings and anything that looks like a secret:
+    the repository's tests are code we did not write."""
+    env = {k: v for k, v in os.environ.items() if not _secret(k)}
     if spec.kind == ProjectKind.python:
         env["VIRTUAL_ENV"] = str(env_dir)
         env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
@@ -156,25 +163,23 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 
 def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
     """Materialise, build or reuse the environment, run sandboxed, store output and outcomes."""
-    tree = materialise(db_url, inp.workspace)
-
-    def read(name: str) -> bytes | None:
-        path = tree / name
-        return path.read_bytes() if path.is_file() else None
-
-    spec = detect(read, sys.executable)
-    if spec is None:
-        raise UserError(
-            "cannot tell how to run this repository's tests (no pyproject.toml, requirements "
-            "file or package.json); pass --test-command"
-        )
     with tempfile.TemporaryDirectory(prefix="prflow-tests-") as scratch:
-        work = Path(scratch) / "tree"
-        shutil.copytree(tree, work, symlinks=True)
+        work = copy_worktree(db_url, inp.workspace, Path(scratch) / "tree")
+
+        def read(name: str) -> bytes | None:
+            path = work / name
+            return path.read_bytes() if path.is_file() else None
+
+        spec = detect(read, sys.executable)
+        if spec is None:
+            raise UserError(
+                "cannot tell how to run this repository's tests (no pyproject.toml, "
+                "requirements file or package.json); pass --test-command"
+            )
         report = Path(scratch) / "junit.xml"
         command = command_line(spec, str(report), inp.selection, inp.command)
         sandbox = plan(command, sandbox_tools(), allow_unsandboxed=inp.allow_unsandboxed)
-        env_dir = ensure_env(spec, tree, inp.install_timeout_seconds)
+        env_dir = ensure_env(spec, work, inp.install_timeout_seconds)
         output_path = Path(scratch) / "output.txt"
         started = time.monotonic()
         timed_out = False

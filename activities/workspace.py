@@ -6,7 +6,7 @@ overlay; edits go through the pure exact-unique batch
 (:func:`prflow.workspace.edits.apply_batch`) and store a new state, so an edit
 activity that is retried stores the same keys again and returns the same ref.
 :func:`materialise` turns a reference into a real directory on this worker,
-rebuilt from the base snapshot and the stored state when the worker has never
+rebuilt from the base commit and the stored state when the worker has never
 seen the run (a resumed run on a fresh machine), updated in place otherwise.
 """
 
@@ -25,12 +25,14 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.gitrepo import GitRepo, GitRepoReader, commit_of, open_repo, snapshot
+from activities.gitrepo import GitRepo, GitRepoReader, commit_of, is_remote, open_repo
+from activities.gitrepo import _write_tree as write_tree
 from activities.heartbeats import heartbeating
 from activities.workspace_git import (
     apply_workspace,
     branch_workspace,
     export_workspace,
+    git,
     load_state,
     repo_at,
 )
@@ -39,6 +41,7 @@ from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.tools.reader import GrepHit, ToolError
 from prflow.workspace.edits import UnreadableFile, apply_batch
+from prflow.workspace.merge import merge_states
 from prflow.workspace.models import (
     PatchLogEntry,
     WorkspaceApplyInput,
@@ -50,6 +53,8 @@ from prflow.workspace.models import (
     WorkspaceExport,
     WorkspaceFile,
     WorkspaceFileInput,
+    WorkspaceMergeInput,
+    WorkspaceMergeResult,
     WorkspaceOpenInput,
     WorkspaceRef,
     WorkspaceState,
@@ -134,7 +139,7 @@ class WorkspaceFiles:
 
 def open_workspace(inp: WorkspaceOpenInput) -> WorkspaceRef:
     """A fresh workspace at ``inp.base`` (resolved to a commit id now, once)."""
-    repo = open_repo(inp.repo, refresh=True) if "://" in inp.repo else open_repo(inp.repo)
+    repo = open_repo(inp.repo, refresh=is_remote(inp.repo))
     sha = commit_of(repo, inp.base)
     if sha is None:
         raise UserError(f"unknown ref {inp.base!r} in {inp.repo}; pass a branch, tag or commit")
@@ -189,6 +194,47 @@ def edit_workspace(db_url: str, inp: WorkspaceEditInput) -> WorkspaceEditResult:
         feedback_text=feedback,
         feedback_key=feedback_key,
     )
+
+
+def _log_since(db_url: str, ref: WorkspaceRef, base: WorkspaceRef) -> list[str]:
+    """PatchRecord keys of ``ref``'s batches made after ``base``, oldest first."""
+    batches: list[list[str]] = []
+    key = ref.patch_log_key
+    while key != base.patch_log_key:
+        if key is None:
+            raise UserError(
+                f"workspace revision {ref.revision} of run {ref.run_id} does not descend from "
+                f"revision {base.revision}; merge only workspaces started from the base"
+            )
+        entry = PatchLogEntry.model_validate(get_json(db_url, key))
+        batches.append(entry.patch_keys)
+        key = entry.previous
+    return [k for batch in reversed(batches) for k in batch]
+
+
+def merge_workspace(db_url: str, inp: WorkspaceMergeInput) -> WorkspaceMergeResult:
+    """The union of the branches' changes over the base (refused on a conflicting path)."""
+    base = inp.base
+    for branch in inp.branches:
+        if (branch.repo, branch.base_sha, branch.run_id) != (base.repo, base.base_sha, base.run_id):
+            raise UserError("merge only workspaces of one run and base commit")
+    states = [load_state(db_url, b).files for b in inp.branches]
+    merged, conflicts = merge_states(load_state(db_url, base).files, states)
+    if conflicts:
+        return WorkspaceMergeResult(ok=False, workspace=base, conflicts=conflicts)
+    patch_keys = [k for b in inp.branches for k in _log_since(db_url, b, base)]
+    if not patch_keys:
+        return WorkspaceMergeResult(ok=True, workspace=base)
+    ref = base.model_copy(
+        update={
+            "state_key": put_json(db_url, WorkspaceState(files=merged)) if merged else None,
+            "patch_log_key": put_json(
+                db_url, PatchLogEntry(previous=base.patch_log_key, patch_keys=patch_keys)
+            ),
+            "revision": base.revision + sum(b.revision - base.revision for b in inp.branches),
+        }
+    )
+    return WorkspaceMergeResult(ok=True, workspace=ref)
 
 
 def patch_log(db_url: str, ref: WorkspaceRef) -> list[PatchRecord]:
@@ -277,8 +323,25 @@ def _remove(target: Path, root: Path) -> None:
         parent = parent.parent
 
 
+def _restore_base(repo: GitRepo, sha: str, tree: Path, path: str) -> None:
+    """Put ``path`` back as the base commit has it (or remove it when the base lacks it)."""
+    target = tree / path
+    listed = git(["ls-tree", "-z", sha, "--", path], repo.git_dir).stdout
+    if not listed:
+        _remove(target, tree)
+        return
+    mode, _kind, oid = listed.split(b"\t", 1)[0].decode().split(" ")
+    data = git(["cat-file", "blob", oid], repo.git_dir).stdout
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode == "120000":
+        os.symlink(os.fsdecode(data), target)
+    else:
+        target.write_bytes(data)
+        target.chmod(0o755 if mode == "100755" else 0o644)
+
+
 def _put_path(
-    db_url: str, tree: Path, base_root: Path, path: str, key: str | None, *, in_state: bool
+    db_url: str, repo: GitRepo, sha: str, tree: Path, path: str, key: str | None, *, in_state: bool
 ) -> None:
     """Make ``tree/path`` what the workspace says: stored content, deleted, or as at base."""
     target = tree / path
@@ -292,59 +355,68 @@ def _put_path(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(get_text(db_url, key).encode("utf-8"))
         return
-    source = base_root / path
-    if source.is_symlink() or source.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target, follow_symlinks=False)
-        if not target.is_symlink():
-            target.chmod(target.stat().st_mode | 0o200)
-    else:
-        _remove(target, tree)
+    if target.is_file():
+        target.unlink()
+    _restore_base(repo, sha, tree, path)
 
 
 def materialise(db_url: str, ref: WorkspaceRef) -> Path:
     """A writable worktree of the workspace on this worker (plain files, no .git).
 
     Cached per run: the same state returns at once, a newer state rewrites only
-    the paths that differ, and a worker that never saw the run copies the base
-    snapshot and writes the stored changes.
+    the paths that differ, and a worker that never saw the run writes the base
+    commit's files straight out of git (one ``cat-file --batch``) and then the
+    stored changes. Another call for the same run may change the tree at any
+    time; to work in it undisturbed (run tests, say) use :func:`copy_worktree`.
     """
     repo = repo_at(ref.repo, ref.base_sha)
     run_dir = _run_dir(ref, repo)
-    tree, marker = run_dir / "tree", run_dir / "state.json"
     state = load_state(db_url, ref)
     with _locked(run_dir):
-        base_root = snapshot(repo, ref.base_sha)
-        old: dict[str, object] | None = None
-        if marker.is_file() and tree.is_dir():
-            old = json.loads(marker.read_text(encoding="utf-8"))
-        if old is not None and old.get("base_sha") == ref.base_sha:
-            if old.get("state_key") == ref.state_key:
-                return tree
-            old_files = old.get("files")
-            previous = dict(old_files) if isinstance(old_files, dict) else {}
-            for path in sorted(set(previous) | set(state.files)):
-                if previous.get(path, "") != state.files.get(path, "") or path not in state.files:
-                    _put_path(
-                        db_url,
-                        tree,
-                        base_root,
-                        path,
-                        state.files.get(path),
-                        in_state=path in state.files,
-                    )
-        else:
-            staging = run_dir / f".tmp-{uuid.uuid4().hex}"
-            shutil.copytree(base_root, staging, symlinks=True)
-            _make_writable(staging)
-            for path, key in state.files.items():
-                _put_path(db_url, staging, base_root, path, key, in_state=True)
-            shutil.rmtree(tree, ignore_errors=True)
-            staging.rename(tree)
-        record = {"base_sha": ref.base_sha, "state_key": ref.state_key, "files": state.files}
-        staged_marker = marker.with_name(f".tmp-{uuid.uuid4().hex}.json")
-        staged_marker.write_text(json.dumps(record), encoding="utf-8")
-        staged_marker.replace(marker)
+        return _update_tree(db_url, repo, run_dir, ref, state)
+
+
+def copy_worktree(db_url: str, ref: WorkspaceRef, dest: Path) -> Path:
+    """A private copy of the workspace's worktree at ``dest``, taken while no one changes it."""
+    repo = repo_at(ref.repo, ref.base_sha)
+    run_dir = _run_dir(ref, repo)
+    state = load_state(db_url, ref)
+    with _locked(run_dir):
+        tree = _update_tree(db_url, repo, run_dir, ref, state)
+        shutil.copytree(tree, dest, symlinks=True)
+    return dest
+
+
+def _update_tree(
+    db_url: str, repo: GitRepo, run_dir: Path, ref: WorkspaceRef, state: WorkspaceState
+) -> Path:
+    tree, marker = run_dir / "tree", run_dir / "state.json"
+    old: dict[str, object] | None = None
+    if marker.is_file() and tree.is_dir():
+        old = json.loads(marker.read_text(encoding="utf-8"))
+    if old is not None and old.get("base_sha") == ref.base_sha:
+        if old.get("state_key") == ref.state_key:
+            return tree
+        old_files = old.get("files")
+        previous = dict(old_files) if isinstance(old_files, dict) else {}
+        for path in sorted(set(previous) | set(state.files)):
+            if previous.get(path, "") != state.files.get(path, "") or path not in state.files:
+                in_state = path in state.files
+                key = state.files.get(path)
+                _put_path(db_url, repo, ref.base_sha, tree, path, key, in_state=in_state)
+    else:
+        staging = run_dir / f".tmp-{uuid.uuid4().hex}"
+        staging.mkdir(parents=True)
+        write_tree(repo, ref.base_sha, staging)
+        _make_writable(staging)
+        for path, key in state.files.items():
+            _put_path(db_url, repo, ref.base_sha, staging, path, key, in_state=True)
+        shutil.rmtree(tree, ignore_errors=True)
+        staging.rename(tree)
+    record = {"base_sha": ref.base_sha, "state_key": ref.state_key, "files": state.files}
+    staged_marker = marker.with_name(f".tmp-{uuid.uuid4().hex}.json")
+    staged_marker.write_text(json.dumps(record), encoding="utf-8")
+    staged_marker.replace(marker)
     return tree
 
 
@@ -377,6 +449,16 @@ def workspace_tool(inp: WorkspaceToolInput) -> WorkspaceToolOutput:
     """One agent tool call over the workspace (read_file, search_code, list_files, edits)."""
     try:
         return call_workspace_tool(_db(), inp)
+    except UserError as exc:
+        raise _user_failure(exc) from exc
+
+
+@activity.defn(name="workspace_merge")
+@heartbeating
+def workspace_merge(inp: WorkspaceMergeInput) -> WorkspaceMergeResult:
+    """Join the workspaces of tasks that ran side by side; a conflicting path refuses."""
+    try:
+        return merge_workspace(_db(), inp)
     except UserError as exc:
         raise _user_failure(exc) from exc
 
@@ -432,6 +514,7 @@ WORKSPACE_ACTIVITIES = [
     workspace_edit,
     workspace_tool,
     workspace_read_file,
+    workspace_merge,
     workspace_export,
     workspace_apply,
     workspace_branch,

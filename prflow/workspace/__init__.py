@@ -29,6 +29,9 @@ Pure domain (this package, no I/O)
 ``prflow.workspace.scope``
     ``may_edit(patterns) -> Callable[[str], bool]`` (exact path, directory prefix, or
     fnmatch glob where ``*`` crosses ``/``; no patterns: anything), ``scope_hint``.
+``prflow.workspace.merge``
+    ``merge_states(base_files, [branch_files...]) -> (merged, conflicts)``: the union of
+    the changes of tasks that ran side by side; a path two changed differently conflicts.
 ``prflow.workspace.tools``
     The agent's tools: ``WORKSPACE_TOOL_SPECS`` / ``WORKSPACE_TOOL_NAMES`` =
     read_file, search_code, list_files, edit_file(path, edits[{old_string,
@@ -60,12 +63,17 @@ also list them)
     returns ok=False and the unchanged ref, it does not fail the activity);
     ``workspace_tool(WorkspaceToolInput) -> WorkspaceToolOutput`` (what the agent loop
     calls); ``workspace_read_file(WorkspaceFileInput) -> WorkspaceFile``;
+    ``workspace_merge(WorkspaceMergeInput(base, branches)) -> WorkspaceMergeResult(ok,
+    workspace, conflicts)`` (joins concurrent tasks' refs and their patch logs; on a
+    conflict ok=False and the base ref, nothing combined);
     ``workspace_export(WorkspaceRef) -> WorkspaceExport`` (each patch ``git apply
     --check`` clean on base); ``workspace_apply(WorkspaceApplyInput)`` (one-line
     UserError unless the checkout is clean at base_sha; tree untouched on refusal);
     ``workspace_branch(WorkspaceBranchInput)`` (plumbing; working tree, index and HEAD
     untouched; a retry finds its own branch). Plain functions for non-Temporal callers:
-    ``open_workspace``, ``edit_workspace(db_url, inp)``, ``call_workspace_tool``,
+    ``open_workspace``, ``edit_workspace(db_url, inp)``, ``merge_workspace(db_url, inp)``,
+    ``call_workspace_tool``, ``copy_worktree(db_url, ref, dest)`` (a private copy taken
+    under the run's lock),
     ``materialise(db_url, ref) -> Path`` (worker-local writable tree, rebuilt from base
     + state on a worker that never saw the run), ``patch_log(db_url, ref) ->
     list[PatchRecord]``; in ``activities.workspace_git``: ``load_state``,

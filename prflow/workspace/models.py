@@ -167,3 +167,18 @@ class DraftPullRequest(BaseModel):
     branch: str
     commit_sha: str
     created: bool = Field(description="False when a retry found the run's existing pull request")
+
+
+class WorkspaceMergeInput(BaseModel):
+    """Join the workspaces of tasks that all started from ``base``."""
+
+    base: WorkspaceRef
+    branches: list[WorkspaceRef]
+
+
+class WorkspaceMergeResult(BaseModel):
+    """The joined reference, or ``ok=False`` with the paths two tasks changed differently."""
+
+    ok: bool
+    workspace: WorkspaceRef
+    conflicts: list[str] = Field(default_factory=list)

@@ -144,3 +144,29 @@ def test_the_time_cap_kills_the_run_and_says_so(base: WorkspaceRef) -> None:
     assert time.monotonic() - started < 30
     assert run.timed_out and run.exit_code is None
     assert "ran past the 3s cap and were killed" in get_text(db(), run.output_key)
+
+
+def test_the_workers_secrets_do_not_reach_the_tests(
+    base: WorkspaceRef, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("STRIPE_API_KEY", "sk_secret")
+    monkeypatch.setenv("SHOP_MODE", "kept")
+    probe = with_edits(
+        base,
+        CreateFile(
+            path="tests/test_env.py",
+            content=(
+                "import os\n\n\n"
+                "def test_no_secrets():\n"
+                "    assert 'GITHUB_TOKEN' not in os.environ\n"
+                "    assert 'STRIPE_API_KEY' not in os.environ\n"
+                "    assert 'PRFLOW_DATABASE_URL' not in os.environ\n\n\n"
+                "def test_other_variables_pass():\n"
+                "    assert os.environ['SHOP_MODE'] == 'kept'\n"
+            ),
+            reason="env probe",
+        ),
+    )
+    run = run_tests_in(db(), TestRunInput(workspace=probe, selection=["tests/test_env.py"]))
+    assert (run.counts.passed, run.counts.failed) == (2, 0), get_text(db(), run.output_key)

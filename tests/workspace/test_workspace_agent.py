@@ -10,6 +10,9 @@ the stored state alone.
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -227,3 +230,60 @@ async def test_a_worker_with_empty_data_and_cache_dirs_serves_the_workspace(
     assert "async def read_item" in get_text(db(), str(state.files["shop/storage.py"]))
     assert "total(prices) + 0" in get_text(db(), str(state.files["shop/cart.py"]))
     assert (fresh / "cache" / "snapshots").is_dir(), "the fresh worker built its own snapshot"
+
+
+async def test_a_run_moved_to_another_worker_resumes_on_its_latest_workspace(
+    temporal_client: Client,
+    temporal_settings: Settings,
+    prflow_home: Path,
+    tmp_path: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first worker edits, then stops mid-turn; a worker with an empty cache replays the
+    agent's history and its next read sees the edit (the reference came back from history)."""
+    repo, _sha = build_workspace_repo(tmp_path / "shop")
+    ref = open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="moved-agent"))
+    gate = threading.Event()
+    scripted_anthropic.script(
+        [
+            Turn(tool_uses=[ToolUse("edit_file", ASYNC_READ)]),
+            Turn(
+                tool_uses=[
+                    ToolUse("read_file", {"path": "shop/storage.py"}),
+                    ToolUse("read_file", {"path": "shop/cart.py"}),
+                ],
+                release=gate,
+            ),
+            Turn(text="Done."),
+        ]
+    )
+    spec = workspace_spec(temporal_settings, ref)
+    async with run_worker(
+        temporal_client,
+        temporal_settings,
+        workflows=[ProbeWorkflow],
+        graceful_shutdown=timedelta(0),
+    ):
+        handle = await temporal_client.start_workflow(
+            ProbeWorkflow.run,
+            ProbeRequest(specs=[spec], mode="inline"),
+            id="probe-workspace-moved",
+            task_queue=temporal_settings.temporal.task_queue,
+        )
+        await asyncio.to_thread(scripted_anthropic.wait_for_requests, 2, 60)
+    # The first worker is gone with its turn in flight; the second starts with no cache.
+    monkeypatch.setenv("PRFLOW_CACHE_DIR", str(tmp_path / "second-worker-cache"))
+    gate.set()
+    async with run_worker(temporal_client, temporal_settings, workflows=[ProbeWorkflow]):
+        result = await handle.result()
+
+    [outcome] = result.outcomes
+    assert outcome.completed and outcome.workspace is not None
+    assert outcome.workspace.revision == 1
+    edited, untouched = next(
+        tool_results(request.body) for request in scripted_anthropic.requests if request.turn == 2
+    )
+    assert "     4\tasync def read_item(path: Path) -> str:" in edited
+    assert "def checkout(prices: list[int]) -> int:" in untouched
+    assert (tmp_path / "second-worker-cache" / "snapshots").is_dir(), "read on the new worker"

@@ -1,0 +1,1 @@
+"""Benchmark of the write path: worktrees rebuilt from base + stored edits, edits, exports."""
