@@ -477,7 +477,11 @@ class RefactorWorkflow(KindWorkflow):
         result = self._result(request, status, reason, artifacts, compare, check.pass_rate)
         if status == RunStatus.validated:
             delivered = await platform.deliver(
-                kit, request, carry.workspace, pr_title(request.directive)
+                kit,
+                request,
+                carry.workspace,
+                pr_title(request.directive),
+                artifacts.keys["pr-summary.md"],
             )
             result.applied, result.branch = delivered.applied, delivered.branch
             result.pr_url, result.delivery_refused = delivered.pr_url, delivered.refused
@@ -615,7 +619,7 @@ class RefactorWorkflow(KindWorkflow):
             artifact_keys=artifacts.keys,
             runs=carry.runs,
             cost_usd=self._total_usd(),
-            input_tokens=self._spent_total().input_tokens,
+            input_tokens=self._spent_total().prompt_tokens,
             requests=self._spent_total().calls,
         )
 

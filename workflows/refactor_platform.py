@@ -16,6 +16,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.github.draft_pr import open_draft_pr
     from activities.test_runs import compare_test_runs, run_tests
     from activities.workspace import workspace_apply, workspace_branch, workspace_open
     from prflow.agent.outcome import AgentOutcome
@@ -30,13 +31,15 @@ with workflow.unsafe.imports_passed_through():
         TestRunResult,
     )
     from prflow.workspace.models import (
+        DraftPullRequest,
+        DraftPullRequestInput,
         WorkspaceApplyInput,
         WorkspaceBranch,
         WorkspaceBranchInput,
         WorkspaceOpenInput,
         WorkspaceRef,
     )
-    from workflows.run_kit import RunKit
+    from workflows.run_kit import NETWORK_RETRY, RunKit
 
 SHORT = timedelta(minutes=5)
 INSTALL_SECONDS = 900
@@ -162,15 +165,40 @@ class Delivery(BaseModel):
     refused: str | None = Field(default=None, description="Why a write was refused (one line)")
 
 
-async def deliver(kit: RunKit, request: RefactorRequest, ref: WorkspaceRef, title: str) -> Delivery:
+def pr_branch(run_id: str) -> str:
+    """The run's own branch for its PR: one per run, so a retried activity finds it."""
+    tail = run_id.rsplit(":", 1)[-1]
+    return f"prflow/refactor-{tail}"
+
+
+async def deliver(
+    kit: RunKit, request: RefactorRequest, ref: WorkspaceRef, title: str, body_key: str
+) -> Delivery:
     """Once validated: write the user's tree (only if still clean at the base), commit on a
-    new branch, or both; a refusal is reported, the artifacts stay."""
+    new branch, open a draft PR; a refusal is reported, the artifacts stay."""
     out = Delivery()
-    if not (request.apply or request.branch):
+    if not (request.apply or request.branch or request.open_pr):
         kit.set("output", PhaseState.skipped, "artifacts only")
         return out
     try:
-        if request.branch:
+        if request.open_pr and request.pr_repo:
+            pull: DraftPullRequest = await kit.step(
+                "output",
+                open_draft_pr,
+                DraftPullRequestInput(
+                    workspace=ref,
+                    repository=request.pr_repo,
+                    branch=request.branch or pr_branch(ref.run_id),
+                    title=title,
+                    body_key=body_key,
+                ),
+                task_queue=request.github_task_queue,
+                timeout=timedelta(minutes=5),
+                retry=NETWORK_RETRY,
+                summary=f"open a draft PR on {request.pr_repo}",
+            )
+            out.pr_url, out.branch = pull.html_url, pull.branch
+        if request.branch and not request.open_pr:
             made: WorkspaceBranch = await kit.step(
                 "output",
                 workspace_branch,
@@ -195,6 +223,14 @@ async def deliver(kit: RunKit, request: RefactorRequest, ref: WorkspaceRef, titl
         out.refused = cause.message
         kit.set("output", PhaseState.failed, cause.message[:200])
         return out
-    done = [w for w, ok in (("applied", out.applied), (f"branch {out.branch}", out.branch)) if ok]
+    done = [
+        w
+        for w, ok in (
+            ("applied", out.applied),
+            (f"branch {out.branch}", out.branch),
+            (f"PR {out.pr_url}", out.pr_url),
+        )
+        if ok
+    ]
     kit.set("output", PhaseState.done, ", ".join(done))
     return out

@@ -88,6 +88,29 @@ def _directive(directive: str | None, directive_file: Path | None) -> str:
     return text.strip()
 
 
+def github_slug(location: str) -> str:
+    """``owner/name`` of the GitHub repository a URL or a local clone's origin names."""
+    import re
+    import subprocess
+
+    url = location
+    if not re.match(r"^[a-z+]+://|^git@", location):
+        done = subprocess.run(
+            ["git", "-C", location, "remote", "get-url", "origin"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        url = done.stdout.strip()
+    match = re.search(r"github\.com[:/]([^/\s]+)/([^/\s]+?)(?:\.git)?/?$", url)
+    if match is None:
+        raise UserError(
+            "--open-pr needs a GitHub repository: pass --repo https://github.com/OWNER/NAME "
+            "or a clone whose origin is on GitHub"
+        )
+    return f"{match.group(1)}/{match.group(2)}"
+
+
 def _output_dir(output: Path | None) -> Path | None:
     if output is None:
         return None
@@ -217,8 +240,7 @@ def refactor(
     location = run_location(repo, None)
     assert location is not None
     text = _directive(directive, directive_file)
-    if open_pr and branch is None:
-        branch = None  # the platform names a branch for the PR
+    pr_repo = github_slug(location) if open_pr else None
 
     def build(run_settings: Settings) -> RefactorRequest:
         try:
@@ -231,6 +253,7 @@ def refactor(
                 apply=apply,
                 branch=branch,
                 open_pr=open_pr,
+                pr_repo=pr_repo,
                 max_retries=max_retries,
                 verbose=verbose,
                 test_command=test_command,

@@ -227,7 +227,7 @@ class RefactorResult(BaseModel):
     )
     runs: int = 1
     cost_usd: float = 0.0
-    input_tokens: int = 0
+    input_tokens: int = Field(default=0, description="Prompt tokens sent, cached or not")
     requests: int = 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from temporalio.client import Client
 
 from prflow.config import Settings
 from prflow.refactor.run_models import RunStatus
+from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_temporal import run_worker
 from tests.support.refactor_repo import PLAN, PLANNER_KEY, async_script, build_storage_repo
 from tests.support.refactor_runs import (
@@ -132,3 +134,43 @@ async def test_an_invalid_plan_is_refused_and_the_planner_asked_again(
     assert "'storage/file.py' is not in the repository index" in asked
     assert "Did you mean storage/files.py" in asked
     assert "Task 'tests' depends on itself." in asked
+
+
+async def test_open_pr_creates_one_draft_pull_request_with_the_summary_as_body(
+    prflow_home: Path,
+    fake_github: FakeGitHub,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    storage_repo: Path,
+    tmp_path: Path,
+) -> None:
+    bare = tmp_path / "notes.git"
+    await asyncio.to_thread(
+        subprocess.run, ["git", "clone", "-q", "--bare", str(storage_repo), str(bare)], check=True
+    )
+    fake_github.add_git_repo("octo-org", "notes", bare)
+    scripted_anthropic.route(async_script())
+    request = refactor_request(
+        temporal_settings, storage_repo, open_pr=True, pr_repo="octo-org/notes"
+    )
+    before = tree_bytes(storage_repo)
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_refactor(temporal_client, temporal_settings, request, "refactor-pr")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+
+    assert result.status == RunStatus.validated, result.reason
+    [pull] = fake_github.pulls("octo-org", "notes")
+    assert pull.pull is not None and pull.pull.draft
+    assert result.pr_url and result.branch == "prflow/refactor-refactor-pr"  # one per run
+    assert pull.body == artifact(result, "pr-summary.md")
+    done = await asyncio.to_thread(
+        subprocess.run,
+        ["git", "--git-dir", str(bare), "show", f"{result.branch}:storage/files.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    shown = done.stdout
+    assert "async def read_note" in shown
+    assert tree_bytes(storage_repo) == before, "--open-pr never touches the checkout"
