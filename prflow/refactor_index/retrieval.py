@@ -32,16 +32,16 @@ from rank_bm25 import BM25Plus
 from prflow import embeddings
 from prflow.imports.graph import ImportEdge
 from prflow.refactor_index.models import FileRecord, RepoIndex
-from prflow.refactor_index.terms import path_terms, query_terms, split_identifier
+from prflow.refactor_index.terms import path_terms, query_terms, words
 
 
 class RetrievalSettings(BaseModel):
     max_files: int = Field(default=8, ge=1, le=200)
-    min_ratio: float = Field(default=0.6, ge=0.0, le=1.0)
+    min_ratio: float = Field(default=0.75, ge=0.0, le=1.0)
     seeds_for_expansion: int = Field(default=3, ge=0)
     expansion_share: float = Field(default=0.5, ge=0.0, le=1.0)
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"lexical": 1.0, "semantic": 0.5, "named": 1.0}
+        default_factory=lambda: {"lexical": 1.0, "symbol": 1.0, "semantic": 0.5, "named": 1.0}
     )
 
 
@@ -153,35 +153,78 @@ def semantic_scores(
     return scores
 
 
-_NAME = re.compile(r"[A-Za-z_][\w.]*[\w]|[\w./-]+\.\w+")
+_CODE = re.compile(r"``?([^`]+?)``?|'([^'\s]+)'|\"([^\"\s]+)\"")
+_IDENT = re.compile(r"[A-Za-z_][\w.]*\w|[\w./-]+\.\w+")
+
+
+def mentioned_names(query: str) -> set[str]:
+    """Names the query writes as code: quoted or in backticks, dotted, snake_case or camelCase.
+
+    Plain words ("filter", "group") are left out: they name too many symbols by accident.
+    """
+    found: set[str] = set()
+    for groups in _CODE.findall(query):
+        for quoted in groups:
+            found.update(m.lower() for m in _IDENT.findall(quoted))
+    for token in _IDENT.findall(query):
+        if "_" in token or "." in token.strip(".") or (token[1:] != token[1:].lower()):
+            found.add(token.lower())
+    return {name.strip(".").removeprefix("@") for name in found if len(name.strip(".")) > 2}
 
 
 def named_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, float]:
-    """Files the query names: by path or path stem (2), by a symbol of theirs (1 per name)."""
-    mentioned = {m.strip(".").lower() for m in _NAME.findall(query)}
-    mentioned = {m for m in mentioned if len(m) > 2}
-    compound = {m for m in mentioned if "_" in m or "." in m or any(c.isupper() for c in m)}
-    compound |= {m.lower() for m in _NAME.findall(query) if len(split_identifier(m)) > 1}
+    """Files the query names: by path (2), by module (1), by a symbol of theirs (1 each).
+
+    A symbol matches a mentioned name by its full (``Class.method``) or short name, or by
+    its last dotted part (``click.command`` names ``command``), or as ``do_<name>`` /
+    ``_<name>`` helpers.
+    """
+    mentioned = mentioned_names(query)
+    if not mentioned:
+        return {}
+    shorts = {m.rsplit(".", 1)[-1].rstrip("()") for m in mentioned} | mentioned
     scores: dict[str, float] = {}
     for path, record in records.items():
         score = 0.0
         lowered = path.lower()
-        stem = lowered.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        if any(lowered.endswith(m) for m in mentioned if "/" in m or m.count(".") == 1):
+        if any(lowered.endswith(m) for m in mentioned if "/" in m):
             score += 2.0
-        dotted = lowered.rsplit(".", 1)[0].replace("/", ".")
-        if any(m.endswith(dotted.split(".", 1)[-1]) for m in mentioned if "." in m):
+        module = lowered.rsplit(".", 1)[0].replace("/", ".")
+        if any(m == module or module.endswith("." + m) for m in mentioned if "." in m):
             score += 1.0
         for symbol in record.symbols:
             name = symbol.name.lower()
             short = name.rsplit(".", 1)[-1]
-            if name in mentioned or (short in compound and len(short) > 3):
-                score += 1.0 if symbol.kind != "method" else 0.5
-        if stem in compound and len(stem) > 3:
-            score += 1.0
+            if name in shorts or short in shorts or short.lstrip("_").removeprefix("do_") in shorts:
+                score += 0.5 if symbol.kind == "method" else 1.0
         if score:
             scores[path] = score
     return scores
+
+
+def symbol_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, float]:
+    """BM25 of the query against each symbol's own words; a file scores its best symbol."""
+    terms = query_terms(query)
+    owners: list[str] = []
+    corpus: list[list[str]] = []
+    for path in sorted(records):
+        for symbol in records[path].symbols:
+            text = " ".join([symbol.name, symbol.signature, symbol.doc, symbol.body_head])
+            document = [word for word, count in words(text).items() for _ in range(count)]
+            owners.append(path)
+            corpus.append(document or ["\0"])
+    if not terms or not corpus:
+        return {}
+    bm25 = BM25Plus(corpus)
+    baseline = sum(bm25.idf.get(term, 0.0) * bm25.delta for term in terms)
+    best: dict[str, float] = {}
+    for path, score in zip(owners, bm25.get_scores(terms), strict=True):
+        best[path] = max(best.get(path, 0.0), float(score) - baseline)
+    return best
+
+
+BARREL_WEIGHT = 0.5
+"""Files that only pass names on list every name, so they match everything and change rarely."""
 
 
 def retrieve_files(
@@ -204,11 +247,15 @@ def retrieve_files(
     vectors = {p: v for p, v in file_vectors.items() if p in indexed}
     parts = {
         "lexical": scaled(lexical_scores(query, records)),
+        "symbol": scaled(symbol_scores(query, records)),
         "semantic": scaled(semantic_scores(query_vector, vectors), floor_quantile=0.5),
         "named": scaled(named_scores(query, records)),
     }
     rankings = {name: rank(scores)[:10] for name, scores in parts.items()}
-    fused = fuse(parts, settings.weights)
+    fused = {
+        path: score * (BARREL_WEIGHT if records[path].is_barrel else 1.0)
+        for path, score in fuse(parts, settings.weights).items()
+    }
     expanded = expand_through_imports(
         fused, index.edges, settings.seeds_for_expansion, settings.expansion_share
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -27,7 +28,17 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 def split_identifier(identifier: str) -> list[str]:
     """Lower-cased parts of one identifier (``getHTTPResponse`` -> get, http, response)."""
-    return [part.lower() for part in _CAMEL.findall(identifier)]
+    return list(_parts(identifier))
+
+
+@lru_cache(maxsize=65536)
+def _parts(identifier: str) -> tuple[str, ...]:
+    """Identifiers repeat a lot across files; split each once per process."""
+    return tuple(
+        part
+        for part in (p.lower() for p in _CAMEL.findall(identifier))
+        if len(part) > 1 and part not in STOP_WORDS
+    )
 
 
 def words(text: str, max_terms: int | None = None) -> Counter[str]:
@@ -37,9 +48,7 @@ def words(text: str, max_terms: int | None = None) -> Counter[str]:
     """
     counts: Counter[str] = Counter()
     for token in _WORD.findall(text.replace("_", " ")):
-        for part in split_identifier(token):
-            if len(part) > 1 and part not in STOP_WORDS:
-                counts[part] += 1
+        counts.update(_parts(token))
     if max_terms is not None and len(counts) > max_terms:
         kept = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:max_terms]
         return Counter(dict(kept))

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import delete, func, select
 
 from prflow import embeddings
-from prflow.analysis.parse_cache import MemoryParseCache
+from prflow.analysis.parse_cache import InputLimits, MemoryParseCache
 from prflow.refactor_index.build import (
     IndexCaches,
     IndexStats,
@@ -243,3 +243,18 @@ def test_stored_vectors_are_the_models_vectors(store_caches: IndexCaches) -> Non
 
     assert np.allclose(embeddings.from_bytes(again[text_sha(text)]), stored)
     assert np.allclose(stored, embeddings.embed([text])[0])
+
+
+def test_oversized_and_binary_files_are_listed_as_skipped_not_indexed(repo: Path) -> None:
+    (repo / "storage/huge.py").write_text("x = 1\n" * 50_000)
+    (repo / "storage/blob.py").write_bytes(b"\x00\x01binary")
+    caches = IndexCaches(
+        MemoryParseCache(), MemoryVectorCache(), limits=InputLimits(max_bytes=100_000)
+    )
+
+    index = build_index(DirectoryTree(repo), caches)
+
+    assert "storage/huge.py" not in index.paths() and "storage/blob.py" not in index.paths()
+    assert "larger than 100000 bytes" in index.skipped["storage/huge.py"]
+    assert "binary" in index.skipped["storage/blob.py"]
+    assert "storage/files.py" in index.paths()

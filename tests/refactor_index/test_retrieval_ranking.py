@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from prflow import embeddings
 from prflow.imports.graph import ImportEdge
 from prflow.refactor_index.models import FileRecord, IndexedFile, RepoIndex, SymbolRecord
 from prflow.refactor_index.retrieval import (
@@ -11,9 +13,12 @@ from prflow.refactor_index.retrieval import (
     expand_through_imports,
     fuse,
     lexical_scores,
+    mentioned_names,
     named_scores,
     rank,
+    retrieve_files,
     scaled,
+    symbol_scores,
     unknown_paths,
 )
 from prflow.refactor_index.terms import query_terms, split_identifier, words
@@ -102,7 +107,7 @@ def test_path_words_count_for_lexical_search() -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("Fix `parse_config` on empty files", "conf/loader.py"),
+        ("Fix ``parse_config`` on empty files", "conf/loader.py"),
         ("storage/io.py leaks handles", "storage/io.py"),
         ("Graph.add_edge accepts weights", "graph/core.py"),
     ],
@@ -122,3 +127,47 @@ def test_unknown_paths_are_those_not_in_the_snapshot() -> None:
         version="v", files=[IndexedFile(path="a.py", blob_sha="0" * 40, language="python")]
     )
     assert unknown_paths(["a.py", "ghost.py", "ghost.py"], index) == ["ghost.py"]
+
+
+def test_only_names_written_as_code_count_as_mentions() -> None:
+    mentioned = mentioned_names(
+        "The ``xmlattr`` filter and @click.group() keep parse_config, getUser and 'io.py' apart"
+    )
+    assert mentioned == {"xmlattr", "click.group", "parse_config", "getuser", "io.py"}
+
+
+def test_a_plain_word_naming_a_symbol_is_not_a_mention() -> None:
+    records = {"nodes.py": record({}, ("Filter",)), "filters.py": record({}, ("do_xmlattr",))}
+    assert named_scores("``xmlattr`` filter rejects keys with spaces", records) == {
+        "filters.py": 1.0
+    }
+
+
+def test_symbol_scores_rank_a_file_by_its_best_symbol() -> None:
+    records = {
+        "serving.py": record({}, ("log_request", "handle_ssl_eof")),
+        "http.py": record({}, ("parse_options_header",)),
+    }
+    scores = symbol_scores("dev server handles SSL EOF errors", records)
+    assert rank(scores) == ["serving.py"]
+
+
+def test_barrel_files_rank_below_the_file_that_defines_the_names() -> None:
+    index = RepoIndex(
+        version="v",
+        files=[
+            IndexedFile(path=p, blob_sha="0" * 40, language="python")
+            for p in ("pkg/__init__.py", "pkg/decorators.py")
+        ],
+    )
+    barrel = record({"command": 1, "option": 1, "group": 1}).model_copy(update={"is_barrel": True})
+    records = {"pkg/__init__.py": barrel, "pkg/decorators.py": record({"command": 1, "group": 1})}
+    vectors = {p: np.zeros((1, embeddings.DIM), dtype=np.float32) for p in records}
+    bundle = retrieve_files(
+        "type hints of the command and group decorators",
+        index,
+        records,
+        vectors,
+        np.ones(embeddings.DIM, dtype=np.float32),
+    )
+    assert bundle.paths()[0] == "pkg/decorators.py"
