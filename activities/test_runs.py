@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import shutil
 import signal
@@ -62,13 +63,28 @@ def _uv() -> str:
     return found
 
 
+@functools.cache
 def sandbox_tools() -> Tools:
-    return Tools(
-        bwrap=shutil.which("bwrap"),
-        unshare=shutil.which("unshare"),
-        ip=shutil.which("ip"),
-        root=os.geteuid() == 0,
+    """The sandboxes that actually work on this worker (each tried once per process:
+    an installed bwrap or unshare may still be denied namespaces by the container)."""
+    root = os.geteuid() == 0
+    probe = Tools(bwrap=shutil.which("bwrap"), unshare=None, ip=None, root=root)
+    bwrap = (
+        probe.bwrap
+        if probe.bwrap and _runs(plan(["true"], probe, allow_unsandboxed=False).argv)
+        else None
     )
+    probe = Tools(bwrap=None, unshare=shutil.which("unshare"), ip=shutil.which("ip"), root=root)
+    works = probe.unshare and _runs(plan(["true"], probe, allow_unsandboxed=False).argv)
+    return Tools(bwrap=bwrap, unshare=probe.unshare if works else None, ip=probe.ip, root=root)
+
+
+def _runs(argv: Sequence[str]) -> bool:
+    try:
+        done = subprocess.run(list(argv), capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 @contextlib.contextmanager

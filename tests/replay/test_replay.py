@@ -34,6 +34,7 @@ RECORDED_IDS = {
     "impact-fault-json": "impact-malformed-tool-input",
     "probe-agent-child": "probe-agent-child",
     "probe-agent-child/agent:probe": "agent-child-run",
+    "probe-workspace-agent/agent:executor": "agent-workspace-edits",
     "blob-read-replay": "blob-read",
     "pr-checks-wait-1": "pr-checks-wait",
     "pr-checks-crash-1": "pr-checks-worker-restart",

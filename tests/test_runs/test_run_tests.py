@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -170,3 +171,23 @@ def test_the_workers_secrets_do_not_reach_the_tests(
     )
     run = run_tests_in(db(), TestRunInput(workspace=probe, selection=["tests/test_env.py"]))
     assert (run.counts.passed, run.counts.failed) == (2, 0), get_text(db(), run.output_key)
+
+
+def test_a_sandbox_that_is_installed_but_denied_is_not_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    bwrap = fake_bin / "bwrap"
+    bwrap.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    bwrap.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+    test_runs.sandbox_tools.cache_clear()
+    try:
+        tools = test_runs.sandbox_tools()
+    finally:
+        test_runs.sandbox_tools.cache_clear()
+    assert tools.bwrap is None
+    assert tools.unshare is not None, "unshare works on this machine (as root)"
