@@ -143,7 +143,7 @@ def script(repo: Path) -> dict[str, list[Turn]]:
                     ToolUse(
                         "submit_refactor_plan",
                         {
-                            "summary": "Rename the definition and every caller, then tests and changelog.",
+                            "summary": "Rename the definition and every caller; then tests, changelog.",
                             "tasks": tasks,
                         },
                     )
