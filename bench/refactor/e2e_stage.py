@@ -42,6 +42,7 @@ DIRECTIVE = (
 )
 PLANNER_KEY = "You turn one refactor directive into a plan"
 SRC = "src/itsdangerous"
+PLAN_SUMMARY = "Rename the definition and every caller; then tests, changelog."
 TASKS: list[dict[str, Any]] = [
     {
         "id": "rename",
@@ -143,7 +144,7 @@ def script(repo: Path) -> dict[str, list[Turn]]:
                     ToolUse(
                         "submit_refactor_plan",
                         {
-                            "summary": "Rename the definition and every caller; then tests, changelog.",
+                            "summary": PLAN_SUMMARY,
                             "tasks": tasks,
                         },
                     )
