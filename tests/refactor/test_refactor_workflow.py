@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from prflow import search_attributes as sa
 from prflow.config import Settings
 from prflow.refactor.run_models import RunStatus
 from tests.support.fake_github import FakeGitHub
@@ -103,6 +104,11 @@ async def test_the_whole_run_validates_with_the_suite_before_and_after(
     report = json.loads(artifact(result, "validation-report.json"))
     assert report["tests"]["ran"] is True and report["tests"]["regressions"] == []
     assert tree_bytes(storage_repo) == before, "no --apply: the user's tree is untouched"
+    attributes = (await handle.describe()).typed_search_attributes
+    assert attributes.get(sa.KIND) == "refactor"
+    assert attributes.get(sa.PHASE) == "artifacts"
+    assert attributes.get(sa.COST_USD) == pytest.approx(result.cost_usd, rel=1e-3)
+    assert result.cost_usd > 0
 
 
 async def test_an_invalid_plan_is_refused_and_the_planner_asked_again(
