@@ -17,6 +17,7 @@ from prflow.refactor.react_rules import describe
 
 MAX_INDEX_PATHS = 1500
 MAX_CONTEXT_CHARS = 24_000
+MAX_RELATED_CHARS = 1_500
 
 SUBMIT_PLAN = ToolSpec(
     name="submit_refactor_plan",
@@ -128,11 +129,14 @@ def executor_message(
         lines.append(f"\n# Why you are trying again\n{feedback}")
     budget = MAX_CONTEXT_CHARS
     shown: list[str] = []
+    own = set(task.all_files)
     for path, text in context:
         if budget <= 0:
             shown.append(f"\n## {path}\n(not shown: open it with the read tool)")
             continue
-        body = text if len(text) <= budget else text[:budget] + "\n... (truncated)"
+        # the task's own files in full; related files as a head, the rest on demand
+        cap = budget if path in own else min(budget, MAX_RELATED_CHARS)
+        body = text if len(text) <= cap else text[:cap] + "\n... (truncated: read_file for more)"
         budget -= len(body)
         shown.append(f"\n## {path}\n```\n{body}\n```")
     if shown:
