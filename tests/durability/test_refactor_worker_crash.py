@@ -30,6 +30,7 @@ def wait_for_requests_of(server: ScriptedAnthropic, route: str, count: int) -> N
             raise TimeoutError(f"{route!r} got fewer than {count} requests")
         time.sleep(0.05)
 
+
 RESULT_TIMEOUT = 300
 
 
