@@ -11,7 +11,7 @@ import typer
 
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
-from prflow.cli.run_target import preflight, run_location
+from prflow.cli.run_target import pr_head, preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
@@ -150,6 +150,7 @@ def impact(
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
+    head_sha: str | None = None  # known once the options are checked (below)
 
     def build(run_settings: Settings) -> ImpactRequest:
         plan = llm_plan(
@@ -164,6 +165,7 @@ def impact(
         return ImpactRequest(
             repo=location,
             pull_request=pull,
+            pr_head_sha=head_sha,
             base=base,
             head=head,
             post_comment=post,
@@ -172,6 +174,9 @@ def impact(
         )
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start
+    if pull is not None:
+        head_sha = pr_head(pull)
+        draft = build(settings)
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
     emit_report(result, texts, output_format, output)
     if threshold is not None and result.score >= threshold:

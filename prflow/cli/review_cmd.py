@@ -11,7 +11,7 @@ import typer
 
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
-from prflow.cli.run_target import preflight, run_location
+from prflow.cli.run_target import pr_head, preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
@@ -173,10 +173,12 @@ def review(
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
+    head_sha: str | None = None  # known once the options are checked (below)
 
     def build(run_settings: Settings) -> ReviewRequest:
         return ReviewRequest(
             pull_request=pull,
+            pr_head_sha=head_sha,
             repo=location,
             base=None if pull else base,
             head=None if pull else head,
@@ -191,6 +193,9 @@ def review(
         )
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start
+    if pull is not None:
+        head_sha = pr_head(pull)
+        draft = build(settings)
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
     _emit(result, texts, output_format, output)
     reason = gate.failed_by(result) if gate is not None else None

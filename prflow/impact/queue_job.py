@@ -16,6 +16,7 @@ from prflow.queue.jobs import QueueJob
 def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
     return ImpactRequest(
         pull_request=job.pr,
+        pr_head_sha=job.head_sha,
         post_comment=job.config.post_comment,
         llm=llm_plan(job.settings_for(settings), budget_usd=job.config.budget_usd),
         github_task_queue=job.queues.github,
