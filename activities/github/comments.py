@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import github
 from github import GithubException
+from github.Issue import Issue
 from github.IssueComment import IssueComment
 from temporalio import activity
 
@@ -42,13 +43,32 @@ def _upsert(inp: CommentUpsertInput, text: str) -> CommentUpsertResult:
         issue = repo.get_issue(ref.number)
         if issue.pull_request is None:
             raise UserError(f"{ref.slug} is an issue, not a pull request: give a PR number.")
-        existing = _find_marked_comment(issue.get_comments(), inp.marker, own_login(client))
+        own = own_login(client)
+        existing = _find_marked_comment(issue.get_comments(), inp.marker, own)
         if existing is None:
-            posted = issue.create_comment(text)
-            return CommentUpsertResult(comment_id=posted.id, url=posted.html_url, created=True)
+            return _create_converging(issue, inp.marker, own, text)
         if existing.body != text:
             existing.edit(text)
         return CommentUpsertResult(comment_id=existing.id, url=existing.html_url, created=False)
+
+
+def _create_converging(
+    issue: Issue, marker: str, own: str | None, text: str
+) -> CommentUpsertResult:
+    """Post the marked comment, then keep only the oldest one carrying the marker.
+
+    Two runs (two deployments, or a CLI beside the queue) may both find no comment and
+    both post: each looks again after posting, and every one that is not the oldest
+    deletes its own and edits the oldest, so the PR ends with exactly one.
+    """
+    posted = issue.create_comment(text)
+    oldest = _find_marked_comment(issue.get_comments(), marker, own)
+    if oldest is None or oldest.id == posted.id:
+        return CommentUpsertResult(comment_id=posted.id, url=posted.html_url, created=True)
+    posted.delete()
+    if oldest.body != text:
+        oldest.edit(text)
+    return CommentUpsertResult(comment_id=oldest.id, url=oldest.html_url, created=False)
 
 
 def own_login(client: github.Github) -> str | None:
