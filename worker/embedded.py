@@ -224,6 +224,9 @@ async def temporal_runtime(
                 client, started = await _local_server(settings)
             use = server_users.join()
         stack.push_async_callback(_leave, use, started)
+        from worker.orphans import sweep_orphans
+
+        await sweep_orphans(client)  # runs of commands that died: nothing serves them
         if state is not None:
             yield Runtime(
                 client,

@@ -24,12 +24,14 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError
 from temporalio.service import RPCError
 
+from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
 from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
 from prflow.run_progress import RunProgress
 from worker.embedded import Runtime
+from worker.orphans import owner_pid, terminate_orphan
 
 POLL_SECONDS = 0.5
 WORKER_WAIT_SECONDS = 10.0
@@ -43,18 +45,30 @@ class WorkflowFailed(Exception):
 async def start_or_attach(
     client: Client, kind: KindDeclaration, request: BaseModel, task_queue: str
 ) -> WorkflowHandle[Any, Any]:
-    """Start the run, or attach to the one already running under the same id."""
+    """Start the run, or attach to the one already running under the same id.
+
+    A run left on the private queue of a command that is gone (killed, interrupted) has
+    nothing to serve it: it is terminated and started over, not attached to.
+    """
+    from worker.orphans import owner_gone
+
     workflow_id = kind.workflow_id(request)
-    return await client.start_workflow(
-        kind.name,
-        request,
-        id=workflow_id,
-        task_queue=task_queue,
-        result_type=kind.result_type,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-        static_summary=f"{kind.name} {workflow_id}",
-    )
+    for _ in range(2):
+        handle = await client.start_workflow(
+            kind.name,
+            request,
+            id=workflow_id,
+            task_queue=task_queue,
+            result_type=kind.result_type,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+            static_summary=f"{kind.name} {workflow_id}",
+        )
+        running_on = (await handle.describe()).task_queue
+        if running_on == task_queue or not owner_gone(running_on):
+            break
+        await terminate_orphan(client, workflow_id, running_on)
+    return handle
 
 
 async def queue_has_workers(client: Client, task_queue: str) -> bool:
@@ -155,9 +169,17 @@ async def run_on(
             f"/workflows/{workflow_id}"
         )
     handle = await start_or_attach(runtime.client, kind, request, runtime.task_queue)
+    own_queues = owner_pid(runtime.task_queue) is not None
+    note_run(workflow_id, own_queues=own_queues)
     if not runtime.serves_queue:
         await require_workers(runtime.client, runtime.task_queue, runtime.address)
-    result = await follow(handle, display)
+    try:
+        result = await follow(handle, display)
+    except BaseException:
+        if own_queues:  # interrupted: nothing but this command could ever serve the run
+            with contextlib.suppress(RPCError, asyncio.CancelledError):
+                await terminate_orphan(runtime.client, workflow_id, runtime.task_queue)
+        raise
     texts = {
         key: await read_blob(runtime.client, runtime.task_queue, key)
         for key in wanted_blobs(result)
