@@ -22,7 +22,7 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
@@ -101,9 +101,44 @@ async def require_workers(
         await asyncio.sleep(POLL_SECONDS)
 
 
-async def follow(handle: WorkflowHandle[Any, Any], display: PhaseDisplay) -> Any:
+SERVER_DOWN_CODES = (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED)
+SERVER_WAIT_SECONDS = 600.0
+"""How long a client waits for a server that stopped answering (a restart) before giving up."""
+
+
+async def _patient_result(
+    handle: WorkflowHandle[Any, Any], display: PhaseDisplay, within: float
+) -> Any:
+    """The run's result, waiting through a server that is briefly down (a restart): the
+    run lives on the server, so losing it for a while is no reason to give up."""
+    lost_since: float | None = None
+    while True:
+        try:
+            return await handle.result()
+        except RPCError as err:
+            if err.status not in SERVER_DOWN_CODES:
+                raise
+            now = time.monotonic()
+            if lost_since is None:
+                lost_since = now
+                display.note("the Temporal server stopped answering; waiting for it to return")
+            elif now - lost_since > within:
+                raise UserError(
+                    f"the Temporal server has not answered for {within:.0f}s; the run "
+                    f"{handle.id} is kept there: start the server again and run the same "
+                    "command to attach"
+                ) from None
+            await asyncio.sleep(POLL_SECONDS * 2)
+
+
+async def follow(
+    handle: WorkflowHandle[Any, Any],
+    display: PhaseDisplay,
+    *,
+    server_wait: float = SERVER_WAIT_SECONDS,
+) -> Any:
     """Wait for the result while refreshing the display from the ``progress`` query."""
-    result_task = asyncio.ensure_future(handle.result())
+    result_task = asyncio.ensure_future(_patient_result(handle, display, server_wait))
     try:
         while not result_task.done():
             with contextlib.suppress(RPCError):
