@@ -251,6 +251,11 @@ async def temporal_runtime(
             else:
                 client, started = await _local_server(settings)
             use = server_users.join()
+        if started is not None:
+            from prflow.cli.interrupts import at_forced_exit
+
+            # Ctrl-C may end the process before _leave is done: the next command stops it.
+            stack.callback(at_forced_exit(lambda: server_users.hand_over(started)))
         stack.push_async_callback(_leave, use, started)
         from worker.orphans import sweep_orphans
 

@@ -10,11 +10,13 @@ exits; a second one exits immediately.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import FrameType
 
 EXIT_INTERRUPTED = 130
@@ -35,6 +37,7 @@ class RunNote:
 class _State:
     run: RunNote | None = None
     count: int = 0
+    last_words: list[Callable[[], None]] = field(default_factory=list)
 
 
 _state = _State()
@@ -43,6 +46,13 @@ _state = _State()
 def note_run(workflow_id: str, *, own_queues: bool) -> None:
     """Remember the run this command follows, for the interrupt line."""
     _state.run = RunNote(workflow_id, own_queues)
+
+
+def at_forced_exit(callback: Callable[[], None]) -> Callable[[], None]:
+    """Run ``callback`` (quick, synchronous) if Ctrl-C ends the process before its cleanup
+    could; returns a function that withdraws it once the cleanup is done."""
+    _state.last_words.append(callback)
+    return lambda: _state.last_words.remove(callback) if callback in _state.last_words else None
 
 
 def interrupt_line() -> str:
@@ -61,6 +71,9 @@ def interrupt_line() -> str:
 
 
 def _exit_now() -> None:
+    for callback in list(_state.last_words):
+        with contextlib.suppress(Exception):
+            callback()
     sys.stderr.flush()
     os._exit(EXIT_INTERRUPTED)
 
