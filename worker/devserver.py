@@ -28,6 +28,7 @@ from temporalio.client import Client
 from prflow.config import Settings, data_dir
 from prflow.errors import UserError
 from worker import server_owner
+from worker.client import quiet_runtime
 from worker.ports import LOOPBACK, port_is_free
 from worker.search_attributes import dev_server_flags, ensure_registered
 
@@ -215,7 +216,9 @@ class DevServer:
 
     async def _try_frontend(self) -> Client | None:
         try:
-            client = await Client.connect(self.address, namespace=self.namespace)
+            client = await Client.connect(
+                self.address, namespace=self.namespace, runtime=quiet_runtime()
+            )
             await client.workflow_service.describe_namespace(
                 DescribeNamespaceRequest(namespace=self.namespace)
             )

@@ -12,8 +12,10 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from prflow.agent.budget import BudgetRaise, BudgetStatus
 from prflow.cli.cluster import cluster_client
+from prflow.cli.numbers import check_number
 from prflow.config import load_settings
 from prflow.errors import UserError
+from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_TOKENS, MAX_USD
 
 budget_app = typer.Typer(
     help="Inspect and raise the budget of a running workflow.", no_args_is_help=True
@@ -71,6 +73,8 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print spend so far per phase. Example: prflow budget show 'impact:acme/api#12@1a2b3c'"""
+    if not workflow_id.strip():
+        raise UserError("the workflow id is empty; pass the id the run printed")
     _print_status(asyncio.run(_query(workflow_id)), as_json)
 
 
@@ -90,6 +94,12 @@ def raise_caps(
 
     Example: prflow budget raise 'impact:acme/api#12@1a2b3c' --usd 1 --iterations 10
     """
+    if not workflow_id.strip():
+        raise UserError("the workflow id is empty; pass the id the run printed")
+    check_number("--usd", usd, MAX_USD, "1")
+    check_number("--tokens", tokens, MAX_TOKENS, "100000")
+    check_number("--iterations", iterations, MAX_ITERATIONS, "10")
+    check_number("--seconds", seconds, MAX_SECONDS, "300")
     if not any((usd, tokens, iterations, seconds)):
         raise UserError("nothing to raise: pass --usd, --tokens, --iterations or --seconds")
     change = BudgetRaise(

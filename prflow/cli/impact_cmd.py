@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import pr_head, preflight, run_location
@@ -18,6 +19,7 @@ from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
+from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 
 EXIT_THRESHOLD = 1
@@ -142,6 +144,10 @@ def impact(
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
     refuse_credentials(repo, pr)
+    check_number("--budget-usd", budget_usd, MAX_USD, "5")
+    check_number("--max-iterations", max_iterations, MAX_ITERATIONS, "30")
+    check_number("--time-limit", time_limit, MAX_SECONDS, "180")
+    check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
     settings = load_settings()
     check_output_path(output)
     if post and not pr:

@@ -9,12 +9,14 @@ from typing import Annotated
 
 import typer
 
+from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import pr_head, preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
+from prflow.limits import MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.review.kind import REVIEW
 from prflow.review.models import SEVERITY_RANK, ReviewDepth, ReviewSeverity
@@ -164,6 +166,8 @@ def review(
     Exit codes: 0 success, 1 --threshold reached, 2 usage error, 3 review failed.
     """
     refuse_credentials(repo, pr)
+    check_number("--budget-usd", budget_usd, MAX_USD, "5")
+    check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
     settings = load_settings()
     check_output_path(output)
     gate = Gate(threshold) if threshold is not None else None

@@ -92,9 +92,7 @@ async def test_two_deployments_racing_in_step_post_one_review_and_one_summary(
         )
         await _wait_parked(fake_github, 2)
         in_step.set()
-        results = await asyncio.wait_for(
-            asyncio.gather(first.result(), second.result()), 180
-        )
+        results = await asyncio.wait_for(asyncio.gather(first.result(), second.result()), 180)
 
     reviews = fake_github.reviews(OWNER, REPO, NUMBER)
     assert len(reviews) == 1, [r.body[-80:] for r in reviews]

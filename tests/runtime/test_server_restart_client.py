@@ -7,12 +7,12 @@ import io
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from prflow.cli.progress import PhaseDisplay
 from prflow.cli.run_client import WorkflowFailed, follow
+from prflow.config import Settings
 from tests.support.cli_runs import free_port
+from worker.client import CORE_LOGGER, connect
 from worker.devserver import DevServer
 
 pytestmark = pytest.mark.temporal
@@ -20,11 +20,13 @@ pytestmark = pytest.mark.temporal
 DOWN_SECONDS = 15.0  # longer than the SDK's own retrying of a lost connection (about 10 s)
 
 
-async def test_following_a_run_survives_the_server_restarting(tmp_path: Path) -> None:
+async def test_following_a_run_survives_the_server_restarting(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     port, db = free_port(), tmp_path / "temporal.db"
     server = DevServer(port=port, ui_port=None, db_path=db)
     await server.start()
-    client = await Client.connect(server.address, data_converter=pydantic_data_converter)
+    client = await connect(Settings(), server.address)
     handle = await client.start_workflow(
         "nobody-serves-this", id="followed", task_queue="no-worker-here"
     )
@@ -44,3 +46,7 @@ async def test_following_a_run_survives_the_server_restarting(tmp_path: Path) ->
         finally:
             await server.stop()
     assert "waiting for it to return" in stream.getvalue()
+    out, _ = capfd.readouterr()
+    assert out == "", "nothing but a report may go to stdout"
+    retries = [r for r in caplog.records if r.name.startswith(CORE_LOGGER)]
+    assert retries, "the SDK's retry warnings go through logging (stderr), not stdout"
