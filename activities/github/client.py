@@ -8,15 +8,18 @@ are classified in :mod:`activities.github.errors` and Temporal retries.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import github
 from github import Auth
 
 from prflow.config import cached_settings
 from prflow.errors import UserError
+from prflow.pr_identifier import OWNER_PATTERN, REPO_PATTERN
 
 TOKEN_ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN")
 APP_ID_ENV = "PRFLOW_GITHUB_APP_ID"
@@ -45,6 +48,20 @@ def github_client() -> github.Github:
         # GitHub asks for serial requests and a pause between writes, not between reads.
         seconds_between_requests=None,
     )
+
+
+def repo_full_name(owner: str, repo: str) -> str:
+    """``owner/repo`` for PyGithub's request paths, each segment checked by GitHub's rules and
+    percent-encoded, so no request can leave ``/repos/{owner}/{repo}`` (an HTTP client
+    would normalise ``../../etc`` into ``/etc`` and send the bot's token there)."""
+    if (
+        not re.fullmatch(OWNER_PATTERN, owner)
+        or not re.fullmatch(REPO_PATTERN, repo)
+        or repo in {".", ".."}
+    ):
+        shown = f"{owner}/{repo}"[:120]
+        raise UserError(f"{shown!r} is not a GitHub repository (owner/name); check the PR")
+    return f"{quote(owner, safe='')}/{quote(repo, safe='')}"
 
 
 def _auth_from_environment() -> Auth.Auth:

@@ -10,7 +10,7 @@ from github.Issue import Issue
 from github.IssueComment import IssueComment
 from temporalio import activity
 
-from activities.github.client import github_client
+from activities.github.client import github_client, repo_full_name
 from activities.github.errors import classified_errors
 from activities.heartbeats import in_thread_heartbeating
 from prflow.config import cached_settings
@@ -39,7 +39,7 @@ def _upsert(inp: CommentUpsertInput, text: str) -> CommentUpsertResult:
         permission="write access to pull requests or issues (to post comments)",
     ):
         client = github_client()
-        repo = client.withLazy(True).get_repo(f"{ref.owner}/{ref.repo}")
+        repo = client.withLazy(True).get_repo(repo_full_name(ref.owner, ref.repo))
         issue = repo.get_issue(ref.number)
         if issue.pull_request is None:
             raise UserError(f"{ref.slug} is an issue, not a pull request: give a PR number.")
