@@ -67,6 +67,8 @@ def parse_pr_identifier(text: str) -> PullRequestRef:
     """
     refuse_credentials(text)
     candidate = text.strip()
+    if not candidate:
+        raise UserError(f"the pull request id is empty; pass one, e.g. {ACCEPTED_FORMS}")
     shown = repr(candidate if len(candidate) <= 120 else candidate[:117] + "...")
     match = _SHORT.fullmatch(candidate) or _PATH.fullmatch(_path_part(candidate))
     repo = match["repo"].removesuffix(".git") if match else ""

@@ -98,8 +98,29 @@ def _app_installation_auth(app_settings: Mapping[str, str]) -> Auth.AppInstallat
     installation = app_settings[APP_INSTALLATION_ENV]
     if not installation.isdigit():
         raise UserError(f"{APP_INSTALLATION_ENV} must be the numeric installation id.")
-    app_auth = Auth.AppAuth(app_settings[APP_ID_ENV], key.replace("\\n", "\n"))
+    pem = key.replace("\\n", "\n")
+    _check_private_key(pem, APP_KEY_ENV if app_settings[APP_KEY_ENV] else APP_KEY_PATH_ENV)
+    app_auth = Auth.AppAuth(app_settings[APP_ID_ENV], pem)
     return app_auth.get_installation_auth(int(installation))
+
+
+def _check_private_key(pem: str, source: str) -> None:
+    """Refuse a key that is not a PEM private key, naming the setting it came from (PyJWT's
+    own "Could not parse the provided public key" names neither)."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    if "-----BEGIN" not in pem or "PRIVATE KEY-----" not in pem:
+        problem = "it has no -----BEGIN ... PRIVATE KEY----- block"
+    else:
+        try:
+            load_pem_private_key(pem.strip().encode(), password=None)
+            return
+        except (ValueError, TypeError) as err:
+            problem = f"it does not parse ({str(err).rstrip('.')})"
+    raise UserError(
+        f"{source} is not a usable GitHub App private key: {problem}; use the whole .pem file "
+        f"GitHub generated, from -----BEGIN to -----END (or set {APP_KEY_PATH_ENV} to its path)"
+    )
 
 
 def _read_private_key(path: str) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Annotated
 
 import typer
-from temporalio.client import WorkflowUpdateFailedError
+from temporalio.client import WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from prflow.agent.budget import BudgetRaise, BudgetStatus
@@ -38,17 +39,48 @@ def _print_status(status: BudgetStatus, as_json: bool) -> None:
     typer.echo(f"total: ${status.total_usd:.4f}, {status.total_tokens} tokens")
 
 
+QUERY_TIMEOUT = timedelta(seconds=10)
+
+
 async def _query(workflow_id: str) -> BudgetStatus:
     client = await cluster_client(load_settings())
+    handle = client.get_workflow_handle(workflow_id)
     try:
-        status: BudgetStatus = await client.get_workflow_handle(workflow_id).query(
-            "spend", result_type=BudgetStatus
-        )
-        return status
+        described = await handle.describe()
     except RPCError as err:
         if err.status == RPCStatusCode.NOT_FOUND:
             raise UserError(f"no workflow {workflow_id!r}; check the id") from err
         raise
+    _require_live(workflow_id, described.status, described.task_queue)
+    try:
+        status: BudgetStatus = await handle.query(
+            "spend", result_type=BudgetStatus, rpc_timeout=QUERY_TIMEOUT
+        )
+        return status
+    except RPCError as err:
+        raise UserError(
+            f"no worker answers for {workflow_id} on task queue {described.task_queue!r} "
+            "within 10s; start `prflow worker`, or see its spend with "
+            f"`prflow costs --workflow-id '{workflow_id}'`"
+        ) from err
+
+
+def _require_live(
+    workflow_id: str, status: WorkflowExecutionStatus | None, task_queue: str
+) -> None:
+    """A finished run (or one stranded by a dead command) has no live budget to show."""
+    from worker.orphans import owner_gone
+
+    if status is not None and status != WorkflowExecutionStatus.RUNNING:
+        raise UserError(
+            f"{workflow_id} has ended ({status.name.lower()}), so it has no live budget; its "
+            f"spend: `prflow costs --workflow-id '{workflow_id}'`"
+        )
+    if owner_gone(task_queue):
+        raise UserError(
+            f"{workflow_id} was served by a prflow command that is gone; run that command "
+            "again to restart it"
+        )
 
 
 async def _raise(workflow_id: str, change: BudgetRaise) -> BudgetStatus:

@@ -150,9 +150,9 @@ def impact(
     check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
     settings = load_settings()
     check_output_path(output)
-    if post and not pr:
+    if post and pr is None:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    pull = parse_pr_identifier(pr) if pr else None
+    pull = parse_pr_identifier(pr) if pr is not None else None
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)

@@ -171,9 +171,9 @@ def review(
     settings = load_settings()
     check_output_path(output)
     gate = Gate(threshold) if threshold is not None else None
-    if post and not pr:
+    if post and pr is None:
         raise UserError("--post needs --pr to know where to post, e.g. --pr owner/repo#12")
-    pull = parse_pr_identifier(pr) if pr else None
+    pull = parse_pr_identifier(pr) if pr is not None else None
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
