@@ -236,6 +236,10 @@ async def run_with_display(
     private task queues)."""
     from worker.embedded import temporal_runtime
 
+    if not settings.temporal.address:  # this machine's workers write the ledger: check it now
+        from prflow.cli.ledger_check import check_ledger_reachable
+
+        check_ledger_reachable(settings.resolved_database_url())
     with PhaseDisplay(title, quiet=quiet) as display:
         async with temporal_runtime(settings) as runtime:
             request = build(runtime.settings)
