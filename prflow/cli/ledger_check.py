@@ -43,8 +43,7 @@ def existing_ledger(url: str, *, explicit: bool) -> bool:
         return True
     if explicit and not path.parent.is_dir():
         raise UserError(
-            f"no ledger database at {path}: directory {path.parent} does not exist; check "
-            f"{SETTING}"
+            f"no ledger database at {path}: directory {path.parent} does not exist; check {SETTING}"
         )
     return False
 
