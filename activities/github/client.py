@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import github
 from github import Auth
 
 from prflow.config import cached_settings
-from prflow.errors import UserError
+from prflow.errors import VERBOSE_ENV, UserError
 from prflow.pr_identifier import OWNER_PATTERN, REPO_PATTERN
 
 TOKEN_ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN")
@@ -27,6 +31,7 @@ APP_KEY_ENV = "PRFLOW_GITHUB_APP_PRIVATE_KEY"
 APP_KEY_PATH_ENV = "PRFLOW_GITHUB_APP_PRIVATE_KEY_PATH"
 APP_INSTALLATION_ENV = "PRFLOW_GITHUB_APP_INSTALLATION_ID"
 REQUEST_TIMEOUT_SECONDS = 30
+GH_TIMEOUT_SECONDS = 5
 PAGE_SIZE = 100  # GitHub's maximum: fewer round trips when scanning lists
 
 
@@ -75,11 +80,54 @@ def _auth_from_environment() -> Auth.Auth:
         token = os.environ.get(name, "").strip()
         if token:
             return Auth.Token(token)
+    from_cli = gh_cli_token(_web_host(cached_settings().github_api_url))
+    if from_cli:
+        return Auth.Token(from_cli)
     raise UserError(
         "No GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read "
+        "pull requests and write comments (or log in with `gh auth login`), "
+        "or configure a GitHub App with "
         f"pull requests and write comments, or configure a GitHub App with {APP_ID_ENV}, "
         f"{APP_KEY_ENV} (or {APP_KEY_PATH_ENV}) and {APP_INSTALLATION_ENV}."
     )
+
+
+def _web_host(api_url: str) -> str:
+    """``github.com`` for the public API, the Enterprise host otherwise (as ``gh`` names it)."""
+    host = urlsplit(api_url).hostname or "github.com"
+    return "github.com" if host == "api.github.com" else host
+
+
+@lru_cache(maxsize=4)
+def gh_cli_token(host: str) -> str | None:
+    """The token of a logged-in GitHub CLI (``gh auth token``), or None.
+
+    Asked once per process, only when no token variable is set; ``prflow -v`` says so.
+    """
+    gh = shutil.which("gh")
+    if gh is None:
+        return None
+    try:
+        done = subprocess.run(
+            [gh, "auth", "token", "--hostname", host],
+            capture_output=True,
+            text=True,
+            timeout=GH_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    token = done.stdout.strip()
+    if done.returncode != 0 or not token:
+        return None
+    if os.environ.get(VERBOSE_ENV):
+        print(
+            f"prflow: no GITHUB_TOKEN or GH_TOKEN set; using the GitHub CLI's token for {host} "
+            "(gh auth token)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return token
 
 
 def _app_installation_auth(app_settings: Mapping[str, str]) -> Auth.AppInstallationAuth:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 
+from prflow import __version__
 from prflow.credentials import redact
-from prflow.errors import Unreachable, UserError
+from prflow.errors import VERBOSE_ENV, Unreachable, UserError
 from prflow.file_names import display_fs
 
 EXIT_USAGE = 2
@@ -25,11 +27,34 @@ EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="prflow",
-    help="Durable PR intelligence on Temporal.",
+    help=f"Durable PR intelligence on Temporal (prflow {__version__}).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"prflow {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Say where credentials and servers come from."),
+    ] = False,
+) -> None:
+    if verbose:
+        os.environ[VERBOSE_ENV] = "1"  # read by in-process workers too (worker processes inherit)
 
 
 def _register_commands() -> None:
