@@ -37,7 +37,8 @@ async def test_version_is_printed_and_shown_in_help(tmp_path: Path) -> None:
 
 
 async def test_completion_script_is_offered(tmp_path: Path) -> None:
-    env = _env(tmp_path) | {"SHELL": "/bin/bash"}
+    # Name the shell instead of detecting it from the parent processes (pytest's vary).
+    env = _env(tmp_path) | {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     run = await run_prflow("--show-completion", "bash", env=env)
     assert run.code == 0, run.describe()
     assert "complete" in run.stdout and "prflow" in run.stdout
