@@ -19,7 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from prflow.pr_identifier import SHA_PATTERN, PullRequestRef
 
 DELIVERY_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,200}$"
-"""GitHub's delivery ids are GUIDs; nothing that could break a log line or a workflow id."""
+"""A webhook's ``X-GitHub-Delivery``: GitHub sends GUIDs, nothing that could break a log line."""
+EVENT_ID_PATTERN = r"^[^\x00-\x1f\x7f]{1,200}$"
+"""Any event's id (the poller's read ``poll:acme/api#12@<sha>``): no control characters."""
 
 
 class EventKind(StrEnum):
@@ -31,7 +33,7 @@ class EventKind(StrEnum):
 class PrEvent(BaseModel):
     """One thing that happened to one pull request, keyed by its delivery id."""
 
-    delivery_id: str = Field(pattern=DELIVERY_ID_PATTERN)
+    delivery_id: str = Field(pattern=EVENT_ID_PATTERN)
     kind: EventKind
     pr: PullRequestRef
     head_sha: str | None = Field(default=None, pattern=SHA_PATTERN)
