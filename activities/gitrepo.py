@@ -320,6 +320,12 @@ def resolve_range(spec: RepoSpec, base: str | None, head: str) -> ResolvedRange:
     base_sha = _resolve_ref(repo, base, "base")
     head_sha = _resolve_ref(repo, head, "head")
     done = run_git(["merge-base", base_sha, head_sha], git_dir=repo.git_dir, ok_codes=(0, 1))
+    if done.returncode != 0 and _is_shallow(repo):
+        raise UserError(
+            f"{repo.location} is a shallow clone, so the history joining {base} and {head} is "
+            "missing: deepen it with `git fetch --unshallow` (or `git fetch --deepen=200`), "
+            "or check out with fetch-depth: 0 in CI"
+        )
     if done.returncode != 0:
         raise UserError(
             f"{base} and {head} share no history in {repo.location}, so there is no pull "
@@ -334,6 +340,13 @@ def resolve_range(spec: RepoSpec, base: str | None, head: str) -> ResolvedRange:
         head_sha=head_sha,
         merge_base_sha=_stdout(done),
     )
+
+
+def _is_shallow(repo: GitRepo) -> bool:
+    done = run_git(
+        ["rev-parse", "--is-shallow-repository"], git_dir=repo.git_dir, ok_codes=(0, 128)
+    )
+    return _stdout(done) == "true"
 
 
 def default_base(repo: GitRepo) -> str:

@@ -9,9 +9,13 @@ are reached by signal-with-start, so whichever comes first starts them.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from temporalio import activity
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 
 from activities.github.org_pulls import updated_pull_events
 from activities.github.pulls import fetch_pull_request
@@ -21,7 +25,16 @@ from prflow.config import cached_settings
 from prflow.errors import UserError
 from prflow.queue.delivery import deliver
 from prflow.queue.gate import GateState, SlotAsk, SlotRequest, gate_workflow_id
-from prflow.queue.jobs import PlanInput, PlannedJob, QueueJob, QueuePlan, build_request, queue_kinds
+from prflow.queue.jobs import (
+    JoinedRun,
+    JoinRun,
+    PlanInput,
+    PlannedJob,
+    QueueJob,
+    QueuePlan,
+    build_request,
+    queue_kinds,
+)
 from prflow.queue.kind import GATE_WORKFLOW
 from prflow.queue.poll import OVERLAP, PollOutcome, PollQuery
 from prflow.queue.repo_config import CONFIG_PATH, RepoConfig, parse_repo_config
@@ -137,4 +150,33 @@ async def poll_org(query: PollQuery) -> PollOutcome:
     return PollOutcome(org=query.org, since=since, polled_until=started, delivered=len(events))
 
 
-QUEUE_ACTIVITIES = [plan_queue_run, request_slot, poll_org]
+JOIN_HEARTBEAT_SECONDS = 5.0
+
+
+@activity.defn(name="queue_join_run")
+async def join_run(run: JoinRun) -> JoinedRun:
+    """Wait for a job's run that another start path began first (``prflow review --post``
+    before the webhook): the queue records its ending instead of running the head twice.
+
+    Heartbeats while it waits, so a push that supersedes the head cancels the wait (never
+    the other starter's run: it is theirs to cancel).
+    """
+    handle = activity.client().get_workflow_handle(run.workflow_id)
+    waiting = asyncio.ensure_future(handle.result())
+    try:
+        while not waiting.done():
+            activity.heartbeat()
+            await asyncio.wait({waiting}, timeout=JOIN_HEARTBEAT_SECONDS)
+        result: Any = waiting.result()
+    except WorkflowFailureError as err:
+        cause = err.cause
+        raise ApplicationError(
+            f"{run.workflow_id} failed: {getattr(cause, 'message', cause)}", non_retryable=True
+        ) from None
+    finally:
+        if not waiting.done():
+            waiting.cancel()
+    return JoinedRun(result=result if isinstance(result, dict) else {})
+
+
+QUEUE_ACTIVITIES = [plan_queue_run, request_slot, poll_org, join_run]

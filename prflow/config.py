@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -35,6 +35,7 @@ from pydantic_settings import (
 from prflow.credentials import redact
 from prflow.durations import parse_duration
 from prflow.errors import UserError
+from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_TOKENS, MAX_USD
 
 ModelTier = Literal["budget", "mid", "premium"]
 
@@ -68,11 +69,17 @@ class TemporalSettings(BaseModel):
     embedded_port: int = Field(default=7233, ge=1, le=65_535)
     embedded_ui_port: int = Field(default=8233, ge=1, le=65_535)
     llm_max_activities_per_second: float | None = Field(
-        default=None, gt=0, description="Rate limit of the LLM task queue across all workers"
+        default=None,
+        gt=0,
+        le=100_000,
+        allow_inf_nan=False,
+        description="Rate limit of the LLM task queue across all workers",
     )
     warm_seconds: float = Field(
         default_factory=lambda: 0.0 if os.environ.get("CI") else 900.0,
         ge=0,
+        le=MAX_SECONDS,
+        allow_inf_nan=False,
         description="Embedded mode: keep a dev server and workers this long after the last "
         "run, so the next one starts at once (0: start and stop them with every command; "
         "the default in CI)",
@@ -96,6 +103,8 @@ def check_temporal_address(address: str) -> str:
 
 class PriceRow(BaseModel):
     """USD per million tokens for one model; an optional higher band for long prompts."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     input: float
     output: float
@@ -136,7 +145,7 @@ class ModelSettings(BaseModel):
     mid: str = "claude-sonnet-5-5"
     premium: str = "claude-opus-5-5"
     prices: dict[str, PriceRow] = Field(default_factory=_default_prices)
-    request_timeout_seconds: float = Field(default=120.0, gt=0)
+    request_timeout_seconds: float = Field(default=120.0, gt=0, le=3600, allow_inf_nan=False)
     max_attempts: int = Field(default=5, ge=1)
 
     @field_validator("prices", mode="after")
@@ -152,13 +161,14 @@ class ModelSettings(BaseModel):
 class BudgetSettings(BaseModel):
     """Default per-run caps; each workflow splits them by phase."""
 
-    usd: float = Field(default=2.0, ge=0)
-    tokens: int = Field(default=2_000_000, ge=0)
-    wall_clock_seconds: int = Field(default=180, ge=1)
-    iterations: int = Field(default=30, ge=1)
+    usd: float = Field(default=2.0, ge=0, le=MAX_USD, allow_inf_nan=False)
+    tokens: int = Field(default=2_000_000, ge=0, le=MAX_TOKENS)
+    wall_clock_seconds: int = Field(default=180, ge=1, le=MAX_SECONDS)
+    iterations: int = Field(default=30, ge=1, le=MAX_ITERATIONS)
     raise_wait_seconds: int = Field(
         default=0,
         ge=0,
+        le=MAX_SECONDS,
         description="How long a run that hit its cap waits for an operator to raise it",
     )
     deadline: float | None = Field(
@@ -184,10 +194,12 @@ class PhaseSettings(BaseModel):
     """Overrides for one model phase of one kind: ``[phases.<kind>.<phase>]`` in TOML."""
 
     model: str | None = Field(default=None, description="Tier (budget/mid/premium) or model id")
-    usd: float | None = Field(default=None, ge=0)
-    tokens: int | None = Field(default=None, ge=0)
-    iterations: int | None = Field(default=None, ge=0)
-    wall_clock_seconds: float | None = Field(default=None, ge=0)
+    usd: float | None = Field(default=None, ge=0, le=MAX_USD, allow_inf_nan=False)
+    tokens: int | None = Field(default=None, ge=0, le=MAX_TOKENS)
+    iterations: int | None = Field(default=None, ge=0, le=MAX_ITERATIONS)
+    wall_clock_seconds: float | None = Field(
+        default=None, ge=0, le=MAX_SECONDS, allow_inf_nan=False
+    )
     max_tokens: int | None = Field(default=None, ge=1)
 
 

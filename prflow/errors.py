@@ -42,3 +42,7 @@ class Unreachable(Exception):
     A plain marker (no fields of its own), so a subsystem's error can also be one,
     e.g. ``class RemoteUnreachable(GitError, Unreachable)``.
     """
+
+
+VERBOSE_ENV = "PRFLOW_VERBOSE"
+"""Set by ``prflow -v``: say in one line on stderr where credentials and servers come from."""

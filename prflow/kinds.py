@@ -97,3 +97,12 @@ def import_path(path: str) -> Any:
     module_name, _, attr = path.partition(":")
     module = importlib.import_module(module_name)
     return getattr(module, attr) if attr else module
+
+
+def head_run_id(kind: str, pr_slug: str, head_sha: str) -> str:
+    """``review:acme/api#12@1a2b3c4d5e6f``: the one run of ``kind`` for a PR's head.
+
+    Every start path (the CLI, the queue's job, a rerun) names a PR run this
+    way once it knows the head, so they all join one workflow on one server.
+    """
+    return f"{kind}:{pr_slug}@{head_sha[:12]}"

@@ -12,16 +12,30 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, field_validator
 
 from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
 
+OWNER_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$"
+REPO_PATTERN = r"^[A-Za-z0-9._-]{1,100}$"
+SHA_PATTERN = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"
+
 
 class PullRequestRef(BaseModel):
-    owner: str
-    repo: str
-    number: int
+    """A PR by GitHub's own rules, checked wherever one is built (a webhook, a poll, the CLI),
+    so no request path, workflow id or search attribute is ever made of anything else."""
+
+    owner: str = Field(pattern=OWNER_PATTERN, description="Login: alphanumerics and hyphens")
+    repo: str = Field(pattern=REPO_PATTERN, description="Alphanumerics, '.', '_', '-'")
+    number: int = Field(ge=1, le=2**31 - 1)
+
+    @field_validator("repo")
+    @classmethod
+    def _not_a_relative_path(cls, value: str) -> str:
+        if value in {".", ".."}:
+            raise ValueError("a repository name cannot be '.' or '..'")
+        return value
 
     @property
     def slug(self) -> str:
@@ -53,6 +67,8 @@ def parse_pr_identifier(text: str) -> PullRequestRef:
     """
     refuse_credentials(text)
     candidate = text.strip()
+    if not candidate:
+        raise UserError(f"the pull request id is empty; pass one, e.g. {ACCEPTED_FORMS}")
     shown = repr(candidate if len(candidate) <= 120 else candidate[:117] + "...")
     match = _SHORT.fullmatch(candidate) or _PATH.fullmatch(_path_part(candidate))
     repo = match["repo"].removesuffix(".git") if match else ""

@@ -8,9 +8,10 @@ from prflow.impact.kind import IMPACT
 from prflow.kinds import KindDeclaration
 from prflow.pr_tools.kind import PR_CHECKS
 from prflow.queue.kind import QUEUE
+from prflow.refactor.kind import REFACTOR
 from prflow.review.kind import REVIEW
 
-KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW, QUEUE, DOCSYNC)
+KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW, QUEUE, DOCSYNC, REFACTOR)
 
 
 def kind_named(name: str) -> KindDeclaration:

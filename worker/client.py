@@ -8,10 +8,19 @@ the converter identical in the CLI, the workers, the tests and the replayer.
 from __future__ import annotations
 
 import asyncio
+import logging
+from functools import lru_cache
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    PrometheusConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 
 from prflow.config import Settings
 from prflow.errors import UserError
@@ -27,13 +36,38 @@ def configured_address(settings: Settings) -> str:
     return settings.temporal.address or embedded_address(settings)
 
 
+CORE_LOGGER = "temporalio.core"
+
+
+def _core_logging() -> LoggingConfig:
+    """The core SDK's log lines through Python logging (stderr, or the worker's log file).
+
+    By default the Rust core prints its WARN lines (a retried call while a server
+    restarts) to stdout, where they corrupt a JSON or SARIF report.
+    """
+    return LoggingConfig(
+        filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+        forwarding=LogForwardingConfig(logger=logging.getLogger(CORE_LOGGER)),
+    )
+
+
+@lru_cache(maxsize=1)
+def quiet_runtime() -> Runtime:
+    """The process's Temporal core runtime when no other is asked for: nothing on stdout."""
+    return Runtime(telemetry=TelemetryConfig(logging=_core_logging()))
+
+
 def metrics_runtime(bind_address: str) -> Runtime:
     """A Temporal core runtime that serves Prometheus metrics on ``bind_address``.
 
     Create at most one per process: every client and worker built on it
     reports into the same ``/metrics`` endpoint.
     """
-    return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=bind_address)))
+    return Runtime(
+        telemetry=TelemetryConfig(
+            logging=_core_logging(), metrics=PrometheusConfig(bind_address=bind_address)
+        )
+    )
 
 
 async def connect(
@@ -55,7 +89,7 @@ async def connect(
                 target,
                 namespace=settings.temporal.namespace,
                 data_converter=pydantic_data_converter,
-                runtime=runtime,
+                runtime=runtime or quiet_runtime(),
             )
     except (RuntimeError, TimeoutError, ValueError) as err:
         if address is None and settings.temporal.address:

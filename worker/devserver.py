@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -26,6 +27,8 @@ from temporalio.client import Client
 
 from prflow.config import Settings, data_dir
 from prflow.errors import UserError
+from worker import server_owner
+from worker.client import quiet_runtime
 from worker.ports import LOOPBACK, port_is_free
 from worker.search_attributes import dev_server_flags, ensure_registered
 
@@ -92,10 +95,13 @@ class DevServer:
         namespace: str = "default",
         log_path: Path | None = None,
         startup_timeout: float = 60.0,
+        owner_dir: Path | None = None,
     ) -> None:
         self.port = port
         self.ui_port = ui_port
         self.db_path = db_path
+        self.db_file = os.path.abspath(db_path)  # how the server records its owner
+        self.owner_dir = os.path.abspath(owner_dir or data_dir())
         self.namespace = namespace
         self.log_path = log_path or db_path.with_suffix(".log")
         self.startup_timeout = startup_timeout
@@ -187,6 +193,7 @@ class DevServer:
         deadline = time.monotonic() + self.startup_timeout
         client = await self._poll_until(deadline, self._try_frontend)
         await ensure_registered(client, self.namespace)
+        await server_owner.record(client, self.namespace, self.owner_dir, self.db_file, self.pid)
         if self.ui_port is not None:
             await self._poll_until(deadline, self._try_ui)
 
@@ -209,7 +216,9 @@ class DevServer:
 
     async def _try_frontend(self) -> Client | None:
         try:
-            client = await Client.connect(self.address, namespace=self.namespace)
+            client = await Client.connect(
+                self.address, namespace=self.namespace, runtime=quiet_runtime()
+            )
             await client.workflow_service.describe_namespace(
                 DescribeNamespaceRequest(namespace=self.namespace)
             )

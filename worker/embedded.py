@@ -17,6 +17,7 @@ Resolution order:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -30,7 +31,7 @@ from temporalio.runtime import Runtime as TemporalCoreRuntime
 
 from prflow.config import Settings, data_dir
 from prflow.errors import UserError
-from worker import server_users, warm
+from worker import server_owner, server_users, warm
 from worker.client import connect, embedded_address
 from worker.ports import port_is_free
 
@@ -69,16 +70,43 @@ async def connect_local_server(
     from worker.devserver import frontend_port_in_use_error
     from worker.search_attributes import ensure_registered
 
-    if port_is_free(settings.temporal.embedded_port):
+    port = settings.temporal.embedded_port
+    if port_is_free(port):
         return None
     try:
         client = await connect(
             settings, embedded_address(settings), runtime=runtime, within_seconds=5.0
         )
     except UserError as err:
-        raise frontend_port_in_use_error(settings.temporal.embedded_port) from err
+        raise frontend_port_in_use_error(port) from err
+    owner = await server_owner.read(client, settings.temporal.namespace)
+    if owner is not None and not await asyncio.to_thread(_usable, owner, port):
+        return None  # it was stopped: the caller starts a server of its own
     await ensure_registered(client, settings.temporal.namespace)
     return client
+
+
+def _usable(owner: server_owner.Owner, port: int) -> bool:
+    """Whether a server prflow started, found on the embedded port, is this data directory's
+    and still has its history file; a server whose file is gone is stopped (False)."""
+    ours = os.path.abspath(data_dir())
+    gone = not owner.db_path.exists()
+    if gone and server_owner.stop_dead(owner, port):
+        return False
+    if gone:
+        raise UserError(
+            f"the Temporal dev server on port {port} lost its history file {owner.db_path} and "
+            f"cannot be stopped from here: stop it (pid {owner.pid}) or set "
+            "PRFLOW_TEMPORAL__EMBEDDED_PORT to a free port"
+        )
+    if owner.data_dir != ours:
+        raise UserError(
+            f"the Temporal dev server on port {port} belongs to data directory "
+            f"{owner.data_dir}, not {ours}: use that PRFLOW_DATA_DIR, or give this "
+            "one its own server with PRFLOW_TEMPORAL__EMBEDDED_PORT (and "
+            "PRFLOW_TEMPORAL__EMBEDDED_UI_PORT) set to free ports"
+        )
+    return True
 
 
 WORKER_LOG = "cli-worker.log"
@@ -223,7 +251,15 @@ async def temporal_runtime(
             else:
                 client, started = await _local_server(settings)
             use = server_users.join()
+        if started is not None:
+            from prflow.cli.interrupts import at_forced_exit
+
+            # Ctrl-C may end the process before _leave is done: the next command stops it.
+            stack.callback(at_forced_exit(lambda: server_users.hand_over(started)))
         stack.push_async_callback(_leave, use, started)
+        from worker.orphans import sweep_orphans
+
+        await sweep_orphans(client)  # runs of commands that died: nothing serves them
         if state is not None:
             yield Runtime(
                 client,

@@ -18,6 +18,7 @@ from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
+from pydantic import ValidationError
 from temporalio.client import Client
 from temporalio.worker import Worker
 
@@ -85,6 +86,9 @@ def build_workers(
                 # Named, not hashed from every loaded module (which costs ~0.4 s per start).
                 build_id=f"prflow-{__version__}",
                 interceptors=[PrflowMetrics()],
+                # A run whose input (or an activity's answer) cannot be decoded fails at
+                # once: retrying the workflow task would fail the same way forever.
+                workflow_failure_exception_types=[ValidationError],
             )
         )
     return built

@@ -18,15 +18,20 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError, ChildWorkflowError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    ChildWorkflowError,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.workflow import ChildWorkflowCancellationType, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.queue import plan_queue_run, request_slot
+    from activities.queue import join_run, plan_queue_run, request_slot
     from prflow.queue import rules
     from prflow.queue.events import PrEvent
     from prflow.queue.gate import SlotAsk, gate_workflow_id
-    from prflow.queue.jobs import PlanInput, PlannedJob, QueuePlan
+    from prflow.queue.jobs import JoinedRun, JoinRun, PlanInput, PlannedJob, QueuePlan
     from prflow.queue.kind import EVENT_SIGNAL, WORKFLOW_KIND
     from prflow.queue.state import (
         JobRun,
@@ -40,6 +45,8 @@ with workflow.unsafe.imports_passed_through():
 
 PHASES = ["wait", "slot", "plan", "jobs"]
 JOB_TIMEOUT = timedelta(hours=6)
+JOIN_RUNNING_JOB = "queue-join-running-job"
+"""Patch: a job whose run another start path began first is joined, not failed."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -141,21 +148,58 @@ class PrQueueWorkflow(KindWorkflow):
         )
         self._running = run
         self.kit.set("jobs", PhaseState.running, f"{job.kind} on {head_sha[:12]}")
-        child = await workflow.start_child_workflow(
-            job.kind,
-            job.request,
-            id=child_id,
-            task_queue=state.queues.main,
-            parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
-            cancellation_type=ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-            execution_timeout=JOB_TIMEOUT,
-            static_summary=f"{job.kind} for {state.pr.slug} at {head_sha[:12]}",
-        )
+        try:
+            child = await workflow.start_child_workflow(
+                job.kind,
+                job.request,
+                id=child_id,
+                task_queue=state.queues.main,
+                parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
+                cancellation_type=ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+                execution_timeout=JOB_TIMEOUT,
+                static_summary=f"{job.kind} for {state.pr.slug} at {head_sha[:12]}",
+            )
+        except WorkflowAlreadyStartedError:
+            if not workflow.patched(JOIN_RUNNING_JOB):
+                raise
+            return await self._join(run, child_id, head_sha)
         await workflow.wait_condition(lambda: child.done() or rules.superseded(state, head_sha))
         cut_short = not child.done()
         if cut_short:
             child.cancel()
         run.outcome, run.detail = await self._ending_of(child, cut_short)
+        self._running = None
+        rules.record(state, run)
+        return not cut_short
+
+    async def _join(self, run: JobRun, workflow_id: str, head_sha: str) -> bool:
+        """Follow the run of this head that the CLI (or a rerun) started under the same id."""
+        state = self.state
+        waiting = workflow.start_activity(
+            join_run,
+            JoinRun(workflow_id=workflow_id),
+            task_queue=state.queues.main,
+            start_to_close_timeout=JOB_TIMEOUT,
+            heartbeat_timeout=timedelta(minutes=1),
+            retry_policy=NETWORK_RETRY,
+            cancellation_type=workflow.ActivityCancellationType.TRY_CANCEL,
+            summary=f"join {workflow_id}, started elsewhere",
+        )
+        await workflow.wait_condition(lambda: waiting.done() or rules.superseded(state, head_sha))
+        cut_short = not waiting.done()
+        if cut_short:
+            waiting.cancel()
+            run.outcome = RunOutcome.cancelled if state.closed else RunOutcome.superseded
+            run.detail = "joined run left running"
+        else:
+            try:
+                joined: JoinedRun = await waiting
+                run.outcome, run.detail = RunOutcome.completed, _result_detail(joined.result)
+            except ActivityError as err:
+                cause = err.cause or err
+                run.outcome = RunOutcome.failed
+                run.detail = str(getattr(cause, "message", cause))[:300]
+        run.detail = ("joined: " + run.detail).strip().removesuffix(":")
         self._running = None
         rules.record(state, run)
         return not cut_short

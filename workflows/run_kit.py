@@ -157,11 +157,16 @@ class RunKit:
         assert outcome is not None, "an inline agent never pauses"
         return outcome
 
-    async def run_child_agent(self, spec: AgentSpec) -> AgentOutcome:
-        """Run an agent as a child workflow, which continues-as-new as it needs to."""
+    async def run_child_agent(
+        self, spec: AgentSpec, *, parent_id: str | None = None
+    ) -> AgentOutcome:
+        """Run an agent as a child workflow, which continues-as-new as it needs to.
+
+        ``parent_id`` names this workflow as its input knows it (default: its own id), so
+        a workflow whose id is derived from its input replays under any id."""
         spec = self.within_deadline(spec)
         budget = self.open_budget(spec)
-        parent = workflow.info().workflow_id
+        parent = parent_id or workflow.info().workflow_id
         spec = spec.model_copy(update={"parent_workflow_id": parent})
         child_id = child_agent_id(parent, spec.name)
         self._child_ids[spec.name] = child_id

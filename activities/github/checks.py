@@ -15,7 +15,7 @@ from github import GithubException
 from github.Repository import Repository
 from temporalio import activity
 
-from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client
+from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client, repo_full_name
 from activities.github.errors import classified_errors
 from activities.heartbeats import heartbeating, in_thread_heartbeating
 from prflow.config import cached_settings
@@ -41,7 +41,7 @@ def _errors(ref: PullRequestRef, what: str) -> AbstractContextManager[None]:
 
 
 def _repo(ref: PullRequestRef) -> Repository:
-    return github_client().withLazy(True).get_repo(f"{ref.owner}/{ref.repo}")
+    return github_client().withLazy(True).get_repo(repo_full_name(ref.owner, ref.repo))
 
 
 def read_checks(ref: PullRequestRef) -> ChecksSnapshot:

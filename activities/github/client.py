@@ -8,15 +8,22 @@ are classified in :mod:`activities.github.errors` and Temporal retries.
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 import github
 from github import Auth
 
 from prflow.config import cached_settings
-from prflow.errors import UserError
+from prflow.errors import VERBOSE_ENV, UserError
+from prflow.pr_identifier import OWNER_PATTERN, REPO_PATTERN
 
 TOKEN_ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN")
 APP_ID_ENV = "PRFLOW_GITHUB_APP_ID"
@@ -24,6 +31,7 @@ APP_KEY_ENV = "PRFLOW_GITHUB_APP_PRIVATE_KEY"
 APP_KEY_PATH_ENV = "PRFLOW_GITHUB_APP_PRIVATE_KEY_PATH"
 APP_INSTALLATION_ENV = "PRFLOW_GITHUB_APP_INSTALLATION_ID"
 REQUEST_TIMEOUT_SECONDS = 30
+GH_TIMEOUT_SECONDS = 5
 PAGE_SIZE = 100  # GitHub's maximum: fewer round trips when scanning lists
 
 
@@ -47,6 +55,20 @@ def github_client() -> github.Github:
     )
 
 
+def repo_full_name(owner: str, repo: str) -> str:
+    """``owner/repo`` for PyGithub's request paths, each segment checked by GitHub's rules and
+    percent-encoded, so no request can leave ``/repos/{owner}/{repo}`` (an HTTP client
+    would normalise ``../../etc`` into ``/etc`` and send the bot's token there)."""
+    if (
+        not re.fullmatch(OWNER_PATTERN, owner)
+        or not re.fullmatch(REPO_PATTERN, repo)
+        or repo in {".", ".."}
+    ):
+        shown = f"{owner}/{repo}"[:120]
+        raise UserError(f"{shown!r} is not a GitHub repository (owner/name); check the PR")
+    return f"{quote(owner, safe='')}/{quote(repo, safe='')}"
+
+
 def _auth_from_environment() -> Auth.Auth:
     app_settings = {
         name: os.environ.get(name, "").strip()
@@ -58,11 +80,54 @@ def _auth_from_environment() -> Auth.Auth:
         token = os.environ.get(name, "").strip()
         if token:
             return Auth.Token(token)
+    from_cli = gh_cli_token(_web_host(cached_settings().github_api_url))
+    if from_cli:
+        return Auth.Token(from_cli)
     raise UserError(
         "No GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read "
+        "pull requests and write comments (or log in with `gh auth login`), "
+        "or configure a GitHub App with "
         f"pull requests and write comments, or configure a GitHub App with {APP_ID_ENV}, "
         f"{APP_KEY_ENV} (or {APP_KEY_PATH_ENV}) and {APP_INSTALLATION_ENV}."
     )
+
+
+def _web_host(api_url: str) -> str:
+    """``github.com`` for the public API, the Enterprise host otherwise (as ``gh`` names it)."""
+    host = urlsplit(api_url).hostname or "github.com"
+    return "github.com" if host == "api.github.com" else host
+
+
+@lru_cache(maxsize=4)
+def gh_cli_token(host: str) -> str | None:
+    """The token of a logged-in GitHub CLI (``gh auth token``), or None.
+
+    Asked once per process, only when no token variable is set; ``prflow -v`` says so.
+    """
+    gh = shutil.which("gh")
+    if gh is None:
+        return None
+    try:
+        done = subprocess.run(
+            [gh, "auth", "token", "--hostname", host],
+            capture_output=True,
+            text=True,
+            timeout=GH_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    token = done.stdout.strip()
+    if done.returncode != 0 or not token:
+        return None
+    if os.environ.get(VERBOSE_ENV):
+        print(
+            f"prflow: no GITHUB_TOKEN or GH_TOKEN set; using the GitHub CLI's token for {host} "
+            "(gh auth token)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return token
 
 
 def _app_installation_auth(app_settings: Mapping[str, str]) -> Auth.AppInstallationAuth:
@@ -81,8 +146,29 @@ def _app_installation_auth(app_settings: Mapping[str, str]) -> Auth.AppInstallat
     installation = app_settings[APP_INSTALLATION_ENV]
     if not installation.isdigit():
         raise UserError(f"{APP_INSTALLATION_ENV} must be the numeric installation id.")
-    app_auth = Auth.AppAuth(app_settings[APP_ID_ENV], key.replace("\\n", "\n"))
+    pem = key.replace("\\n", "\n")
+    _check_private_key(pem, APP_KEY_ENV if app_settings[APP_KEY_ENV] else APP_KEY_PATH_ENV)
+    app_auth = Auth.AppAuth(app_settings[APP_ID_ENV], pem)
     return app_auth.get_installation_auth(int(installation))
+
+
+def _check_private_key(pem: str, source: str) -> None:
+    """Refuse a key that is not a PEM private key, naming the setting it came from (PyJWT's
+    own "Could not parse the provided public key" names neither)."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    if "-----BEGIN" not in pem or "PRIVATE KEY-----" not in pem:
+        problem = "it has no -----BEGIN ... PRIVATE KEY----- block"
+    else:
+        try:
+            load_pem_private_key(pem.strip().encode(), password=None)
+            return
+        except (ValueError, TypeError) as err:
+            problem = f"it does not parse ({str(err).rstrip('.')})"
+    raise UserError(
+        f"{source} is not a usable GitHub App private key: {problem}; use the whole .pem file "
+        f"GitHub generated, from -----BEGIN to -----END (or set {APP_KEY_PATH_ENV} to its path)"
+    )
 
 
 def _read_private_key(path: str) -> str:

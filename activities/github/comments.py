@@ -6,10 +6,11 @@ from collections.abc import Iterable
 
 import github
 from github import GithubException
+from github.Issue import Issue
 from github.IssueComment import IssueComment
 from temporalio import activity
 
-from activities.github.client import github_client
+from activities.github.client import github_client, repo_full_name
 from activities.github.errors import classified_errors
 from activities.heartbeats import in_thread_heartbeating
 from prflow.config import cached_settings
@@ -38,17 +39,36 @@ def _upsert(inp: CommentUpsertInput, text: str) -> CommentUpsertResult:
         permission="write access to pull requests or issues (to post comments)",
     ):
         client = github_client()
-        repo = client.withLazy(True).get_repo(f"{ref.owner}/{ref.repo}")
+        repo = client.withLazy(True).get_repo(repo_full_name(ref.owner, ref.repo))
         issue = repo.get_issue(ref.number)
         if issue.pull_request is None:
             raise UserError(f"{ref.slug} is an issue, not a pull request: give a PR number.")
-        existing = _find_marked_comment(issue.get_comments(), inp.marker, own_login(client))
+        own = own_login(client)
+        existing = _find_marked_comment(issue.get_comments(), inp.marker, own)
         if existing is None:
-            posted = issue.create_comment(text)
-            return CommentUpsertResult(comment_id=posted.id, url=posted.html_url, created=True)
+            return _create_converging(issue, inp.marker, own, text)
         if existing.body != text:
             existing.edit(text)
         return CommentUpsertResult(comment_id=existing.id, url=existing.html_url, created=False)
+
+
+def _create_converging(
+    issue: Issue, marker: str, own: str | None, text: str
+) -> CommentUpsertResult:
+    """Post the marked comment, then keep only the oldest one carrying the marker.
+
+    Two runs (two deployments, or a CLI beside the queue) may both find no comment and
+    both post: each looks again after posting, and every one that is not the oldest
+    deletes its own and edits the oldest, so the PR ends with exactly one.
+    """
+    posted = issue.create_comment(text)
+    oldest = _find_marked_comment(issue.get_comments(), marker, own)
+    if oldest is None or oldest.id == posted.id:
+        return CommentUpsertResult(comment_id=posted.id, url=posted.html_url, created=True)
+    posted.delete()
+    if oldest.body != text:
+        oldest.edit(text)
+    return CommentUpsertResult(comment_id=oldest.id, url=oldest.html_url, created=False)
 
 
 def own_login(client: github.Github) -> str | None:

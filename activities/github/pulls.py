@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.github.client import github_client
+from activities.github.client import github_client, repo_full_name
 from activities.github.errors import classified_errors, user_errors_raised
 from activities.heartbeats import in_thread_heartbeating
 from prflow.github_models import PullRequestInfo
@@ -23,7 +23,7 @@ def fetch_pull_request(ref: PullRequestRef) -> PullRequestInfo:
 
 
 def _resolve(ref: PullRequestRef) -> PullRequestInfo:
-    repo_name = f"{ref.owner}/{ref.repo}"
+    repo_name = repo_full_name(ref.owner, ref.repo)
     with classified_errors(
         action=f"reading {ref.slug}",
         missing=f"Repository {repo_name} was not found",

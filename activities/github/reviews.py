@@ -20,6 +20,7 @@ from github.PullRequest import PullRequest
 from github.PullRequest import ReviewComment as GhReviewComment
 from temporalio import activity
 
+from activities.github.claims import post_marker, post_once
 from activities.github.client import github_client
 from activities.github.comments import own_login
 from activities.github.errors import classified_errors
@@ -38,6 +39,7 @@ from prflow.review.stage_models import PostedReview, PostReviewInput, ReviewHist
 from prflow.store.blobs import get_json
 
 MAX_BODY_CHARS = 8_000
+REVIEW_KIND = "review"
 MAX_LABELS = 20
 
 
@@ -225,7 +227,31 @@ async def post_review(inp: PostReviewInput) -> PostedReview:
     """Post the run's one review with its inline comments; safe to retry."""
     db = cached_settings().resolved_database_url()
     payload = ReviewPayload.model_validate(get_json(db, inp.review_key))
-    return await in_thread_heartbeating(lambda: _post(inp, payload))
+    return await in_thread_heartbeating(lambda: _post_claimed(inp, payload))
+
+
+def _post_claimed(inp: PostReviewInput, payload: ReviewPayload) -> PostedReview:
+    """One review per head and kind, however many runs or deployments reach this point:
+    the earliest claim on the PR posts, the others report its review (see
+    :mod:`activities.github.claims`)."""
+    ref = inp.pr
+    with _errors(ref, "posting a review on"):
+        client = github_client()
+        own = own_login(client)
+        pull = _pull(client, ref)
+        marked = payload.model_copy(
+            update={"body": f"{payload.body}\n{post_marker(REVIEW_KIND, inp.commit_sha)}"}
+        )
+
+        def reported(review: Any) -> PostedReview:
+            count = sum(1 for _ in pull.get_single_review_comments(review.id))
+            return PostedReview(
+                review_id=review.id, url=review.html_url, inline_comments=count, created=False
+            )
+
+        return post_once(
+            pull, REVIEW_KIND, inp.commit_sha, own, lambda: _post(inp, marked), reported
+        )
 
 
 REVIEW_GITHUB_ACTIVITIES: list[Callable[..., Any]] = [review_history, post_review]

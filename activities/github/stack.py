@@ -15,7 +15,7 @@ import github
 from github.PullRequest import PullRequest
 
 from activities.github.checks import read_checks
-from activities.github.client import github_client, graphql
+from activities.github.client import github_client, graphql, repo_full_name
 from activities.github.errors import classified_errors
 from activities.github.review_threads import fetch_review_threads
 from prflow.github_models import PullSummary
@@ -34,7 +34,7 @@ def read_stack(ref: PullRequestRef) -> StackPlan:
         permission="read access to the repository's pull requests and checks",
     ):
         client = github_client()
-        repo = client.get_repo(f"{ref.owner}/{ref.repo}")
+        repo = client.get_repo(repo_full_name(ref.owner, ref.repo))
         target = _summary(repo.get_pull(ref.number), full=True)
         found = {target.number: target}
         _walk_down(repo, ref.owner, target, repo.default_branch, found)

@@ -11,6 +11,16 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from prflow.config import PriceRow
+from prflow.limits import (
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    MAX_TOKENS,
+    MAX_USD,
+    Iterations,
+    Seconds,
+    Tokens,
+    Usd,
+)
 from prflow.llm.usage import Usage
 
 TOKENS_PER_MILLION = 1_000_000
@@ -22,10 +32,10 @@ plan's max_tokens, if smaller): less than that rarely finishes a tool call or a 
 class BudgetCaps(BaseModel):
     """Hard limits for one phase of one run."""
 
-    usd: float = Field(ge=0)
-    tokens: int = Field(ge=0)
-    iterations: int = Field(ge=0)
-    wall_clock_seconds: float = Field(ge=0)
+    usd: Usd
+    tokens: Tokens
+    iterations: Iterations
+    wall_clock_seconds: Seconds
 
 
 class Spend(Usage):
@@ -65,10 +75,10 @@ class BudgetRaise(BaseModel):
     """Argument of the ``raise_budget`` update: amounts added to the caps."""
 
     phase: str | None = Field(default=None, description="Phase to raise; None raises every phase")
-    add_usd: float = Field(default=0.0, ge=0)
-    add_tokens: int = Field(default=0, ge=0)
-    add_iterations: int = Field(default=0, ge=0)
-    add_seconds: float = Field(default=0.0, ge=0)
+    add_usd: Usd = 0.0
+    add_tokens: Tokens = 0
+    add_iterations: Iterations = 0
+    add_seconds: Seconds = 0.0
 
 
 class PhaseBudget(BaseModel):
@@ -260,10 +270,10 @@ class BudgetBook(BaseModel):
 
 
 def raised(caps: BudgetCaps, change: BudgetRaise) -> BudgetCaps:
-    """``caps`` lifted by the amounts in ``change``."""
+    """``caps`` lifted by the amounts in ``change``, never past :mod:`prflow.limits`."""
     return BudgetCaps(
-        usd=caps.usd + change.add_usd,
-        tokens=caps.tokens + change.add_tokens,
-        iterations=caps.iterations + change.add_iterations,
-        wall_clock_seconds=caps.wall_clock_seconds + change.add_seconds,
+        usd=min(caps.usd + change.add_usd, MAX_USD),
+        tokens=min(caps.tokens + change.add_tokens, MAX_TOKENS),
+        iterations=min(caps.iterations + change.add_iterations, MAX_ITERATIONS),
+        wall_clock_seconds=min(caps.wall_clock_seconds + change.add_seconds, MAX_SECONDS),
     )

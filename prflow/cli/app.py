@@ -11,12 +11,14 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 
+from prflow import __version__
 from prflow.credentials import redact
-from prflow.errors import Unreachable, UserError
+from prflow.errors import VERBOSE_ENV, Unreachable, UserError
 from prflow.file_names import display_fs
 
 EXIT_USAGE = 2
@@ -25,15 +27,38 @@ EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="prflow",
-    help="Durable PR intelligence on Temporal.",
+    help=f"Durable PR intelligence on Temporal (prflow {__version__}).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
     pretty_exceptions_enable=False,
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"prflow {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Say where credentials and servers come from."),
+    ] = False,
+) -> None:
+    if verbose:
+        os.environ[VERBOSE_ENV] = "1"  # read by in-process workers too (worker processes inherit)
+
+
 def _register_commands() -> None:
-    from prflow.cli import budget_cmd, costs_cmd, mcp_cmd, runtime_cmd
+    from prflow.cli import budget_cmd, cancel_cmd, costs_cmd, mcp_cmd, runtime_cmd
     from prflow.kinds import import_path
     from prflow.registry import KINDS
 
@@ -43,6 +68,7 @@ def _register_commands() -> None:
             import_path(kind.cli)(app)
     costs_cmd.register(app)
     budget_cmd.register(app)
+    cancel_cmd.register(app)
     mcp_cmd.register(app)
 
 
@@ -84,7 +110,13 @@ def _usage_hint(err: typer.TyperException) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
-    code, line = _run(argv)
+    from prflow.cli import interrupts
+
+    interrupts.install()
+    try:
+        code, line = _run(argv)
+    except interrupts.Interrupted:  # raised outside any command (the line is out already)
+        code, line = EXIT_INTERRUPTED, None
     # Temporal clients own Rust threads that abort the interpreter ("PyGILState_Release")
     # when they are still alive while it finalizes (temporalio/sdk-python#300). The
     # exception that ended the command may hold the last reference through its
@@ -130,6 +162,12 @@ def _run(argv: list[str] | None) -> Outcome:
         return _error(f"{message} ({_usage_hint(err)})", EXIT_USAGE)
     except (typer.Abort, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "prflow: interrupted"
+    except BaseException as err:
+        from prflow.cli.interrupts import Interrupted
+
+        if isinstance(err, Interrupted):
+            return EXIT_INTERRUPTED, None  # its line went out when Ctrl-C came
+        raise
     except Exception as err:  # a bug or an unclassified failure: still one line
         if debug:
             raise

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Annotated
 
 import typer
-from temporalio.client import WorkflowUpdateFailedError
+from temporalio.client import WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from prflow.agent.budget import BudgetRaise, BudgetStatus
 from prflow.cli.cluster import cluster_client
+from prflow.cli.numbers import check_number
 from prflow.config import load_settings
 from prflow.errors import UserError
+from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_TOKENS, MAX_USD
 
 budget_app = typer.Typer(
     help="Inspect and raise the budget of a running workflow.", no_args_is_help=True
@@ -36,17 +39,48 @@ def _print_status(status: BudgetStatus, as_json: bool) -> None:
     typer.echo(f"total: ${status.total_usd:.4f}, {status.total_tokens} tokens")
 
 
+QUERY_TIMEOUT = timedelta(seconds=10)
+
+
 async def _query(workflow_id: str) -> BudgetStatus:
     client = await cluster_client(load_settings())
+    handle = client.get_workflow_handle(workflow_id)
     try:
-        status: BudgetStatus = await client.get_workflow_handle(workflow_id).query(
-            "spend", result_type=BudgetStatus
-        )
-        return status
+        described = await handle.describe()
     except RPCError as err:
         if err.status == RPCStatusCode.NOT_FOUND:
             raise UserError(f"no workflow {workflow_id!r}; check the id") from err
         raise
+    _require_live(workflow_id, described.status, described.task_queue)
+    try:
+        status: BudgetStatus = await handle.query(
+            "spend", result_type=BudgetStatus, rpc_timeout=QUERY_TIMEOUT
+        )
+        return status
+    except RPCError as err:
+        raise UserError(
+            f"no worker answers for {workflow_id} on task queue {described.task_queue!r} "
+            "within 10s; start `prflow worker`, or see its spend with "
+            f"`prflow costs --workflow-id '{workflow_id}'`"
+        ) from err
+
+
+def _require_live(
+    workflow_id: str, status: WorkflowExecutionStatus | None, task_queue: str
+) -> None:
+    """A finished run (or one stranded by a dead command) has no live budget to show."""
+    from worker.orphans import owner_gone
+
+    if status is not None and status != WorkflowExecutionStatus.RUNNING:
+        raise UserError(
+            f"{workflow_id} has ended ({status.name.lower()}), so it has no live budget; its "
+            f"spend: `prflow costs --workflow-id '{workflow_id}'`"
+        )
+    if owner_gone(task_queue):
+        raise UserError(
+            f"{workflow_id} was served by a prflow command that is gone; run that command "
+            "again to restart it"
+        )
 
 
 async def _raise(workflow_id: str, change: BudgetRaise) -> BudgetStatus:
@@ -71,6 +105,8 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print spend so far per phase. Example: prflow budget show 'impact:acme/api#12@1a2b3c'"""
+    if not workflow_id.strip():
+        raise UserError("the workflow id is empty; pass the id the run printed")
     _print_status(asyncio.run(_query(workflow_id)), as_json)
 
 
@@ -90,6 +126,12 @@ def raise_caps(
 
     Example: prflow budget raise 'impact:acme/api#12@1a2b3c' --usd 1 --iterations 10
     """
+    if not workflow_id.strip():
+        raise UserError("the workflow id is empty; pass the id the run printed")
+    check_number("--usd", usd, MAX_USD, "1")
+    check_number("--tokens", tokens, MAX_TOKENS, "100000")
+    check_number("--iterations", iterations, MAX_ITERATIONS, "10")
+    check_number("--seconds", seconds, MAX_SECONDS, "300")
     if not any((usd, tokens, iterations, seconds)):
         raise UserError("nothing to raise: pass --usd, --tokens, --iterations or --seconds")
     change = BudgetRaise(

@@ -86,10 +86,14 @@ def costs(
         raise UserError(f"--until {until} is not after --since {since}; swap or widen them")
     if by is not None and by not in GROUPINGS:
         raise UserError(f"--by {by!r} is not a grouping; use one of: {', '.join(GROUPINGS)}")
-    url = database_url or load_settings().resolved_database_url()
+    settings = load_settings()
+    url = database_url or settings.resolved_database_url()
+    from prflow.cli.ledger_check import existing_ledger
     from prflow.store.ledger import spend_slices  # SQLAlchemy: only when costs are asked for
 
-    slices = spend_slices(url, workflow_id=workflow_id, since=start, until=end)
+    # A read never creates a database (a typo must not leave an empty one behind).
+    exists = existing_ledger(url, explicit=database_url is not None)
+    slices = spend_slices(url, workflow_id=workflow_id, since=start, until=end) if exists else []
     report = summarize(slices)
     groups = group_spend(slices, by) if by else None
     if as_json:

@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
+from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
-from prflow.cli.run_target import preflight, run_location
+from prflow.cli.run_target import pr_head, preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
@@ -19,6 +20,7 @@ from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.request import llm_plan
 from prflow.impact.run_models import ImpactRequest, ImpactResult
+from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 
 EXIT_THRESHOLD = 1
@@ -151,14 +153,19 @@ def impact(
     """
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
+    check_number("--budget-usd", budget_usd, MAX_USD, "5")
+    check_number("--max-iterations", max_iterations, MAX_ITERATIONS, "30")
+    check_number("--time-limit", time_limit, MAX_SECONDS, "180")
+    check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
     settings = load_settings()
     check_output_path(output)
-    if post and not pr:
+    if post and pr is None:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    pull = parse_pr_identifier(pr) if pr else None
+    pull = parse_pr_identifier(pr) if pr is not None else None
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
+    head_sha: str | None = None  # known once the options are checked (below)
 
     def build(run_settings: Settings) -> ImpactRequest:
         plan = llm_plan(
@@ -173,6 +180,7 @@ def impact(
         return ImpactRequest(
             repo=location,
             pull_request=pull,
+            pr_head_sha=head_sha,
             base=base,
             head=head,
             post_comment=post,
@@ -184,6 +192,9 @@ def impact(
         )
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start
+    if pull is not None:
+        head_sha = pr_head(pull)
+        draft = build(settings)
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
     emit_report(result, texts, output_format, output)
     if threshold is not None and result.score >= threshold:

@@ -9,13 +9,15 @@ from typing import Annotated
 
 import typer
 
+from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
-from prflow.cli.run_target import preflight, run_location
+from prflow.cli.run_target import pr_head, preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
+from prflow.limits import MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.review.kind import REVIEW
 from prflow.review.models import SEVERITY_RANK, ReviewDepth, ReviewSeverity
@@ -173,19 +175,23 @@ def review(
     """
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
+    check_number("--budget-usd", budget_usd, MAX_USD, "5")
+    check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
     settings = load_settings()
     check_output_path(output)
     gate = Gate(threshold) if threshold is not None else None
-    if post and not pr:
+    if post and pr is None:
         raise UserError("--post needs --pr to know where to post, e.g. --pr owner/repo#12")
-    pull = parse_pr_identifier(pr) if pr else None
+    pull = parse_pr_identifier(pr) if pr is not None else None
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
+    head_sha: str | None = None  # known once the options are checked (below)
 
     def build(run_settings: Settings) -> ReviewRequest:
         return ReviewRequest(
             pull_request=pull,
+            pr_head_sha=head_sha,
             repo=location,
             base=None if pull else base,
             head=None if pull else head,
@@ -203,6 +209,9 @@ def review(
         )
 
     draft = build(settings)  # every mistake in the options surfaces here, before any start
+    if pull is not None:
+        head_sha = pr_head(pull)
+        draft = build(settings)
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
     _emit(result, texts, output_format, output)
     reason = gate.failed_by(result) if gate is not None else None

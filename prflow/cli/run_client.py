@@ -22,14 +22,16 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
+from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
 from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
 from prflow.run_progress import RunProgress
 from worker.embedded import Runtime
+from worker.orphans import owner_pid, terminate_orphan
 
 POLL_SECONDS = 0.5
 WORKER_WAIT_SECONDS = 10.0
@@ -43,18 +45,30 @@ class WorkflowFailed(Exception):
 async def start_or_attach(
     client: Client, kind: KindDeclaration, request: BaseModel, task_queue: str
 ) -> WorkflowHandle[Any, Any]:
-    """Start the run, or attach to the one already running under the same id."""
+    """Start the run, or attach to the one already running under the same id.
+
+    A run left on the private queue of a command that is gone (killed, interrupted) has
+    nothing to serve it: it is terminated and started over, not attached to.
+    """
+    from worker.orphans import owner_gone
+
     workflow_id = kind.workflow_id(request)
-    return await client.start_workflow(
-        kind.name,
-        request,
-        id=workflow_id,
-        task_queue=task_queue,
-        result_type=kind.result_type,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-        static_summary=f"{kind.name} {workflow_id}",
-    )
+    for _ in range(2):
+        handle = await client.start_workflow(
+            kind.name,
+            request,
+            id=workflow_id,
+            task_queue=task_queue,
+            result_type=kind.result_type,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+            static_summary=f"{kind.name} {workflow_id}",
+        )
+        running_on = (await handle.describe()).task_queue
+        if running_on == task_queue or not owner_gone(running_on):
+            break
+        await terminate_orphan(client, workflow_id, running_on)
+    return handle
 
 
 async def queue_has_workers(client: Client, task_queue: str) -> bool:
@@ -87,9 +101,44 @@ async def require_workers(
         await asyncio.sleep(POLL_SECONDS)
 
 
-async def follow(handle: WorkflowHandle[Any, Any], display: PhaseDisplay) -> Any:
+SERVER_DOWN_CODES = (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED)
+SERVER_WAIT_SECONDS = 600.0
+"""How long a client waits for a server that stopped answering (a restart) before giving up."""
+
+
+async def _patient_result(
+    handle: WorkflowHandle[Any, Any], display: PhaseDisplay, within: float
+) -> Any:
+    """The run's result, waiting through a server that is briefly down (a restart): the
+    run lives on the server, so losing it for a while is no reason to give up."""
+    lost_since: float | None = None
+    while True:
+        try:
+            return await handle.result()
+        except RPCError as err:
+            if err.status not in SERVER_DOWN_CODES:
+                raise
+            now = time.monotonic()
+            if lost_since is None:
+                lost_since = now
+                display.note("the Temporal server stopped answering; waiting for it to return")
+            elif now - lost_since > within:
+                raise UserError(
+                    f"the Temporal server has not answered for {within:.0f}s; the run "
+                    f"{handle.id} is kept there: start the server again and run the same "
+                    "command to attach"
+                ) from None
+            await asyncio.sleep(POLL_SECONDS * 2)
+
+
+async def follow(
+    handle: WorkflowHandle[Any, Any],
+    display: PhaseDisplay,
+    *,
+    server_wait: float = SERVER_WAIT_SECONDS,
+) -> Any:
     """Wait for the result while refreshing the display from the ``progress`` query."""
-    result_task = asyncio.ensure_future(handle.result())
+    result_task = asyncio.ensure_future(_patient_result(handle, display, server_wait))
     try:
         while not result_task.done():
             with contextlib.suppress(RPCError):
@@ -155,9 +204,17 @@ async def run_on(
             f"/workflows/{workflow_id}"
         )
     handle = await start_or_attach(runtime.client, kind, request, runtime.task_queue)
+    own_queues = owner_pid(runtime.task_queue) is not None
+    note_run(workflow_id, own_queues=own_queues)
     if not runtime.serves_queue:
         await require_workers(runtime.client, runtime.task_queue, runtime.address)
-    result = await follow(handle, display)
+    try:
+        result = await follow(handle, display)
+    except BaseException:
+        if own_queues:  # interrupted: nothing but this command could ever serve the run
+            with contextlib.suppress(RPCError, asyncio.CancelledError):
+                await terminate_orphan(runtime.client, workflow_id, runtime.task_queue)
+        raise
     texts = {
         key: await read_blob(runtime.client, runtime.task_queue, key)
         for key in wanted_blobs(result)
@@ -179,6 +236,10 @@ async def run_with_display(
     private task queues)."""
     from worker.embedded import temporal_runtime
 
+    if not settings.temporal.address:  # this machine's workers write the ledger: check it now
+        from prflow.cli.ledger_check import check_ledger_reachable
+
+        check_ledger_reachable(settings.resolved_database_url())
     with PhaseDisplay(title, quiet=quiet) as display:
         async with temporal_runtime(settings) as runtime:
             request = build(runtime.settings)

@@ -39,3 +39,21 @@ def preflight(location: str, base: str | None, head: str) -> None:
         check_remote(location)
     else:
         resolve_range(RepoSpec(location=location), base, head)
+
+
+def pr_head(pull: PullRequestRef) -> str | None:
+    """The PR's current head SHA, which names the run (see :func:`prflow.kinds.head_run_id`),
+    so this command joins the queue's run of the same head instead of starting a second one.
+
+    None when GitHub cannot be asked from here (no token on a laptop driving a cluster): the
+    run is then named by the PR alone, and the workflow reports what it cannot read.
+    """
+    from temporalio.exceptions import ApplicationError
+
+    from activities.github.pulls import fetch_pull_request
+    from prflow.errors import Unreachable
+
+    try:
+        return fetch_pull_request(pull).head_sha
+    except (UserError, Unreachable, ApplicationError, OSError):
+        return None

@@ -6,16 +6,20 @@ import hashlib
 from pathlib import PurePath
 
 from prflow.impact.run_models import LLM_PHASE, WORKFLOW_KIND, ImpactRequest, ImpactResult
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, head_run_id
 from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
 
 
 def impact_workflow_id(request: ImpactRequest) -> str:
-    """``impact:acme/api#12`` for a PR, ``impact:api-1a2b3c:main..HEAD`` for a range.
+    """``impact:acme/api#12@1a2b3c4d5e6f`` for a PR at a known head (the CLI and the queue's
+    job join one run), ``impact:acme/api#12`` without one, ``impact:api-1a2b3c:main..HEAD``
+    for a range.
 
     Named after what was asked, not what it resolved to: the same command run
     twice attaches to the run in flight; the result says which SHAs it read.
     """
+    if request.pull_request is not None and request.pr_head_sha:
+        return head_run_id(WORKFLOW_KIND, request.pull_request.slug, request.pr_head_sha)
     if request.pull_request is not None:
         return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
     location = request.repo or "."

@@ -17,6 +17,7 @@ def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
     job_settings = job.settings_for(settings)
     return ImpactRequest(
         pull_request=job.pr,
+        pr_head_sha=job.head_sha,
         post_comment=job.config.post_comment,
         llm=llm_plan(job_settings, budget_usd=job.config.budget_usd),
         github_task_queue=job.queues.github,

@@ -25,6 +25,10 @@ class ImpactRequest(BaseModel):
 
     repo: SafeLocation | None = Field(default=None, description="Local path or clone URL")
     pull_request: PullRequestRef | None = None
+    pr_head_sha: str | None = Field(
+        default=None,
+        description="The PR head the starter saw: names the run, so every start path joins it",
+    )
     base: str | None = None
     head: str | None = None
     post_comment: bool = False

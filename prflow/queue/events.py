@@ -16,7 +16,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from prflow.pr_identifier import PullRequestRef
+from prflow.pr_identifier import SHA_PATTERN, PullRequestRef
+
+DELIVERY_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,200}$"
+"""A webhook's ``X-GitHub-Delivery``: GitHub sends GUIDs, nothing that could break a log line."""
+EVENT_ID_PATTERN = r"^[^\x00-\x1f\x7f]{1,200}$"
+"""Any event's id (the poller's read ``poll:acme/api#12@<sha>``): no control characters."""
 
 
 class EventKind(StrEnum):
@@ -28,10 +33,10 @@ class EventKind(StrEnum):
 class PrEvent(BaseModel):
     """One thing that happened to one pull request, keyed by its delivery id."""
 
-    delivery_id: str = Field(min_length=1, max_length=200)
+    delivery_id: str = Field(pattern=EVENT_ID_PATTERN)
     kind: EventKind
     pr: PullRequestRef
-    head_sha: str | None = None
+    head_sha: str | None = Field(default=None, pattern=SHA_PATTERN)
     updated_at: datetime | None = Field(
         default=None, description="GitHub's updated_at of the PR: orders late deliveries"
     )
@@ -64,7 +69,7 @@ class _Repository(BaseModel):
 
 class _Commit(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    sha: str
+    sha: str = Field(pattern=SHA_PATTERN)
 
 
 class _Pull(BaseModel):
@@ -118,7 +123,7 @@ def map_delivery(event: str, delivery_id: str, payload: Any) -> PrEvent | Ignore
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "body"
-        raise PayloadError(f"{event} payload: {where}: {first['msg']}") from None
+        raise PayloadError(f"{event} payload: {where}: {first['msg'][:200]}") from None
     if event == "ping":
         return Ignored(reason="ping: the webhook is set up")
     return Ignored(reason=f"{event} events are not used by the queue")

@@ -69,6 +69,18 @@ class QueuePlan(BaseModel):
     risk_threshold: int | None = None
 
 
+class JoinRun(BaseModel):
+    """A job's run that another start path (the CLI) began first under the same id."""
+
+    workflow_id: str
+
+
+class JoinedRun(BaseModel):
+    """How the joined run ended: its result, as JSON, for the queue's record."""
+
+    result: dict[str, Any] = Field(default_factory=dict)
+
+
 def queue_kinds(kinds: Sequence[KindDeclaration]) -> dict[str, KindDeclaration]:
     """The kinds the queue can run, by name: those that declare a queue job builder."""
     return {kind.name: kind for kind in kinds if kind.queue_job is not None}

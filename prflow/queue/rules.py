@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from prflow.kinds import head_run_id
 from prflow.queue.events import EventKind, PrEvent
 from prflow.queue.state import MAX_DELIVERIES, MAX_NOTES, MAX_RUNS, JobRun, QueueState
 
@@ -82,5 +83,6 @@ def note(state: QueueState, text: str) -> None:
 
 
 def child_workflow_id(kind: str, state: QueueState, head_sha: str) -> str:
-    """``impact:acme/api#12@1a2b3c4d5e6f``: one id per PR, job and head."""
-    return f"{kind}:{state.pr.slug}@{head_sha[:12]}"
+    """``impact:acme/api#12@1a2b3c4d5e6f``: one id per PR, job and head (the CLI names a
+    run of the same head the same way, so the two join)."""
+    return head_run_id(kind, state.pr.slug, head_sha)

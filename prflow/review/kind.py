@@ -5,14 +5,17 @@ from __future__ import annotations
 import hashlib
 from pathlib import PurePath
 
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, head_run_id
 from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest, ReviewResult
 from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
 
 
 def review_workflow_id(request: ReviewRequest) -> str:
-    """``review:acme/api#12`` for a PR (however it is read: one review per PR at a time),
+    """``review:acme/api#12@1a2b3c4d5e6f`` for a PR whose head the starter knew (the CLI and
+    the queue's job then join one run), ``review:acme/api#12`` when it did not,
     ``review:api-1a2b3c:main..HEAD`` for a range of a repository."""
+    if request.pull_request is not None and request.pr_head_sha:
+        return head_run_id(WORKFLOW_KIND, request.pull_request.slug, request.pr_head_sha)
     if request.pull_request is not None:
         return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
     location = request.repo or "."

@@ -16,6 +16,7 @@ from prflow.review.run_models import ReviewRequest
 def review_job(job: QueueJob, settings: Settings) -> ReviewRequest:
     on_queues = job.settings_for(settings)
     request = review_request(on_queues, job.pr, post=job.config.post_comment)
+    request.pr_head_sha = job.head_sha  # the CLI names a run of this head the same way
     if job.config.budget_usd is not None:
         # A repository's budget caps each model phase (the plans are per phase).
         for plan in request.plans.values():

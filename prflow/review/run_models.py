@@ -70,6 +70,10 @@ class ReviewRequest(BaseModel):
     model_config = ConfigDict(hide_input_in_errors=True)
 
     pull_request: PullRequestRef | None = None
+    pr_head_sha: str | None = Field(
+        default=None,
+        description="The PR head the starter saw: names the run, so every start path joins it",
+    )
     repo: SafeLocation | None = Field(
         default=None, description="Local path or clone URL; with a PR, read instead of its clone"
     )

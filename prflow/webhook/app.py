@@ -7,7 +7,10 @@ round trip to Temporal whatever the queue depth. Answers:
 
 - 202 with the PR workflow's id when the event was delivered;
 - 200 with the reason when the event is not one the queue acts on;
-- 401 for a missing or wrong signature, 400 for a body that is not the event;
+- 401 for a missing or wrong signature, 400 for a body that is not the event or a field
+  GitHub would never send (names, numbers and SHAs are checked by GitHub's rules);
+- 415 for a content type other than GitHub's two (JSON, or a form whose ``payload``
+  field holds the JSON; the signature covers the raw body either way);
 - 503 when Temporal does not answer in time (GitHub shows the failure and the
   delivery can be redelivered; the delivery id makes that harmless).
 
@@ -21,17 +24,25 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import timedelta
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from temporalio.client import Client
 
 from prflow.queue.delivery import deliver
-from prflow.queue.events import Ignored, PayloadError, PrEvent, map_delivery
+from prflow.queue.events import (
+    DELIVERY_ID_PATTERN,
+    Ignored,
+    PayloadError,
+    PrEvent,
+    map_delivery,
+)
 from prflow.queue.kind import pr_queue_id
 from prflow.queue.signature import SIGNATURE_HEADER, SignatureError, verify_signature
 from prflow.queue.state import QueueNames
@@ -39,6 +50,8 @@ from prflow.queue.state import QueueNames
 DELIVERY_TIMEOUT_SECONDS = 8.0
 """Under GitHub's 10 s, with room for the network on both sides."""
 MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
+JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"  # GitHub's other choice: payload=<JSON>
 
 log = logging.getLogger("prflow.webhook")
 
@@ -109,8 +122,13 @@ def create_app(receiver: Receiver) -> Starlette:
 
 
 async def _handle(receiver: Receiver, request: Request) -> Response:
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
+    try:
+        body = await _read_body(request)
+    except ClientDisconnect:
+        client = request.client.host if request.client else "?"
+        log.info("webhook client %s disconnected before sending its whole body", client)
+        return _answer(400, error="the request body did not arrive")
+    if body is None:
         return _answer(413, error="payload larger than GitHub sends")
     try:
         verify_signature(receiver.secret, body, request.headers.get(SIGNATURE_HEADER))
@@ -120,10 +138,21 @@ async def _handle(receiver: Receiver, request: Request) -> Response:
     delivery_id = request.headers.get("X-GitHub-Delivery", "")
     if not event_name or not delivery_id:
         return _answer(400, error="X-GitHub-Event and X-GitHub-Delivery headers are required")
+    if not re.fullmatch(DELIVERY_ID_PATTERN, delivery_id):
+        return _answer(400, error="X-GitHub-Delivery is not a delivery id (GitHub sends a GUID)")
+    media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    if media_type not in {JSON, FORM}:
+        return _answer(
+            415,
+            error=f"content type {media_type!r} is not one GitHub sends; set the webhook's "
+            "content type to application/json",
+        )
     try:
-        mapped = map_delivery(event_name, delivery_id, json.loads(body))
-    except (ValueError, PayloadError) as err:
-        return _answer(400, error=str(err))
+        payload = _decode(body, form=media_type == FORM)
+        mapped = map_delivery(event_name, delivery_id, payload)
+    except (ValueError, PayloadError, RecursionError) as err:
+        reason = "JSON nested too deeply" if isinstance(err, RecursionError) else str(err)
+        return _answer(400, error=reason[:300])
     if isinstance(mapped, Ignored):
         return _answer(200, ignored=mapped.reason)
     unknown = receiver.unknown_jobs(mapped)
@@ -137,6 +166,33 @@ async def _handle(receiver: Receiver, request: Request) -> Response:
         log.warning("delivery %s not handed to Temporal: %s", delivery_id, err)
         return _answer(503, error="Temporal did not take the event; redeliver it later")
     return _answer(202, delivered=pr_queue_id(mapped.pr), kind=mapped.kind.value)
+
+
+async def _read_body(request: Request) -> bytes | None:
+    """The raw body (the signature covers it), or None past GitHub's size cap."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decode(body: bytes, *, form: bool) -> object:
+    """The event: the JSON body, or the ``payload`` field of a form-encoded one."""
+    if form:
+        fields = parse_qs(body.decode("utf-8"), max_num_fields=16)
+        if "payload" not in fields:
+            raise ValueError("a form-encoded delivery carries the event in its payload field")
+        text = fields["payload"][0]
+    else:
+        text = body.decode("utf-8")
+    return json.loads(text)
 
 
 def _answer(status: int, **fields: str) -> JSONResponse:

@@ -50,6 +50,9 @@ RECORDED_IDS = {
     "docsync-agents": "docsync-agents",
     "docsync-agents/agent:docsync:docs/guide.rst": "docsync-doc-agent-child",
     "docsync-worker-crash": "docsync-worker-crash",
+    "refactor-full": "refactor-full",
+    "refactor-full/agent:task:callers:1": "refactor-task",
+    "refactor-crash": "refactor-crash",
 }
 
 

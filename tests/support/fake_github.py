@@ -217,6 +217,7 @@ class FakeGitHub:
         self._comments: dict[int, FakeComment] = {}
         self._faults: list[Fault] = []
         self._holds: list[tuple[str, re.Pattern[str], threading.Event]] = []
+        self._parked: list[tuple[str, str]] = []
         self._apps: dict[int, _App] = {}
         self._threads: dict[tuple[str, str, int], list[FakeReviewThread]] = {}
         self._reviews: list[tuple[FakeIssue, FakeReview]] = []
@@ -537,11 +538,23 @@ class FakeGitHub:
             self._holds.append((method, re.compile(path_pattern), gate))
         return gate
 
+    def parked(self, method: str, path_pattern: str) -> int:
+        """How many requests matching ``path_pattern`` a hold is parking right now."""
+        pattern = re.compile(path_pattern)
+        with self._lock:
+            return sum(1 for m, path in self._parked if m == method and pattern.search(path))
+
     def _wait_for_holds(self, method: str, path: str) -> None:
         with self._lock:
             gates = [g for m, pattern, g in self._holds if m == method and pattern.search(path)]
-        for gate in gates:
-            gate.wait(timeout=60)
+            parked = (method, path)
+            self._parked.append(parked)
+        try:
+            for gate in gates:
+                gate.wait(timeout=60)
+        finally:
+            with self._lock:
+                self._parked.remove(parked)
 
     def fail_with_server_error(self, times: int = 1, status: int = 500) -> None:
         self.inject(Fault(status, {"message": "Server Error"}, times=times))
@@ -698,6 +711,12 @@ class FakeGitHub:
                 return handler(_Call(login, query, body, match.groups()))
         raise _Reply(_not_found())
 
+    def _delete_comment(self, call: _Call) -> _Answer:
+        comment = self._visible_comment(call)
+        with self._lock:
+            self._comments.pop(comment.id, None)
+        return _Answer(204, None, "empty")
+
     def _routes(self) -> list[tuple[str, str, Callable[[_Call], _Answer]]]:
         repo = r"/repos/([^/]+)/([^/]+)"
         return [
@@ -726,6 +745,7 @@ class FakeGitHub:
             ("GET", repo + r"/git/commits/([0-9a-f]{40})", self._git_get_commit),
             ("GET", repo + r"/git/ref/(.+)", self._git_get_ref),
             ("POST", repo + r"/git/refs", self._git_create_ref),
+            ("DELETE", repo + r"/issues/comments/(\d+)", self._delete_comment),
         ]
 
     # --- Git Data API and pull creation (on the repository's real bare git directory) -----

@@ -54,7 +54,7 @@ SCHEMA_MODEL_NAMES = {
 }
 # Answers that are not REST JSON: GraphQL (checked against GitHub's GraphQL schema when
 # executed), a redirect to a download, and the downloaded file itself.
-NON_REST_SCHEMAS = {"graphql", "redirect", "text"}
+NON_REST_SCHEMAS = {"graphql", "redirect", "text", "empty"}
 
 
 def schema_violations(exchanges: Iterable[Exchange]) -> list[str]:
@@ -95,6 +95,8 @@ def _non_rest_problems(exchange: Exchange, where: str) -> list[str]:
         exchange.status == 302 and exchange.response_headers.get("location")
     ):
         return [f"{where}: a redirect needs status 302 and a location header"]
+    if exchange.schema == "empty" and (exchange.status != 204 or exchange.response_body):
+        return [f"{where}: no content is status 204 with no body"]
     if exchange.schema == "text" and not isinstance(exchange.response_body, str):
         return [f"{where}: a download must be text"]
     if exchange.schema == "graphql" and not (

@@ -1,0 +1,478 @@
+"""The consistency auditor, in code: what one task's edits broke around them.
+
+It compares the tree before and after a task and reports only what the task
+introduced: imports of names or modules that no longer exist (orphaned
+imports), calls whose arguments no longer fit the callee's signature or that
+drop a coroutine (a sync-to-async change that missed a caller), new import
+cycles, cross-layer imports (production code importing tests, or a lower
+declared layer importing a higher one), and anti-patterns of the active React
+rules of categories 1-3 (:mod:`prflow.refactor.react_audit`). Errors fail the
+task's attempt; warnings go to the report.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from prflow.imports import ImportGraph, build_import_graph
+from prflow.imports.python_imports import PythonModuleIndex, is_python_file, python_import_edges
+from prflow.refactor.react_audit import react_findings
+from prflow.source_tree import SourceTree
+
+TEST_MARKERS = ("tests/", "test/", "__tests__/")
+
+
+class AuditFinding(BaseModel):
+    check: str = Field(
+        description="orphaned_import, signature, unawaited, cycle, layer, react:<id>"
+    )
+    path: str
+    line: int = 0
+    message: str
+    error: bool = True
+
+    def text(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+class AuditReport(BaseModel):
+    findings: list[AuditFinding] = Field(default_factory=list)
+    checked_files: list[str] = Field(default_factory=list)
+
+    @property
+    def errors(self) -> list[AuditFinding]:
+        return [f for f in self.findings if f.error]
+
+
+def is_test_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        any(m in f"/{path}" for m in ("/" + t for t in TEST_MARKERS))
+        or name.startswith("test_")
+        or name.endswith(("_test.py", ".test.ts", ".test.tsx", ".test.js", ".spec.ts", ".spec.js"))
+    )
+
+
+def audit(
+    changed: Sequence[str],
+    before: SourceTree,
+    after: SourceTree,
+    *,
+    active_rules: Sequence[str] = (),
+    layers: Sequence[str] = (),
+    extra_scope: Sequence[str] = (),
+) -> AuditReport:
+    """What the change from ``before`` to ``after`` (touching ``changed``) introduced, in the
+    changed files, their importers and ``extra_scope``."""
+    graph_before, graph_after = build_import_graph(before), build_import_graph(after)
+    scope = sorted(
+        {
+            *changed,
+            *extra_scope,
+            *[imp for p in changed for imp in graph_after.importers_of(p)],
+            *[imp for p in changed for imp in graph_before.importers_of(p)],
+        }
+    )
+    scope = [p for p in scope if after.read_text(p) is not None]
+    findings: list[AuditFinding] = []
+    findings += _new_only(_python_findings(scope, after), _python_findings(scope, before))
+    findings += _cycles(changed, graph_before, graph_after)
+    findings += _layers(changed, graph_before, graph_after, layers)
+    for path in changed:
+        findings += react_findings(
+            path, before.read_text(path), after.read_text(path), after, active_rules
+        )
+    return AuditReport(findings=findings, checked_files=scope)
+
+
+def _new_only(after: list[AuditFinding], before: list[AuditFinding]) -> list[AuditFinding]:
+    seen = {(f.check, f.path, f.message) for f in before}
+    return [f for f in after if (f.check, f.path, f.message) not in seen]
+
+
+# ---------------------------------------------------------------- Python: imports and calls
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    positional: tuple[str, ...]
+    required_positional: int
+    keyword_only: tuple[str, ...]
+    required_keyword: tuple[str, ...]
+    var_args: bool
+    var_kwargs: bool
+    is_async: bool
+
+    @classmethod
+    def of(cls, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Signature:
+        args = node.args
+        positional = tuple(a.arg for a in [*args.posonlyargs, *args.args])
+        defaults = len(args.defaults)
+        required_kw = tuple(
+            a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None
+        )
+        return cls(
+            name=node.name,
+            positional=positional,
+            required_positional=len(positional) - defaults,
+            keyword_only=tuple(a.arg for a in args.kwonlyargs),
+            required_keyword=required_kw,
+            var_args=args.vararg is not None,
+            var_kwargs=args.kwarg is not None,
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+        )
+
+    def misfit(self, call: ast.Call) -> str | None:
+        """Why ``call`` does not fit this signature, or None."""
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            return None  # *args / **kwargs at the call site: cannot tell statically
+        given = len(call.args)
+        if given > len(self.positional) and not self.var_args:
+            return (
+                f"{self.name}() takes {len(self.positional)} positional arguments, "
+                f"call gives {given}"
+            )
+        names = {k.arg for k in call.keywords if k.arg}
+        known = {*self.positional, *self.keyword_only}
+        unknown = sorted(n for n in names if n not in known)
+        if unknown and not self.var_kwargs:
+            return f"{self.name}() has no parameter {', '.join(unknown)}"
+        filled = {*self.positional[:given], *names}
+        missing = [p for p in self.positional[: self.required_positional] if p not in filled]
+        missing += [k for k in self.required_keyword if k not in names]
+        if missing:
+            return f"{self.name}() call is missing {', '.join(missing)}"
+        return None
+
+
+def _parse(tree: SourceTree, path: str) -> ast.Module | None:
+    text = tree.read_text(path)
+    if text is None:
+        return None
+    try:
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _top_level(module: ast.Module) -> tuple[set[str], dict[str, Signature], bool]:
+    """Names a module defines, its top-level function signatures, and whether it has a
+    module ``__getattr__`` (any name may then exist)."""
+    names: set[str] = set()
+    sigs: dict[str, Signature] = {}
+    dynamic = False
+    for node in module.body:
+        for sub in _flatten(node):
+            if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef):
+                names.add(sub.name)
+                sigs[sub.name] = Signature.of(sub)
+                dynamic |= sub.name == "__getattr__"
+            elif isinstance(sub, ast.ClassDef):
+                names.add(sub.name)
+            elif isinstance(sub, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for target in targets:
+                    names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            elif isinstance(sub, ast.Import | ast.ImportFrom):
+                for alias in sub.names:
+                    names.add((alias.asname or alias.name).split(".")[0])
+    return names, sigs, dynamic
+
+
+def _flatten(node: ast.stmt) -> Iterable[ast.stmt]:
+    """A top-level statement, and those nested in its if/try/with blocks."""
+    yield node
+    if isinstance(node, ast.If | ast.Try | ast.With):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            for child in getattr(node, field, []):
+                if isinstance(child, ast.ExceptHandler):
+                    for inner in child.body:
+                        yield from _flatten(inner)
+                elif isinstance(child, ast.stmt):
+                    yield from _flatten(child)
+
+
+def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFinding]:
+    paths = tree.paths()
+    index = PythonModuleIndex.from_paths(paths)
+    modules: dict[str, tuple[set[str], dict[str, Signature], bool] | None] = {}
+
+    def facts(path: str) -> tuple[set[str], dict[str, Signature], bool] | None:
+        if path not in modules:
+            parsed = _parse(tree, path)
+            modules[path] = _top_level(parsed) if parsed is not None else None
+        return modules[path]
+
+    findings: list[AuditFinding] = []
+    for path in scope:
+        if not is_python_file(path):
+            continue
+        module = _parse(tree, path)
+        if module is None:
+            findings.append(AuditFinding(check="syntax", path=path, message="does not parse"))
+            continue
+        callees: dict[str, Signature] = dict(_top_level(module)[1])
+        for edge in python_import_edges(path, tree.read_text(path) or "", index):
+            target = facts(edge.target)
+            if target is None or edge.names is None:
+                continue
+            defined, sigs, dynamic = target
+            for name in edge.names:
+                if name not in defined and not dynamic:
+                    findings.append(
+                        AuditFinding(
+                            check="orphaned_import",
+                            path=path,
+                            message=f"imports {name} from {edge.target}, "
+                            "which no longer defines it",
+                        )
+                    )
+                elif name in sigs:
+                    callees[_local_name(module, name)] = sigs[name]
+        findings += _call_findings(path, module, callees)
+        findings += _unresolved_relative(path, module, index)
+    return findings
+
+
+def _local_name(module: ast.Module, name: str) -> str:
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == name:
+                    return alias.asname or name
+    return name
+
+
+def _unresolved_relative(
+    path: str, module: ast.Module, index: PythonModuleIndex
+) -> list[AuditFinding]:
+    """``from .gone import x`` where ``gone`` is no longer a module of the package."""
+    import posixpath
+
+    out: list[AuditFinding] = []
+    for node in ast.walk(module):
+        if not isinstance(node, ast.ImportFrom) or node.level == 0 or not node.module:
+            continue
+        package = posixpath.dirname(path)
+        for _ in range(node.level - 1):
+            package = posixpath.dirname(package)
+        base = posixpath.join(package, *node.module.split("."))
+        if index.module_file(base) is None:
+            out.append(
+                AuditFinding(
+                    check="orphaned_import",
+                    path=path,
+                    line=node.lineno,
+                    message=f"imports from .{node.module}, which is not a module any more",
+                )
+            )
+    return out
+
+
+def _call_findings(
+    path: str, module: ast.Module, callees: dict[str, Signature]
+) -> list[AuditFinding]:
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(module):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    out: list[AuditFinding] = []
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        sig = callees.get(node.func.id)
+        if sig is None:
+            continue
+        problem = sig.misfit(node)
+        if problem is not None:
+            out.append(AuditFinding(check="signature", path=path, message=problem))
+        if sig.is_async and _drops_coroutine(node, parents):
+            out.append(
+                AuditFinding(
+                    check="unawaited",
+                    path=path,
+                    message=f"{sig.name}() is async now; a caller uses it without await",
+                )
+            )
+    return out
+
+
+COROUTINE_CONSUMERS = frozenset(
+    {
+        "gather",
+        "run",
+        "create_task",
+        "ensure_future",
+        "wait_for",
+        "shield",
+        "wait",
+        "run_until_complete",
+        "as_completed",
+        "start_soon",
+        "run_coroutine_threadsafe",
+    }
+)
+
+
+def _drops_coroutine(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> bool:
+    """A coroutine that is neither awaited nor handed to something that runs it."""
+    parent = parents.get(call)
+    while isinstance(parent, ast.keyword | ast.Starred | ast.List | ast.Tuple):
+        parent = parents.get(parent)
+    if isinstance(parent, ast.Await | ast.Return | ast.Lambda | ast.ListComp | ast.GeneratorExp):
+        return False
+    if isinstance(parent, ast.Call):
+        func = parent.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name not in COROUTINE_CONSUMERS
+    return True
+
+
+# ---------------------------------------------------------------- graph: cycles and layers
+
+
+def _sccs(graph: ImportGraph) -> list[frozenset[str]]:
+    """Strongly connected components with more than one file (import cycles)."""
+    succ: dict[str, set[str]] = {}
+    for edge in graph.edges:
+        if edge.importer != edge.target:
+            succ.setdefault(edge.importer, set()).add(edge.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[frozenset[str]] = []
+    counter = 0
+    for root in sorted(succ):
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(succ.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, todo = work[-1]
+            if todo:
+                nxt = todo.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, sorted(succ.get(nxt, ()))))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp: set[str] = set()
+                while True:
+                    top = stack.pop()
+                    on.discard(top)
+                    comp.add(top)
+                    if top == node:
+                        break
+                if len(comp) > 1:
+                    out.append(frozenset(comp))
+    return out
+
+
+def _cycles(changed: Sequence[str], before: ImportGraph, after: ImportGraph) -> list[AuditFinding]:
+    old = _sccs(before)
+    touched = set(changed)
+    out: list[AuditFinding] = []
+    for comp in _sccs(after):
+        if not comp & touched or any(comp <= o for o in old):
+            continue
+        members = sorted(comp)
+        out.append(
+            AuditFinding(
+                check="cycle",
+                path=sorted(comp & touched)[0],
+                message=f"new import cycle: {' -> '.join(members)}",
+            )
+        )
+    return out
+
+
+def _layer_of(path: str, layers: Sequence[str]) -> int | None:
+    for n, prefix in enumerate(layers):
+        if path.startswith(prefix.rstrip("/") + "/"):
+            return n
+    return None
+
+
+def _layers(
+    changed: Sequence[str], before: ImportGraph, after: ImportGraph, layers: Sequence[str]
+) -> list[AuditFinding]:
+    old = {(e.importer, e.target) for e in before.edges}
+    touched = set(changed)
+    out: list[AuditFinding] = []
+    for edge in after.edges:
+        if edge.importer not in touched or (edge.importer, edge.target) in old:
+            continue
+        if is_test_path(edge.target) and not is_test_path(edge.importer):
+            out.append(
+                AuditFinding(
+                    check="layer",
+                    path=edge.importer,
+                    message=f"production code now imports test code ({edge.target})",
+                )
+            )
+            continue
+        low, high = _layer_of(edge.importer, layers), _layer_of(edge.target, layers)
+        if low is not None and high is not None and high > low:
+            out.append(
+                AuditFinding(
+                    check="layer",
+                    path=edge.importer,
+                    message=f"{layers[low]} must not import the higher layer {layers[high]} "
+                    f"({edge.target})",
+                )
+            )
+    return out
+
+
+def judge(
+    in_task: Sequence[AuditFinding],
+    in_run: Sequence[AuditFinding],
+    *,
+    own: Sequence[str],
+    deferred: Sequence[str],
+) -> tuple[list[AuditFinding], list[AuditFinding]]:
+    """Errors and warnings of one task from two audits: what the task introduced
+    (``in_task``) and what the run introduced so far (``in_run``).
+
+    A step of a multi-step refactor leaves work for the steps after it: a finding in
+    a file a later task owns is a warning (left for that task). The task answers for
+    everything new in its own files since the run began, even when an earlier task
+    caused it, and for anything it introduced elsewhere.
+    """
+    mine, later = set(own), set(deferred) - set(own)
+    errors: list[AuditFinding] = []
+    warnings: list[AuditFinding] = []
+    seen: set[tuple[str, str, str]] = set()
+    for finding in [*in_run, *in_task]:
+        key = (finding.check, finding.path, finding.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        from_run = finding in in_run and finding not in in_task
+        if finding.path in mine:
+            (errors if finding.error else warnings).append(finding)
+        elif finding.path in later:
+            warnings.append(finding.model_copy(update={"error": False}))
+        elif not from_run:
+            (errors if finding.error else warnings).append(finding)
+    return errors, warnings

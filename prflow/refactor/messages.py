@@ -1,0 +1,149 @@
+"""What the planner and the executors are told, and the tools they end with.
+
+Pure text builders: the activities feed them the index, the retrieved
+context and the task; the prompts' fixed parts live in ``prflow/prompts``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from prflow.llm.messages import ToolSpec
+from prflow.refactor.plan import RefactorPlan, TaskNode
+from prflow.refactor.react_rules import describe
+
+MAX_INDEX_PATHS = 1500
+MAX_CONTEXT_CHARS = 24_000
+MAX_RELATED_CHARS = 1_500
+
+SUBMIT_PLAN = ToolSpec(
+    name="submit_refactor_plan",
+    description="Submit the refactor plan: an ordered list of tasks with their files.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "summary": {"type": "string"},
+            "tasks": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "title": {"type": "string"},
+                        "instructions": {"type": "string"},
+                        "files": {"type": "array", "items": {"type": "string"}},
+                        "new_files": {"type": "array", "items": {"type": "string"}},
+                        "depends_on": {"type": "array", "items": {"type": "string"}},
+                        "critical": {"type": "boolean"},
+                        "rule_ids": {"type": "array", "items": {"type": "string"}},
+                    },
+                    "required": ["id", "title", "instructions", "files", "depends_on"],
+                },
+            },
+        },
+        "required": ["summary", "tasks"],
+    },
+)
+
+FINISH_TASK = ToolSpec(
+    name="finish_task",
+    description="Say the task is finished (done: true) or cannot be done (done: false).",
+    input_schema={
+        "type": "object",
+        "properties": {"done": {"type": "boolean"}, "summary": {"type": "string"}},
+        "required": ["done", "summary"],
+    },
+)
+
+
+def load_prompt(name: str) -> str:
+    """The text of ``prflow/prompts/refactor_<name>.md``."""
+    return resources.files("prflow").joinpath(f"prompts/refactor_{name}.md").read_text("utf-8")
+
+
+def planner_message(
+    directive: str,
+    *,
+    paths: Sequence[str],
+    relevant: Sequence[str],
+    test_paths: Sequence[str],
+    rule_ids: Sequence[str],
+    problems_before: str = "",
+) -> str:
+    shown = list(paths[:MAX_INDEX_PATHS])
+    more = len(paths) - len(shown)
+    parts = [
+        "# Directive\n",
+        directive.strip(),
+        "\n\n# Repository index (paths you may use)\n",
+        "\n".join(shown),
+    ]
+    if more > 0:
+        parts.append(f"\n... and {more} more; search to find them.")
+    if relevant:
+        parts += ["\n\n# Most relevant files (retrieval)\n", "\n".join(relevant)]
+    if test_paths:
+        parts += ["\n\n# Test files\n", "\n".join(test_paths[:200])]
+    if rule_ids:
+        parts += [
+            "\n\n# Active React rules (tag the tasks that apply them)\n",
+            describe(rule_ids),
+        ]
+    if problems_before:
+        parts += ["\n\n# Your previous plan was refused\n", problems_before]
+    return "".join(parts)
+
+
+def executor_message(
+    task: TaskNode,
+    plan: RefactorPlan,
+    directive: str,
+    *,
+    context: Sequence[tuple[str, str]],
+    focus: Sequence[str] = (),
+    feedback: str = "",
+    attempt: int = 1,
+) -> str:
+    """The task, where it sits in the plan, and the retrieved files (path, text)."""
+    done_before = [t for t in plan.tasks if t.id in task.depends_on]
+    lines = [
+        f"# Directive\n{directive.strip()}\n",
+        f"# Your task: {task.title} (id {task.id}, attempt {attempt})\n"
+        f"{task.instructions.strip()}\n",
+        "Files you may edit: " + ", ".join(task.files or ["(none)"]),
+    ]
+    if task.new_files:
+        lines.append("Files you create: " + ", ".join(task.new_files))
+    if focus and list(focus) != task.all_files:
+        lines.append("Concentrate on: " + ", ".join(focus))
+    if task.rule_ids:
+        lines.append("\nReact rules to apply:\n" + describe(task.rule_ids))
+    if done_before:
+        lines.append("\nAlready done by earlier tasks: " + "; ".join(t.title for t in done_before))
+    if plan.summary:
+        lines.append(f"\nThe plan's approach: {plan.summary}")
+    if feedback:
+        lines.append(f"\n# Why you are trying again\n{feedback}")
+    budget = MAX_CONTEXT_CHARS
+    shown: list[str] = []
+    own = set(task.all_files)
+    for path, text in context:
+        if budget <= 0:
+            shown.append(f"\n## {path}\n(not shown: open it with the read tool)")
+            continue
+        # the task's own files in full; related files as a head, the rest on demand
+        cap = budget if path in own else min(budget, MAX_RELATED_CHARS)
+        body = text if len(text) <= cap else text[:cap] + "\n... (truncated: read_file for more)"
+        budget -= len(body)
+        shown.append(f"\n## {path}\n```\n{body}\n```")
+    if shown:
+        lines.append("\n# Files as they are now" + "".join(shown))
+    return "\n".join(lines)
+
+
+def plan_json(plan: RefactorPlan) -> str:
+    data: dict[str, Any] = plan.model_dump(mode="json")
+    return json.dumps(data, indent=2)

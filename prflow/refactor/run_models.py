@@ -1,0 +1,234 @@
+"""The ``refactor`` workflow's input, result, and what crosses between it and its tasks.
+
+Contents travel by blob key; the workflow holds the plan, each task's status
+and the workspace reference (base SHA + state key), which is also what a
+continue-as-new carries.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from prflow.agent.budget import Spend
+from prflow.agent.plan import PhasePlan
+from prflow.credentials import SafeLocation
+from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action
+from prflow.refactor.plan import RefactorPlan, TaskNode
+from prflow.refactor.schedule import TaskStatus
+from prflow.workspace.models import WorkspaceRef
+
+WORKFLOW_KIND = "refactor"
+TASK_WORKFLOW = "refactor_task"
+TASK_MARK = "/agent:task:"
+"""A task workflow's id: its run's id, this mark, the task id and the run number (the
+agent mark keeps ``prflow.agent.state.run_of`` mapping it, and its executors, to the run)."""
+
+
+class RefactorPhase:
+    """Model phases (budget and ledger): ``prflow costs`` shows each."""
+
+    planning = "planning"
+    executor = "executor"
+
+
+MODEL_PHASES: tuple[str, ...] = (RefactorPhase.planning, RefactorPhase.executor)
+
+STEPS: tuple[str, ...] = (
+    "resolve",
+    "index",
+    "baseline",
+    "planning",
+    "tasks",
+    "validation",
+    "artifacts",
+    "output",
+)
+
+
+class RefactorRequest(BaseModel):
+    """One refactor: a repository at its HEAD and a directive."""
+
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    repo: SafeLocation
+    directive: str = Field(min_length=3, max_length=20_000)
+    include: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    dry_run: bool = Field(default=False, description="Plan and diffs; no test runs, no writes")
+    apply: bool = Field(default=False, description="Write the user's tree once validated")
+    branch: str | None = Field(default=None, description="Commit on this new branch")
+    open_pr: bool = False
+    pr_repo: str | None = Field(default=None, description="owner/name for --open-pr")
+    max_retries: int = Field(default=3, ge=0, le=10)
+    verbose: bool = False
+    test_command: str | None = None
+    allow_unsandboxed: bool = False
+    test_timeout_seconds: int = Field(default=900, ge=10)
+    pass_threshold: float = Field(default=PASS_RATE_THRESHOLD, gt=0, le=1)
+    layers: list[str] = Field(
+        default_factory=list, description="Declared layers, lowest first (path prefixes)"
+    )
+    plans: dict[str, PhasePlan] = Field(
+        default_factory=dict, description="Model plan per phase; empty: static mode"
+    )
+    max_concurrency: int = Field(default=2, ge=1, le=8, description="Tasks at once")
+    tasks_per_run: int = Field(
+        default=8, ge=1, description="Finished tasks before the run continues-as-new"
+    )
+    github_task_queue: str = "prflow-github"
+    carry: RunCarry | None = Field(
+        default=None, description="Set by continue-as-new: where the previous run stopped"
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.dry_run and (self.apply or self.branch or self.open_pr):
+            raise ValueError("a dry run writes nothing: drop --apply, --branch and --open-pr")
+        return self
+
+    @property
+    def uses_model(self) -> bool:
+        return any(plan.enabled for plan in self.plans.values())
+
+
+class SuiteRun(BaseModel):
+    """One run of the repository's tests, as the refactor keeps it (outcomes by key)."""
+
+    outcomes_key: str | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    sandbox: str = ""
+    exit_code: int | None = None
+    timed_out: bool = False
+    note: str = ""
+
+
+class RunStatus(StrEnum):
+    validated = "validated"
+    aborted = "aborted"
+    no_change = "no_change"
+    static = "static"
+
+
+class AgentRecord(BaseModel):
+    name: str
+    attempt: int
+    stop: str
+    detail: str = ""
+    turns: int = 0
+    transcript_key: str | None = None
+    decision: Action | None = None
+    decision_reason: str = ""
+
+
+class TaskRecord(BaseModel):
+    """A task's fate, as the run keeps it (and carries it across continue-as-new)."""
+
+    task_id: str
+    status: TaskStatus = TaskStatus.pending
+    attempts: int = 0
+    changed_files: list[str] = Field(default_factory=list)
+    state_key: str | None = Field(default=None, description="The task's final workspace state")
+    reason: str = ""
+    audit: list[str] = Field(default_factory=list)
+    regressions: list[str] = Field(default_factory=list)
+    tests_run: int = 0
+    requests: int = 0
+    spent: Spend = Field(default_factory=Spend)
+    agents: list[AgentRecord] = Field(default_factory=list)
+    merge_order: int = -1
+    bundle_key: str | None = None
+
+
+class TaskInput(BaseModel):
+    """What a task child workflow needs: its task, the state it starts from, the policy."""
+
+    run_workflow_id: str
+    task_workflow_id: str = Field(description="This task workflow's own id, as its run named it")
+    task_id: str
+    task: TaskNode
+    run_base: WorkspaceRef
+    deferred_files: list[str] = Field(
+        default_factory=list, description="Files of the tasks that build on this one"
+    )
+    plan_key: str
+    workspace: WorkspaceRef
+    directive: str
+    executor: PhasePlan | None
+    max_retries: int
+    dry_run: bool
+    test_command: str | None
+    allow_unsandboxed: bool
+    test_timeout_seconds: int
+    layers: list[str] = Field(default_factory=list)
+    index_key: str | None = None
+    repo_index_key: str | None = None
+    repo_label: str | None = None
+
+
+class TaskOutcome(BaseModel):
+    task_id: str
+    action: Action
+    reason: str
+    workspace: WorkspaceRef
+    changed_files: list[str] = Field(default_factory=list)
+    attempts: int = 0
+    audit: list[str] = Field(default_factory=list)
+    regressions: list[str] = Field(default_factory=list)
+    tests_run: int = 0
+    requests: int = 0
+    spent: Spend = Field(default_factory=Spend)
+    agents: list[AgentRecord] = Field(default_factory=list)
+    bundle_key: str | None = Field(default=None, description="The task's retrieval bundle")
+
+
+class RunCarry(BaseModel):
+    """What a continued run starts from: the plan, each task's record and the workspace."""
+
+    plan: RefactorPlan
+    plan_key: str
+    records: dict[str, TaskRecord]
+    workspace: WorkspaceRef
+    base_workspace: WorkspaceRef
+    merged: int = 0
+    runs: int = 1
+    index_key: str | None = None
+    repo_index_key: str | None = None
+    baseline: SuiteRun | None = None
+    events_key: str | None = None
+    planner: list[AgentRecord] = Field(default_factory=list)
+    spent_before: Spend = Field(default_factory=Spend)
+
+
+class RefactorResult(BaseModel):
+    workflow_id: str
+    repo: str
+    base_sha: str
+    status: RunStatus
+    reason: str
+    plan_summary: str = ""
+    tasks: list[TaskRecord] = Field(default_factory=list)
+    changed_files: list[str] = Field(default_factory=list)
+    pass_rate: float | None = None
+    tests_before: dict[str, int] = Field(default_factory=dict)
+    tests_after: dict[str, int] = Field(default_factory=dict)
+    regressions: list[str] = Field(default_factory=list)
+    skipped_phases: list[str] = Field(default_factory=list)
+    artifact_keys: dict[str, str] = Field(
+        default_factory=dict, description="Artifact path in the output directory -> blob key"
+    )
+    applied: bool = False
+    branch: str | None = None
+    pr_url: str | None = None
+    delivery_refused: str | None = Field(
+        default=None, description="Why --apply/--branch wrote nothing (the artifacts stand)"
+    )
+    runs: int = 1
+    cost_usd: float = 0.0
+    input_tokens: int = Field(default=0, description="Prompt tokens sent, cached or not")
+    requests: int = 0
+
+
+RefactorRequest.model_rebuild()

@@ -1,0 +1,674 @@
+"""The ``refactor`` workflow: resolve → index → baseline tests ∥ planning → tasks (a DAG of
+child workflows) → whole-suite validation → artifacts → apply / branch / PR.
+
+Orchestration only: the plan is checked in code, the scheduler and the recovery
+ladder are pure functions, and the run's workspace is a reference (base SHA +
+state key) composed from the accepted tasks' files in the order they finished,
+so rolling back a subtree is recomposing without it. After ``tasks_per_run``
+finished tasks, with none running, the run continues-as-new carrying its DAG,
+every task's record and the workspace, so it can run for hours with a small
+history; a finished task is never started again. Below the pass-rate
+threshold the run aborts and writes nothing to the user's tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.llm import llm_configured
+    from activities.refactor import (
+        Artifacts,
+        ArtifactsInput,
+        ChangeFacts,
+        ChangeInput,
+        CheckedPlan,
+        CheckPlanInput,
+        ComposeInput,
+        IndexInput,
+        IndexSummary,
+        Layer,
+        PlannerPromptInput,
+        ReindexInput,
+        refactor_artifacts,
+        refactor_audit,
+        refactor_check_plan,
+        refactor_compose,
+        refactor_index,
+        refactor_planner_prompt,
+        refactor_reindex,
+    )
+    from prflow.agent.budget import BudgetRaise, BudgetStatus
+    from prflow.agent.messages import PreparedPrompt
+    from prflow.agent.state import spec_from_prompt
+    from prflow.refactor.ladder import Action, verdict
+    from prflow.refactor.messages import SUBMIT_PLAN
+    from prflow.refactor.plan import RefactorPlan, reask_message
+    from prflow.refactor.report import ReportFacts, pr_title
+    from prflow.refactor.run_models import (
+        STEPS,
+        TASK_MARK,
+        TASK_WORKFLOW,
+        WORKFLOW_KIND,
+        AgentRecord,
+        RefactorPhase,
+        RefactorRequest,
+        RefactorResult,
+        RunCarry,
+        RunStatus,
+        SuiteRun,
+        TaskInput,
+        TaskOutcome,
+        TaskRecord,
+    )
+    from prflow.refactor.schedule import TaskStatus, all_finished, blocked, ready
+    from prflow.review.budgets import add_spend
+    from prflow.run_progress import AgentProgress, PhaseState
+    from prflow.workspace.models import WorkspaceRef
+    from workflows import refactor_platform as platform
+    from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
+
+SHORT = timedelta(minutes=5)
+LONG = timedelta(minutes=30)
+PLAN_ATTEMPTS = 3
+
+
+@workflow.defn(name=WORKFLOW_KIND)
+class RefactorWorkflow(KindWorkflow):
+    def __init__(self) -> None:
+        self.kit = RunKit(WORKFLOW_KIND, list(STEPS))
+        self.carry: RunCarry | None = None
+        self._running: dict[str, str] = {}  # task id -> child workflow id
+        self._events: list[dict[str, Any]] = []
+        self._final_audit: list[str] = []
+
+    @workflow.run
+    async def run(self, request: RefactorRequest) -> RefactorResult:
+        kit = self.kit
+        kit.tag(repo=request.repo, pr=None)
+        workflow_id = workflow.info().workflow_id
+        if request.carry is None:
+            base = await platform.open_workspace(kit, request, workflow_id)
+            index: IndexSummary = await kit.step(
+                "index",
+                refactor_index,
+                IndexInput(
+                    workspace=base,
+                    directive=request.directive,
+                    include=request.include,
+                    exclude=request.exclude,
+                ),
+                timeout=LONG,
+            )
+            kit.set(
+                "index",
+                PhaseState.done,
+                f"{index.files} files, {index.indexed} indexed, {index.test_files} tests"
+                + (f", React rules: {len(index.rule_ids)}" if index.rule_ids else ""),
+            )
+            self._event("indexed", files=index.files, rules=index.rule_ids)
+            baseline = asyncio.ensure_future(self._baseline(request, base))
+            model = await self._model_available(request)
+            if not model:
+                await baseline
+                return await self._static(request, base, index, baseline.result())
+            plan, plan_key, planner = await self._plan(request, index, base)
+            baseline_run = await baseline
+            self.carry = RunCarry(
+                plan=plan,
+                plan_key=plan_key,
+                records={t.id: TaskRecord(task_id=t.id) for t in plan.tasks},
+                workspace=base,
+                base_workspace=base,
+                index_key=index.key,
+                repo_index_key=index.repo_index_key,
+                baseline=baseline_run,
+                planner=planner,
+            )
+        else:
+            self.carry = request.carry
+            self.carry.runs += 1
+            for phase in ("resolve", "index", "baseline", "planning"):
+                kit.set(phase, PhaseState.done, "before continue-as-new")
+            self._restore_spend()
+        await self._tasks(request)
+        return await self._finish(request)
+
+    # ------------------------------------------------------------------ before the tasks
+
+    async def _model_available(self, request: RefactorRequest) -> bool:
+        if not request.uses_model:
+            return False
+        plan = next(iter(request.plans.values()))
+        configured: bool = await workflow.execute_activity(
+            llm_configured,
+            start_to_close_timeout=timedelta(seconds=30),
+            task_queue=plan.task_queue,
+            retry_policy=NETWORK_RETRY,
+        )
+        return configured
+
+    async def _baseline(self, request: RefactorRequest, base: WorkspaceRef) -> SuiteRun | None:
+        """The whole suite at the base commit (not in a dry run)."""
+        if request.dry_run:
+            self.kit.set("baseline", PhaseState.skipped, "dry run: no test runs")
+            return None
+        run = await platform.run_suite(self.kit, "baseline", request, base, [])
+        self.kit.set("baseline", PhaseState.done, run.note)
+        return run
+
+    async def _plan(
+        self, request: RefactorRequest, index: IndexSummary, base: WorkspaceRef
+    ) -> tuple[RefactorPlan, str, list[AgentRecord]]:
+        """The premium planner, re-asked with the validator's words until the plan holds."""
+        kit = self.kit
+        problems: list[str] = []
+        records: list[AgentRecord] = []
+        plan_caps = request.plans[RefactorPhase.planning]
+        for attempt in range(1, PLAN_ATTEMPTS + 1):
+            prompt: PreparedPrompt = await kit.step(
+                "planning",
+                refactor_planner_prompt,
+                PlannerPromptInput(
+                    index_key=index.key,
+                    directive=request.directive,
+                    problems=reask_message(problems, attempt - 1, PLAN_ATTEMPTS)
+                    if problems
+                    else "",
+                ),
+                timeout=SHORT,
+            )
+            name = "planner" if attempt == 1 else f"planner:{attempt}"
+            spec = spec_from_prompt(
+                prompt,
+                name=name,
+                workflow_kind=WORKFLOW_KIND,
+                phase=RefactorPhase.planning,
+                plan=plan_caps,
+                terminal_tool=SUBMIT_PLAN.name,
+                tool_backend=platform.read_backend(base),
+                repo=request.repo,
+            )
+            outcome = await kit.run_inline_agent(spec)
+            records.append(
+                AgentRecord(
+                    name=name,
+                    attempt=attempt,
+                    stop=outcome.stop.value,
+                    detail=outcome.detail,
+                    turns=outcome.iterations,
+                    transcript_key=outcome.transcript_key,
+                )
+            )
+            checked: CheckedPlan = await kit.step(
+                "planning",
+                refactor_check_plan,
+                CheckPlanInput(
+                    index_key=index.key,
+                    submitted=outcome.terminal_input,
+                    include=request.include,
+                    exclude=request.exclude,
+                ),
+                timeout=SHORT,
+            )
+            if checked.plan is not None and checked.plan_key is not None:
+                kit.set(
+                    "planning",
+                    PhaseState.done,
+                    f"{len(checked.plan.tasks)} tasks"
+                    + (f" after {attempt} attempts" if attempt > 1 else ""),
+                )
+                self._event("planned", tasks=[t.id for t in checked.plan.tasks], attempt=attempt)
+                return checked.plan, checked.plan_key, records
+            problems = checked.problems or [f"the planner stopped: {outcome.detail}"]
+            self._event("plan_refused", attempt=attempt, problems=problems)
+        kit.set("planning", PhaseState.failed, "; ".join(problems)[:200])
+        raise ApplicationError(
+            f"the planner gave no valid plan in {PLAN_ATTEMPTS} attempts: "
+            + "; ".join(problems[:3]),
+            non_retryable=True,
+        )
+
+    # ------------------------------------------------------------------ tasks
+
+    async def _tasks(self, request: RefactorRequest) -> None:
+        carry = self.carry
+        assert carry is not None
+        kit, plan = self.kit, carry.plan
+        states = {tid: rec.status for tid, rec in carry.records.items()}
+        # a task that was running when the previous run continued-as-new cannot exist:
+        # the run only continues with nothing running
+        pending: dict[str, asyncio.Task[TaskOutcome]] = {}
+        finished_here = 0
+        kit.set("tasks", PhaseState.running, self._progress_text())
+        while True:
+            for tid, why in blocked(plan, states).items():
+                self._settle(tid, TaskStatus.skipped, why)
+                states[tid] = TaskStatus.skipped
+            if all_finished(plan, states):
+                break
+            if not pending and (
+                finished_here >= request.tasks_per_run
+                or workflow.info().is_continue_as_new_suggested()
+            ):
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                carry.spent_before = add_spend(carry.spent_before, self._spent_here())
+                workflow.continue_as_new(request.model_copy(update={"carry": carry}))
+            for tid in ready(plan, states, request.max_concurrency):
+                states[tid] = TaskStatus.running
+                carry.records[tid].status = TaskStatus.running
+                pending[tid] = asyncio.ensure_future(self._start_task(request, tid))
+            if not pending:
+                break
+            done, _ = await workflow.wait(
+                list(pending.values()), return_when=asyncio.FIRST_COMPLETED
+            )
+            for tid in [t for t, fut in pending.items() if fut in done]:
+                outcome = pending.pop(tid).result()
+                self._running.pop(tid, None)
+                await self._apply(outcome, states)
+                finished_here += 1
+            kit.set("tasks", PhaseState.running, self._progress_text())
+        done_count = sum(1 for s in states.values() if s == TaskStatus.done)
+        kit.set("tasks", PhaseState.done, f"{done_count}/{len(plan.tasks)} tasks done")
+
+    async def _start_task(self, request: RefactorRequest, task_id: str) -> TaskOutcome:
+        carry = self.carry
+        assert carry is not None
+        parent = workflow.info().workflow_id
+        attempt_no = carry.runs
+        child_id = f"{parent}{TASK_MARK}{task_id}:{attempt_no}"
+        self._running[task_id] = child_id
+        outcome: TaskOutcome = await workflow.execute_child_workflow(
+            TASK_WORKFLOW,
+            TaskInput(
+                run_workflow_id=parent,
+                task_workflow_id=child_id,
+                task_id=task_id,
+                task=carry.plan.task(task_id),
+                run_base=carry.base_workspace,
+                deferred_files=sorted(
+                    {
+                        f
+                        for d in carry.plan.dependents(task_id)
+                        for f in carry.plan.task(d).all_files
+                    }
+                ),
+                plan_key=carry.plan_key,
+                workspace=carry.workspace,
+                directive=request.directive,
+                executor=request.plans.get(RefactorPhase.executor),
+                max_retries=request.max_retries,
+                dry_run=request.dry_run,
+                test_command=request.test_command,
+                allow_unsandboxed=request.allow_unsandboxed,
+                test_timeout_seconds=request.test_timeout_seconds,
+                layers=request.layers,
+                index_key=carry.index_key,
+                repo_index_key=carry.repo_index_key,
+                repo_label=request.repo,
+            ),
+            id=child_id,
+            result_type=TaskOutcome,
+            parent_close_policy=ParentClosePolicy.TERMINATE,
+            static_summary=f"refactor task {task_id}",
+        )
+        return outcome
+
+    async def _apply(self, outcome: TaskOutcome, states: dict[str, TaskStatus]) -> None:
+        """Fold a finished task into the run: merge it, skip it, or roll back its subtree."""
+        carry = self.carry
+        assert carry is not None
+        record = carry.records[outcome.task_id]
+        record.attempts, record.reason = outcome.attempts, outcome.reason
+        record.audit, record.regressions = outcome.audit, outcome.regressions
+        record.tests_run, record.requests = outcome.tests_run, outcome.requests
+        record.spent, record.agents = outcome.spent, outcome.agents
+        if states.get(outcome.task_id) != TaskStatus.running:
+            return  # rolled back with its subtree while it ran: its edits are dropped
+        self._event(
+            "task_finished",
+            task=outcome.task_id,
+            action=outcome.action.value,
+            attempts=outcome.attempts,
+            reason=outcome.reason,
+        )
+        if outcome.action == Action.accept:
+            record.changed_files = outcome.changed_files
+            record.state_key = outcome.workspace.state_key
+            record.merge_order = carry.merged
+            record.bundle_key = outcome.bundle_key
+            carry.merged += 1
+            self._settle(outcome.task_id, TaskStatus.done, outcome.reason)
+            states[outcome.task_id] = TaskStatus.done
+            if outcome.changed_files:
+                await self._recompose()
+                await self._reindex(outcome.changed_files)
+            return
+        if outcome.action == Action.skip:
+            self._settle(outcome.task_id, TaskStatus.skipped, outcome.reason)
+            states[outcome.task_id] = TaskStatus.skipped
+            return
+        doomed = carry.plan.rollback_set(outcome.task_id)
+        for tid in doomed:
+            if states.get(tid) in (TaskStatus.skipped, TaskStatus.rolled_back):
+                continue
+            why = (
+                outcome.reason if tid == outcome.task_id else f"rolled back with {outcome.task_id}"
+            )
+            self._settle(tid, TaskStatus.rolled_back, why)
+            states[tid] = TaskStatus.rolled_back
+        self._event("rolled_back", task=outcome.task_id, subtree=doomed)
+        await self._recompose()
+
+    async def _recompose(self) -> None:
+        """The workspace = the base + every done task's files, in the order they finished."""
+        carry = self.carry
+        assert carry is not None
+        done = sorted(
+            (r for r in carry.records.values() if r.status == TaskStatus.done and r.changed_files),
+            key=lambda r: r.merge_order,
+        )
+        carry.workspace = await self.kit.step(
+            "tasks",
+            refactor_compose,
+            ComposeInput(
+                base=carry.base_workspace,
+                layers=[Layer(state_key=r.state_key, paths=r.changed_files) for r in done],
+            ),
+            timeout=SHORT,
+        )
+
+    async def _reindex(self, paths: list[str]) -> None:
+        """The index follows the workspace: only the merged task's files are re-read."""
+        carry = self.carry
+        assert carry is not None
+        if carry.repo_index_key is None:
+            return
+        carry.repo_index_key = await self.kit.step(
+            "tasks",
+            refactor_reindex,
+            ReindexInput(
+                repo_index_key=carry.repo_index_key, workspace=carry.workspace, paths=paths
+            ),
+            timeout=LONG,
+        )
+
+    def _settle(self, task_id: str, status: TaskStatus, reason: str) -> None:
+        assert self.carry is not None
+        record = self.carry.records[task_id]
+        record.status = status
+        if (reason and not record.reason) or status == TaskStatus.rolled_back:
+            record.reason = reason
+
+    def _progress_text(self) -> str:
+        assert self.carry is not None
+        records = self.carry.records.values()
+        done = sum(1 for r in records if r.status == TaskStatus.done)
+        running = sorted(r.task_id for r in records if r.status == TaskStatus.running)
+        text = f"{done}/{len(records)} done"
+        return text + (f"; running {', '.join(running)}" if running else "")
+
+    # ------------------------------------------------------------------ validation and output
+
+    async def _finish(self, request: RefactorRequest) -> RefactorResult:
+        carry = self.carry
+        assert carry is not None
+        kit = self.kit
+        changed = sorted(
+            {
+                f
+                for r in carry.records.values()
+                for f in r.changed_files
+                if r.status == TaskStatus.done
+            }
+        )
+        after: SuiteRun | None = None
+        audit_errors: list[str] = []
+        if not changed:
+            kit.set("validation", PhaseState.skipped, "no change to validate")
+        else:
+            final: ChangeFacts = await kit.step(
+                "validation",
+                refactor_audit,
+                ChangeInput(
+                    before=carry.base_workspace,
+                    after=carry.workspace,
+                    own=changed,
+                    rule_ids=carry.plan.rule_ids,
+                    layers=request.layers,
+                ),
+                timeout=LONG,
+            )
+            audit_errors = final.errors
+            if not request.dry_run:
+                after = await platform.run_suite(kit, "validation", request, carry.workspace, [])
+        compare = await platform.compare_runs(kit, carry.baseline, after)
+        check = verdict(
+            passed=compare.after.get("passed", 0),
+            failed=compare.after.get("failed", 0) + compare.after.get("errors", 0),
+            regressions=len(compare.regressions),
+            threshold=request.pass_threshold,
+            tests_ran=after is not None,
+        )
+        if not changed:
+            status, reason = RunStatus.no_change, "no task changed a file"
+        elif audit_errors:
+            status = RunStatus.aborted
+            reason = f"the change leaves {len(audit_errors)} audit errors: {audit_errors[0]}"
+        elif check.aborted:
+            status, reason = RunStatus.aborted, check.reason
+        else:
+            status = RunStatus.validated
+            reason = check.reason if after is not None else "audit clean; tests not run (dry run)"
+        if changed:
+            kit.set("validation", PhaseState.done, reason[:200])
+        self._final_audit = audit_errors
+        self._event("validated", status=status.value, reason=reason)
+        artifacts = await self._artifacts(
+            request, status, reason, compare, check.pass_rate, tests_ran=after is not None
+        )
+        result = self._result(request, status, reason, artifacts, compare, check.pass_rate)
+        if status == RunStatus.validated:
+            delivered = await platform.deliver(
+                kit,
+                request,
+                carry.workspace,
+                pr_title(request.directive),
+                artifacts.keys["pr-summary.md"],
+            )
+            result.applied, result.branch = delivered.applied, delivered.branch
+            result.pr_url, result.delivery_refused = delivered.pr_url, delivered.refused
+        else:
+            kit.set("output", PhaseState.skipped, f"{status.value}: the user's tree is untouched")
+        return result
+
+    async def _static(
+        self,
+        request: RefactorRequest,
+        base: WorkspaceRef,
+        index: IndexSummary,
+        baseline: SuiteRun | None,
+    ) -> RefactorResult:
+        """No model: say so, change nothing, still report the index and the baseline."""
+        why = "static mode: no model configured"
+        for phase in ("planning", "tasks", "validation"):
+            self.kit.set(phase, PhaseState.skipped, why)
+        self.carry = RunCarry(
+            plan=RefactorPlan(tasks=[]),
+            plan_key="",
+            records={},
+            workspace=base,
+            base_workspace=base,
+            index_key=index.key,
+            baseline=baseline,
+        )
+        compare = await platform.compare_runs(self.kit, baseline, None)
+        reason = "the model phases (planning, executor) were skipped: no change was made"
+        artifacts = await self._artifacts(
+            request, RunStatus.static, reason, compare, None, tests_ran=False
+        )
+        self.kit.set("output", PhaseState.skipped, why)
+        return self._result(request, RunStatus.static, reason, artifacts, compare, None)
+
+    async def _artifacts(
+        self,
+        request: RefactorRequest,
+        status: RunStatus,
+        reason: str,
+        compare: platform.Comparison,
+        rate: float | None,
+        *,
+        tests_ran: bool,
+    ) -> Artifacts:
+        carry = self.carry
+        assert carry is not None
+        tasks = []
+        for task in carry.plan.tasks:
+            record = carry.records[task.id]
+            tasks.append(
+                {
+                    "title": task.title,
+                    **record.model_dump(mode="json", exclude={"agents", "state_key"}),
+                }
+            )
+        facts = ReportFacts(
+            directive=request.directive,
+            repo=request.repo,
+            base_sha=carry.base_workspace.base_sha,
+            status=status.value,
+            reason=reason,
+            plan=carry.plan if carry.plan.tasks else None,
+            tasks=tasks,
+            tests_before=compare.before,
+            tests_after=compare.after,
+            regressions=compare.regressions,
+            fixed=compare.fixed,
+            pass_rate=rate,
+            tests_ran=tests_ran,
+            sandbox=compare.sandbox,
+            skipped_phases=self._skipped(),
+            audit_warnings=[a for r in carry.records.values() for a in r.audit][:50],
+            cost_usd=self._total_usd(),
+            branch=request.branch,
+            workflow_id=workflow.info().workflow_id,
+        )
+        log = None
+        if request.verbose:
+            agents = [a.model_dump(mode="json") for a in carry.planner]
+            for record in carry.records.values():
+                agents += [
+                    {"task": record.task_id, **a.model_dump(mode="json")} for a in record.agents
+                ]
+            log = {
+                "workflow_id": workflow.info().workflow_id,
+                "runs": carry.runs,
+                "events": self._events,
+                "agents": agents,
+            }
+        artifacts: Artifacts = await self.kit.step(
+            "artifacts",
+            refactor_artifacts,
+            ArtifactsInput(
+                facts=facts,
+                base=carry.base_workspace,
+                final=carry.workspace if status != RunStatus.static else carry.base_workspace,
+                audit=[
+                    *({"task": r.task_id, "findings": r.audit} for r in carry.records.values()),
+                    {"task": "final", "findings": self._final_audit},
+                ],
+                agent_log=log,
+            ),
+            timeout=SHORT,
+        )
+        self.kit.set("artifacts", PhaseState.done, f"{len(artifacts.changed_files)} patches")
+        return artifacts
+
+    def _result(
+        self,
+        request: RefactorRequest,
+        status: RunStatus,
+        reason: str,
+        artifacts: Artifacts,
+        compare: platform.Comparison,
+        rate: float | None,
+    ) -> RefactorResult:
+        carry = self.carry
+        assert carry is not None
+        records = [carry.records[t.id] for t in carry.plan.tasks]
+        return RefactorResult(
+            workflow_id=workflow.info().workflow_id,
+            repo=request.repo,
+            base_sha=carry.base_workspace.base_sha,
+            status=status,
+            reason=reason,
+            plan_summary=carry.plan.summary,
+            tasks=[r.model_copy(update={"agents": []}) for r in records],
+            changed_files=artifacts.changed_files,
+            pass_rate=rate,
+            tests_before=compare.before,
+            tests_after=compare.after,
+            regressions=compare.regressions,
+            skipped_phases=self._skipped(),
+            artifact_keys=artifacts.keys,
+            runs=carry.runs,
+            cost_usd=self._total_usd(),
+            input_tokens=self._spent_total().prompt_tokens,
+            requests=self._spent_total().calls,
+        )
+
+    def _skipped(self) -> list[str]:
+        return [p.name for p in self.kit.phases if p.state == PhaseState.skipped]
+
+    # ------------------------------------------------------------------ spend
+
+    def _spent_here(self) -> Any:
+        from prflow.agent.budget import Spend
+
+        total = Spend()
+        for budget in self.kit.budget.phases.values():
+            total = add_spend(total, budget.spent)
+        return total
+
+    def _spent_total(self) -> Any:
+        assert self.carry is not None
+        return add_spend(self.carry.spent_before, self._spent_here())
+
+    def _total_usd(self) -> float:
+        return float(self._spent_total().usd)
+
+    def _restore_spend(self) -> None:
+        self.kit.note_cost()
+
+    def _event(self, what: str, **fields: Any) -> None:
+        self._events.append({"at": workflow.now().isoformat(), "event": what, **fields})
+
+    # ------------------------------------------------------------------ handlers
+
+    @workflow.signal
+    def agent_progress(self, progress: AgentProgress) -> None:
+        """Executors report through their task; the run's book learns each one."""
+        if progress.name not in self.kit.budget.phases and progress.caps is not None:
+            self.kit.budget.open(progress.name, progress.caps, group=progress.phase)
+        self.kit.record_child_progress(progress)
+        self.kit.note_cost()
+
+    @workflow.update
+    async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:  # type: ignore[override]
+        status = await self.kit.raise_budget(change)
+        for child_id in self._running.values():
+            handle = workflow.get_external_workflow_handle(child_id)
+            await handle.signal("raise_task_budget", change)
+        return status
+
+    @raise_budget.validator
+    def _validate_raise(self, change: BudgetRaise) -> None:
+        if change.phase in (RefactorPhase.executor, RefactorPhase.planning) and self._running:
+            return
+        self.kit.validate_raise(change)

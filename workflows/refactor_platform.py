@@ -1,0 +1,236 @@
+"""The refactor kind's calls into the platform's write path, in one place.
+
+Workspace (open, agent tools, read/edit backend), test runs (the whole suite,
+mapped tests, before/after compare) and delivery (apply to the user's tree,
+a new branch, a draft PR): each a thin wrapper over the platform's activities
+with the kit's policies, so the refactor workflows stay readable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from pydantic import BaseModel, Field
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.github.draft_pr import open_draft_pr
+    from activities.test_runs import compare_test_runs, run_tests
+    from activities.workspace import workspace_apply, workspace_branch, workspace_open
+    from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.state import WorkspaceToolBackend
+    from prflow.errors import USER_ERROR_TYPE
+    from prflow.refactor.run_models import RefactorRequest, SuiteRun, TaskInput
+    from prflow.run_progress import PhaseState
+    from prflow.test_runs.models import (
+        CompareInput,
+        TestComparison,
+        TestRunInput,
+        TestRunResult,
+    )
+    from prflow.workspace.models import (
+        DraftPullRequest,
+        DraftPullRequestInput,
+        WorkspaceApplyInput,
+        WorkspaceBranch,
+        WorkspaceBranchInput,
+        WorkspaceOpenInput,
+        WorkspaceRef,
+    )
+    from workflows.run_kit import NETWORK_RETRY, RunKit
+
+SHORT = timedelta(minutes=5)
+INSTALL_SECONDS = 900
+
+
+class Comparison(BaseModel):
+    before: dict[str, int] = Field(default_factory=dict)
+    after: dict[str, int] = Field(default_factory=dict)
+    regressions: list[str] = Field(default_factory=list)
+    fixed: list[str] = Field(default_factory=list)
+    sandbox: str = ""
+
+
+async def open_workspace(kit: RunKit, request: RefactorRequest, run_id: str) -> WorkspaceRef:
+    ref: WorkspaceRef = await kit.step(
+        "resolve",
+        workspace_open,
+        WorkspaceOpenInput(repo=request.repo, base="HEAD", run_id=run_id),
+        timeout=timedelta(minutes=20),
+        summary=f"open the workspace at {request.repo} HEAD",
+    )
+    kit.set("resolve", PhaseState.done, ref.base_sha[:12])
+    return ref
+
+
+def backend(start: WorkspaceRef, editable: Sequence[str]) -> WorkspaceToolBackend:
+    """The executor's tools: read and edit the workspace, only the task's files."""
+    return WorkspaceToolBackend(workspace=start, editable=list(editable))
+
+
+def read_backend(start: WorkspaceRef) -> WorkspaceToolBackend:
+    """The planner's tools: read the workspace (its prompt offers no edit tool)."""
+    return WorkspaceToolBackend(workspace=start, editable=[])
+
+
+def workspace_after(outcome: AgentOutcome, start: WorkspaceRef) -> WorkspaceRef:
+    return outcome.workspace or start
+
+
+def _counts(result: TestRunResult) -> dict[str, int]:
+    return result.counts.model_dump()
+
+
+async def run_suite(
+    kit: RunKit,
+    phase: str,
+    policy: RefactorRequest | TaskInput,
+    ref: WorkspaceRef,
+    selection: list[str],
+) -> SuiteRun:
+    """The repository's tests (all, or ``selection``) on ``ref``, sandboxed, time-capped."""
+    result: TestRunResult = await kit.step(
+        phase,
+        run_tests,
+        TestRunInput(
+            workspace=ref,
+            command=policy.test_command,
+            selection=selection,
+            timeout_seconds=policy.test_timeout_seconds,
+            allow_unsandboxed=policy.allow_unsandboxed,
+        ),
+        timeout=timedelta(seconds=policy.test_timeout_seconds + INSTALL_SECONDS + 120),
+        summary=f"{phase}: tests" + (f" ({len(selection)} files)" if selection else " (all)"),
+    )
+    counts = _counts(result)
+    note = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no tests ran"
+    if result.timed_out:
+        note += " (time cap reached)"
+    return SuiteRun(
+        outcomes_key=result.outcomes_key,
+        counts=counts,
+        sandbox=result.sandbox.value,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        note=f"{note}; sandbox {result.sandbox.value}",
+    )
+
+
+async def compare_runs(kit: RunKit, before: SuiteRun | None, after: SuiteRun | None) -> Comparison:
+    """Per-test before/after: regressions are tests that passed before and fail after (or new
+    tests that fail); a test failing in both runs is not one."""
+    latest = after or before
+    out = Comparison(
+        before=before.counts if before else {},
+        after=after.counts if after else {},
+        sandbox=latest.sandbox if latest is not None else "",
+    )
+    if after is None:
+        return out
+    if after.outcomes_key is None:
+        out.regressions = [f"the test run gave no report (exit {after.exit_code})"]
+        return out
+    if before is None or before.outcomes_key is None:
+        return out
+    compared: TestComparison = await kit.step(
+        "validation",
+        compare_test_runs,
+        CompareInput(
+            before_outcomes_key=before.outcomes_key, after_outcomes_key=after.outcomes_key
+        ),
+        timeout=SHORT,
+    )
+    out.regressions = [*compared.regressions, *compared.new_failures]
+    out.fixed = compared.fixed
+    return out
+
+
+async def mapped_regressions(
+    kit: RunKit, inp: TaskInput, start: WorkspaceRef, end: WorkspaceRef, tests: list[str]
+) -> tuple[list[str], int]:
+    """The tests the task's files map to, before and after it: what it broke, and how many
+    ran."""
+    before = await run_suite(kit, "tests", inp, start, tests)
+    after = await run_suite(kit, "tests", inp, end, tests)
+    compared = await compare_runs(kit, before, after)
+    return compared.regressions, sum(after.counts.values())
+
+
+class Delivery(BaseModel):
+    applied: bool = False
+    branch: str | None = None
+    pr_url: str | None = None
+    refused: str | None = Field(default=None, description="Why a write was refused (one line)")
+
+
+def pr_branch(run_id: str) -> str:
+    """The run's own branch for its PR: one per run, so a retried activity finds it."""
+    tail = run_id.rsplit(":", 1)[-1]
+    return f"prflow/refactor-{tail}"
+
+
+async def deliver(
+    kit: RunKit, request: RefactorRequest, ref: WorkspaceRef, title: str, body_key: str
+) -> Delivery:
+    """Once validated: write the user's tree (only if still clean at the base), commit on a
+    new branch, open a draft PR; a refusal is reported, the artifacts stay."""
+    out = Delivery()
+    if not (request.apply or request.branch or request.open_pr):
+        kit.set("output", PhaseState.skipped, "artifacts only")
+        return out
+    try:
+        if request.open_pr and request.pr_repo:
+            pull: DraftPullRequest = await kit.step(
+                "output",
+                open_draft_pr,
+                DraftPullRequestInput(
+                    workspace=ref,
+                    repository=request.pr_repo,
+                    branch=request.branch or pr_branch(ref.run_id),
+                    title=title,
+                    body_key=body_key,
+                ),
+                task_queue=request.github_task_queue,
+                timeout=timedelta(minutes=5),
+                retry=NETWORK_RETRY,
+                summary=f"open a draft PR on {request.pr_repo}",
+            )
+            out.pr_url, out.branch = pull.html_url, pull.branch
+        if request.branch and not request.open_pr:
+            made: WorkspaceBranch = await kit.step(
+                "output",
+                workspace_branch,
+                WorkspaceBranchInput(workspace=ref, branch=request.branch, message=title),
+                timeout=SHORT,
+                summary=f"commit on branch {request.branch}",
+            )
+            out.branch = made.branch
+        if request.apply:
+            await kit.step(
+                "output",
+                workspace_apply,
+                WorkspaceApplyInput(workspace=ref, path=request.repo),
+                timeout=SHORT,
+                summary=f"apply to {request.repo}",
+            )
+            out.applied = True
+    except ActivityError as err:
+        cause = err.cause
+        if not isinstance(cause, ApplicationError) or cause.type != USER_ERROR_TYPE:
+            raise
+        out.refused = cause.message
+        kit.set("output", PhaseState.failed, cause.message[:200])
+        return out
+    done = [
+        w
+        for w, ok in (
+            ("applied", out.applied),
+            (f"branch {out.branch}", out.branch),
+            (f"PR {out.pr_url}", out.pr_url),
+        )
+        if ok
+    ]
+    kit.set("output", PhaseState.done, ", ".join(done))
+    return out

@@ -1,0 +1,211 @@
+"""One task of a refactor as its own workflow: retrieve → executor agent → audit → mapped
+tests → recovery ladder, attempt after attempt, from the workspace state it started on.
+
+The executor is a child agent workflow (it continues-as-new on long tasks), so a
+worker killed mid-task resumes inside the same attempt: finished model turns
+and tool calls come from history, never again from the model. Every attempt
+starts from the same state, so a retry with a narrowed scope never builds on
+a rejected attempt. What the task returns is small: the final workspace
+reference, its changed files, and the ladder's decision.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.refactor import (
+        ChangeFacts,
+        ChangeInput,
+        ExecutorPromptInput,
+        RetrievedContext,
+        RetrieveTaskInput,
+        refactor_audit,
+        refactor_executor_prompt,
+        refactor_retrieve,
+    )
+    from prflow.agent.budget import BudgetRaise, Spend
+    from prflow.agent.messages import PreparedPrompt
+    from prflow.agent.state import spec_from_prompt
+    from prflow.refactor.ladder import Action, AttemptReport, decide
+    from prflow.refactor.messages import FINISH_TASK
+    from prflow.refactor.plan import TaskNode
+    from prflow.refactor.run_models import (
+        TASK_WORKFLOW,
+        WORKFLOW_KIND,
+        AgentRecord,
+        RefactorPhase,
+        TaskInput,
+        TaskOutcome,
+    )
+    from prflow.review.budgets import add_spend
+    from prflow.run_progress import AgentProgress, PhaseState
+    from workflows import refactor_platform as platform
+    from workflows.run_kit import KindWorkflow, RunKit
+
+SHORT = timedelta(minutes=5)
+LONG = timedelta(minutes=30)
+TASK_STEPS = ("retrieve", "executor", "audit", "tests")
+
+
+@workflow.defn(name=TASK_WORKFLOW)
+class RefactorTaskWorkflow(KindWorkflow):
+    def __init__(self) -> None:
+        self.kit = RunKit(WORKFLOW_KIND, list(TASK_STEPS))
+        self._run_id: str | None = None
+
+    @workflow.run
+    async def run(self, inp: TaskInput) -> TaskOutcome:
+        self._run_id = inp.run_workflow_id
+        task: TaskNode = inp.task
+        start = inp.workspace
+        focus: list[str] = task.all_files
+        feedback = ""
+        agents: list[AgentRecord] = []
+        last_reason = ""
+        requests = 0
+        attempt = 0
+        spent = Spend()
+        facts = ChangeFacts(changed_files=[])
+        regressions: list[str] = []
+        tests_run = 0
+        context = RetrievedContext(bundle_key="", paths=[])
+        if inp.repo_index_key is not None:
+            context = await self.kit.step(
+                "retrieve",
+                refactor_retrieve,
+                RetrieveTaskInput(
+                    repo_index_key=inp.repo_index_key,
+                    query=f"{task.title}\n{task.instructions}\n{' '.join(task.all_files)}",
+                ),
+                timeout=SHORT,
+            )
+        while True:
+            attempt += 1
+            if inp.executor is None:
+                return TaskOutcome(
+                    task_id=task.id,
+                    action=Action.skip,
+                    reason="no model configured",
+                    workspace=start,
+                    attempts=0,
+                )
+            prompt: PreparedPrompt = await self.kit.step(
+                "retrieve",
+                refactor_executor_prompt,
+                ExecutorPromptInput(
+                    plan_key=inp.plan_key,
+                    task_id=task.id,
+                    directive=inp.directive,
+                    workspace=start,
+                    focus=focus,
+                    feedback=feedback,
+                    attempt=attempt,
+                    retrieved=context.paths,
+                ),
+                timeout=SHORT,
+            )
+            name = f"executor:{task.id}:{attempt}"
+            spec = spec_from_prompt(
+                prompt,
+                name=name,
+                workflow_kind=WORKFLOW_KIND,
+                phase=RefactorPhase.executor,
+                plan=inp.executor,
+                terminal_tool=FINISH_TASK.name,
+                tool_backend=platform.backend(start, task.all_files),
+                repo=inp.repo_label,
+            )
+            self.kit.set("executor", PhaseState.running, f"attempt {attempt}")
+            outcome = await self.kit.run_child_agent(spec, parent_id=inp.task_workflow_id)
+            requests += outcome.iterations
+            spent = add_spend(spent, outcome.spent)
+            end = platform.workspace_after(outcome, start)
+            done = bool(outcome.completed and (outcome.terminal_input or {}).get("done", True))
+            facts = await self.kit.step(
+                "audit",
+                refactor_audit,
+                ChangeInput(
+                    before=start,
+                    after=end,
+                    run_base=inp.run_base,
+                    own=task.all_files,
+                    deferred=inp.deferred_files,
+                    rule_ids=task.rule_ids,
+                    layers=inp.layers,
+                ),
+                timeout=LONG,
+            )
+            regressions, tests_run = [], 0
+            # tests a later task owns are that task's to fix: an intermediate step may break them
+            selection = [t for t in facts.mapped_tests if t not in inp.deferred_files]
+            if done and not facts.errors and selection and not inp.dry_run:
+                regressions, tests_run = await platform.mapped_regressions(
+                    self.kit, inp, start, end, selection
+                )
+            report = AttemptReport(
+                agent_completed=done,
+                agent_detail=outcome.detail
+                or str((outcome.terminal_input or {}).get("summary", ""))[:300],
+                changed_files=facts.changed_files,
+                audit_errors=facts.errors,
+                audit_files=facts.error_files,
+                regressions=regressions,
+                tests_ran=tests_run > 0,
+            )
+            decision = decide(
+                report,
+                attempt=attempt,
+                max_retries=inp.max_retries,
+                critical=task.critical,
+                task_files=task.all_files,
+            )
+            agents.append(
+                AgentRecord(
+                    name=name,
+                    attempt=attempt,
+                    stop=outcome.stop.value,
+                    detail=outcome.detail,
+                    turns=outcome.iterations,
+                    transcript_key=outcome.transcript_key,
+                    decision=decision.action,
+                    decision_reason=decision.reason,
+                )
+            )
+            last_reason = decision.reason
+            if decision.action != Action.retry:
+                break
+            focus, feedback = decision.narrowed_files, decision.feedback
+        accepted = decision.action == Action.accept
+        return TaskOutcome(
+            task_id=task.id,
+            action=decision.action,
+            reason=last_reason,
+            workspace=end if accepted else start,
+            changed_files=facts.changed_files if accepted else [],
+            attempts=attempt,
+            audit=facts.errors + facts.warnings,
+            regressions=regressions,
+            tests_run=tests_run,
+            requests=requests,
+            spent=spent,
+            agents=agents,
+            bundle_key=context.bundle_key or None,
+        )
+
+    @workflow.signal
+    async def agent_progress(self, progress: AgentProgress) -> None:  # type: ignore[override]
+        """Mirror the executor's progress here and pass it up to the run."""
+        self.kit.record_child_progress(progress)
+        if self._run_id is not None:
+            await workflow.get_external_workflow_handle(self._run_id).signal(
+                "agent_progress", progress
+            )
+
+    @workflow.signal
+    async def raise_task_budget(self, change: BudgetRaise) -> None:
+        """A raise the run received, for this task's executor."""
+        if self.kit.budget.knows(change.phase):
+            await self.kit.raise_budget(change)
