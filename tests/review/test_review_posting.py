@@ -221,8 +221,9 @@ async def test_a_rerun_on_the_same_head_keeps_its_findings_in_the_summary(
     fake_github: FakeGitHub,
     pr_repos: tuple[Path, Path],
 ) -> None:
-    """A rerun of the whole PR on the same head finds what the first run posted: nothing is
-    posted twice, and the sticky summary still lists every finding (not "Findings none")."""
+    """A rerun of the whole PR on the same head finds what the first run posted: the head
+    keeps its one review, and the sticky summary still lists every finding (not "Findings
+    none")."""
     request = review_request(temporal_settings, pull_request=PR, post=True, model=False)
     async with run_worker(temporal_client, temporal_settings):
         first = await _review(temporal_client, temporal_settings, request, "review-static")
@@ -232,7 +233,7 @@ async def test_a_rerun_on_the_same_head_keeps_its_findings_in_the_summary(
         again = await _review(temporal_client, temporal_settings, rerun, "review-static-again")
 
     assert first.findings > 0 and again.head_sha == first.head_sha
-    assert len(fake_github.reviews(OWNER, REPO, NUMBER)) == 2
+    assert len(fake_github.reviews(OWNER, REPO, NUMBER)) == 1, "one review per head"
     (summary,) = fake_github.comments(OWNER, REPO, NUMBER)
     headline = next(x for x in summary.body.split("\n") if x.startswith("**Findings**") or
                     x.startswith("**Risk**"))  # fmt: skip
