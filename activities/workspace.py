@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -73,6 +75,9 @@ from prflow.workspace.tools import (
 
 PREVIEW_CHARS = 2_048
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 
 def _db() -> str:
     return cached_settings().resolved_database_url()
@@ -80,6 +85,19 @@ def _db() -> str:
 
 def _user_failure(exc: UserError) -> ApplicationError:
     return ApplicationError(exc.message, type=USER_ERROR_TYPE, non_retryable=True)
+
+
+def _user_errors_final(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A user's mistake (a dirty tree, a refused path) fails the activity once, not retried."""
+
+    @functools.wraps(function)
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return function(*args, **kwargs)
+        except UserError as exc:
+            raise _user_failure(exc) from exc
+
+    return guarded
 
 
 # --------------------------------------------------------------------------- reading the overlay
@@ -425,42 +443,34 @@ def _update_tree(
 
 @activity.defn(name="workspace_open")
 @heartbeating
+@_user_errors_final
 def workspace_open(inp: WorkspaceOpenInput) -> WorkspaceRef:
     """Pin the run's base commit: the workspace every later edit builds on."""
-    try:
-        return open_workspace(inp)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return open_workspace(inp)
 
 
 @activity.defn(name="workspace_edit")
 @heartbeating
+@_user_errors_final
 def workspace_edit(inp: WorkspaceEditInput) -> WorkspaceEditResult:
     """One atomic batch of edits; refused edits return ``ok=False`` with teaching feedback."""
-    try:
-        return edit_workspace(_db(), inp)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return edit_workspace(_db(), inp)
 
 
 @activity.defn(name="workspace_tool")
 @heartbeating
+@_user_errors_final
 def workspace_tool(inp: WorkspaceToolInput) -> WorkspaceToolOutput:
     """One agent tool call over the workspace (read_file, search_code, list_files, edits)."""
-    try:
-        return call_workspace_tool(_db(), inp)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return call_workspace_tool(_db(), inp)
 
 
 @activity.defn(name="workspace_merge")
 @heartbeating
+@_user_errors_final
 def workspace_merge(inp: WorkspaceMergeInput) -> WorkspaceMergeResult:
     """Join the workspaces of tasks that ran side by side; a conflicting path refuses."""
-    try:
-        return merge_workspace(_db(), inp)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return merge_workspace(_db(), inp)
 
 
 @activity.defn(name="workspace_read_file")
@@ -481,32 +491,26 @@ def workspace_read_file(inp: WorkspaceFileInput) -> WorkspaceFile:
 
 @activity.defn(name="workspace_export")
 @heartbeating
+@_user_errors_final
 def workspace_export(ref: WorkspaceRef) -> WorkspaceExport:
     """Per-file patches and the combined diff of the run's change, by blob key."""
-    try:
-        return export_workspace(_db(), ref)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return export_workspace(_db(), ref)
 
 
 @activity.defn(name="workspace_apply")
 @heartbeating
+@_user_errors_final
 def workspace_apply(inp: WorkspaceApplyInput) -> WorkspaceApplyResult:
     """Write the change into the user's clean checkout at the base commit, else refuse."""
-    try:
-        return apply_workspace(_db(), inp)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return apply_workspace(_db(), inp)
 
 
 @activity.defn(name="workspace_branch")
 @heartbeating
+@_user_errors_final
 def workspace_branch(inp: WorkspaceBranchInput) -> WorkspaceBranch:
     """Commit the change on a new local branch without touching the working tree."""
-    try:
-        return branch_workspace(_db(), inp)
-    except UserError as exc:
-        raise _user_failure(exc) from exc
+    return branch_workspace(_db(), inp)
 
 
 WORKSPACE_ACTIVITIES = [

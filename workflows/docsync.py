@@ -15,7 +15,6 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.docsync import build_report, collect_edits, doc_prompts, find_docs
-    from activities.github import upsert_pr_comment
     from activities.github.draft_pr import open_draft_pr
     from activities.impact_analysis import collect_changes, static_analysis
     from activities.llm import llm_configured
@@ -39,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
         ReportInput,
         ReportRefs,
     )
-    from prflow.github_models import CommentUpsertInput, CommentUpsertResult, PullRequestInfo
+    from prflow.github_models import CommentUpsertResult, PullRequestInfo
     from prflow.impact.run_models import ChangeSet, StaticSummary
     from prflow.impact.stage_inputs import StaticInput
     from prflow.repo_models import ResolvedRange
@@ -253,20 +252,10 @@ class DocsyncWorkflow(KindWorkflow):
     async def _publish(
         self, request: DocsyncRequest, report: ReportRefs
     ) -> CommentUpsertResult | None:
-        kit = self.kit
-        if not (request.post_comment and request.pull_request):
-            kit.set("publish", PhaseState.skipped, "not asked to post")
-            return None
-        comment: CommentUpsertResult = await kit.step(
-            "publish",
-            upsert_pr_comment,
-            CommentUpsertInput(
-                pr=request.pull_request, marker=DOCSYNC_COMMENT_MARKER, body_key=report.comment_key
-            ),
+        return await self.kit.publish_sticky_comment(
+            request.pull_request,
+            asked=request.post_comment,
+            marker=DOCSYNC_COMMENT_MARKER,
+            body_key=report.comment_key,
             task_queue=request.github_task_queue,
-            timeout=timedelta(seconds=60),
-            retry=NETWORK_RETRY,
-            summary=f"upsert docsync comment on {request.pull_request.slug}",
         )
-        kit.set("publish", PhaseState.done, comment.url)
-        return comment

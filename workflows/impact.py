@@ -12,7 +12,6 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.github import upsert_pr_comment
     from activities.impact_analysis import (
         build_report,
         collect_changes,
@@ -23,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.llm import llm_configured
     from prflow import search_attributes as sa
     from prflow.agent.state import AgentSpec, RepoToolBackend
-    from prflow.github_models import CommentUpsertInput, CommentUpsertResult
+    from prflow.github_models import CommentUpsertResult
     from prflow.impact.llm_phase import SUBMIT_TOOL, outcome_from_agent
     from prflow.impact.models import LlmFinding, LlmOutcome, LlmStatus
     from prflow.impact.run_models import (
@@ -201,23 +200,13 @@ class ImpactWorkflow(KindWorkflow):
     async def _publish(
         self, request: ImpactRequest, report: ReportRefs
     ) -> CommentUpsertResult | None:
-        kit = self.kit
-        if not (request.post_comment and request.pull_request):
-            kit.set("publish", PhaseState.skipped, "not asked to post")
-            return None
-        comment: CommentUpsertResult = await kit.step(
-            "publish",
-            upsert_pr_comment,
-            CommentUpsertInput(
-                pr=request.pull_request, marker=IMPACT_COMMENT_MARKER, body_key=report.comment_key
-            ),
+        return await self.kit.publish_sticky_comment(
+            request.pull_request,
+            asked=request.post_comment,
+            marker=IMPACT_COMMENT_MARKER,
+            body_key=report.comment_key,
             task_queue=request.github_task_queue,
-            timeout=timedelta(seconds=60),
-            retry=NETWORK_RETRY,
-            summary=f"upsert impact comment on {request.pull_request.slug}",
         )
-        kit.set("publish", PhaseState.done, comment.url)
-        return comment
 
     def _skip_agent(self, reason: str) -> LlmOutcome:
         self.kit.set("agent", PhaseState.skipped, reason)

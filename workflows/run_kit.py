@@ -20,10 +20,13 @@ from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttri
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.github import upsert_pr_comment
     from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import AgentRequest, AgentSpec, AgentState, child_agent_id
+    from prflow.github_models import CommentUpsertInput, CommentUpsertResult
+    from prflow.pr_identifier import PullRequestRef
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop, ToolRunner
     from workflows.agent_workflow import AgentWorkflow
@@ -132,6 +135,31 @@ class RunKit:
             summary=summary or f"{phase}: {name}",
         )
         return result
+
+    async def publish_sticky_comment(
+        self,
+        pr: PullRequestRef | None,
+        *,
+        asked: bool,
+        marker: str,
+        body_key: str,
+        task_queue: str | None,
+    ) -> CommentUpsertResult | None:
+        """The ``publish`` phase of a kind with one sticky PR comment (found by ``marker``)."""
+        if not (asked and pr):
+            self.set("publish", PhaseState.skipped, "not asked to post")
+            return None
+        comment: CommentUpsertResult = await self.step(
+            "publish",
+            upsert_pr_comment,
+            CommentUpsertInput(pr=pr, marker=marker, body_key=body_key),
+            task_queue=task_queue,
+            timeout=timedelta(seconds=60),
+            retry=NETWORK_RETRY,
+            summary=f"upsert {self.kind} comment on {pr.slug}",
+        )
+        self.set("publish", PhaseState.done, comment.url)
+        return comment
 
     # ------------------------------------------------------------------ agents
 
