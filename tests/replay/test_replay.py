@@ -103,12 +103,23 @@ async def test_session_histories_replay_and_stay_under_payload_limit(
         where, size = largest_payload(history.to_json_dict())
         assert size <= PAYLOAD_LIMIT_BYTES, f"{execution.id}: {size} bytes at {where}"
         largest = max(largest, (where, size), key=lambda item: item[1])
-        if execution.workflow_type in known:
+        if execution.workflow_type in known and not _input_was_undecodable(history):
             await _replayer().replay_workflow(history)
             checked += 1
             _maybe_record(execution.id, history)
     assert checked > 0, "the session ran no prflow workflow to replay"
     print(f"replayed {checked} histories; largest payload {largest[1]} bytes ({largest[0]})")
+
+
+def _input_was_undecodable(history: WorkflowHistory) -> bool:
+    """A run failed at its first task because its input did not decode (a test starts one on
+    purpose; the worker fails such a run at once) ran no workflow code: nothing to replay."""
+    last = history.events[-1] if history.events else None
+    if last is None or not last.HasField("workflow_execution_failed_event_attributes"):
+        return False
+    failure = last.workflow_execution_failed_event_attributes.failure
+    first_task_only = len(history.events) <= 5  # started, task scheduled/started/completed, failed
+    return first_task_only and failure.application_failure_info.type == "ValidationError"
 
 
 def _maybe_record(workflow_id: str, history: WorkflowHistory) -> None:
