@@ -83,7 +83,7 @@ def _db() -> str:
     return cached_settings().resolved_database_url()
 
 
-def _user_failure(exc: UserError) -> ApplicationError:
+def _user_failure(exc: UserError | ToolError) -> ApplicationError:
     return ApplicationError(exc.message, type=USER_ERROR_TYPE, non_retryable=True)
 
 
@@ -481,10 +481,8 @@ def workspace_read_file(inp: WorkspaceFileInput) -> WorkspaceFile:
     try:
         files = WorkspaceFiles(db_url, inp.workspace)
         data = files.read(inp.path)
-    except UserError as exc:
+    except (UserError, ToolError) as exc:
         raise _user_failure(exc) from exc
-    except ToolError as exc:
-        raise ApplicationError(exc.message, type=USER_ERROR_TYPE, non_retryable=True) from exc
     key = None if data is None else put_text(db_url, data.decode("utf-8", errors="replace"))
     return WorkspaceFile(path=inp.path, content_key=key)
 

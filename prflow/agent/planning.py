@@ -8,6 +8,7 @@ the plan, so the budget check and the ledger price a call the same way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar
 
 from prflow.agent.budget import BudgetCaps
@@ -77,6 +78,28 @@ def phase_plan(
         max_attempts=settings.models.max_attempts,
         raise_wait_seconds=b.raise_wait_seconds if budget_wait is None else budget_wait,
     )
+
+
+def phase_plans(
+    settings: Settings,
+    kind: KindDeclaration,
+    phases: Iterable[str],
+    *,
+    budget_usd: float | None = None,
+    budget_wait: float | None = None,
+) -> dict[str, PhasePlan]:
+    """Every model phase's plan; ``budget_usd`` caps the whole run, each phase's USD cap
+    scaled by one factor so the phases keep their proportions."""
+    plans = {phase: phase_plan(settings, kind, phase, budget_wait=budget_wait) for phase in phases}
+    if budget_usd is None:
+        return plans
+    factor = budget_usd / (sum(plan.caps.usd for plan in plans.values()) or 1.0)
+    return {
+        phase: plan.model_copy(
+            update={"caps": plan.caps.model_copy(update={"usd": plan.caps.usd * factor})}
+        )
+        for phase, plan in plans.items()
+    }
 
 
 def _first(*values: _T | None) -> _T:

@@ -48,24 +48,13 @@ def refactor_plans(
     budget_wait: float | None = None,
 ) -> dict[str, Any]:
     """Each model phase's plan from settings and the kind's defaults; empty: static mode."""
-    from prflow.agent.planning import phase_plan
+    from prflow.agent.planning import phase_plans
 
     if not enabled:
         return {}
-    plans = {
-        phase: phase_plan(settings, REFACTOR, phase, budget_wait=budget_wait)
-        for phase in MODEL_PHASES
-    }
-    if budget_usd is not None:
-        total = sum(plan.caps.usd for plan in plans.values()) or 1.0
-        factor = budget_usd / total
-        plans = {
-            phase: plan.model_copy(
-                update={"caps": plan.caps.model_copy(update={"usd": plan.caps.usd * factor})}
-            )
-            for phase, plan in plans.items()
-        }
-    return plans
+    return phase_plans(
+        settings, REFACTOR, MODEL_PHASES, budget_usd=budget_usd, budget_wait=budget_wait
+    )
 
 
 def _directive(directive: str | None, directive_file: Path | None) -> str:

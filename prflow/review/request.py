@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from prflow.agent.plan import PhasePlan
-from prflow.agent.planning import phase_plan
+from prflow.agent.planning import phase_plans
 from prflow.config import Settings
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.kind import REVIEW
@@ -26,20 +26,9 @@ def review_plans(
     """
     if not enabled:
         return {}
-    plans = {
-        phase: phase_plan(settings, REVIEW, phase, budget_wait=budget_wait)
-        for phase in MODEL_PHASES
-    }
-    if budget_usd is not None:
-        total = sum(plan.caps.usd for plan in plans.values()) or 1.0
-        factor = budget_usd / total
-        plans = {
-            phase: plan.model_copy(
-                update={"caps": plan.caps.model_copy(update={"usd": plan.caps.usd * factor})}
-            )
-            for phase, plan in plans.items()
-        }
-    return plans
+    return phase_plans(
+        settings, REVIEW, MODEL_PHASES, budget_usd=budget_usd, budget_wait=budget_wait
+    )
 
 
 def review_request(
