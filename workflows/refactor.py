@@ -68,7 +68,6 @@ with workflow.unsafe.imports_passed_through():
         TaskRecord,
     )
     from prflow.refactor.schedule import TaskStatus, all_finished, blocked, ready
-    from prflow.review.budgets import add_spend
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.workspace.models import WorkspaceRef
     from workflows import refactor_platform as platform
@@ -258,7 +257,7 @@ class RefactorWorkflow(KindWorkflow):
                 or workflow.info().is_continue_as_new_suggested()
             ):
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                carry.spent_before = add_spend(carry.spent_before, self._spent_here())
+                carry.spent_before = carry.spent_before.plus(self._spent_here())
                 workflow.continue_as_new(request.model_copy(update={"carry": carry}))
             for tid in ready(plan, states, request.max_concurrency):
                 states[tid] = TaskStatus.running
@@ -633,12 +632,12 @@ class RefactorWorkflow(KindWorkflow):
 
         total = Spend()
         for budget in self.kit.budget.phases.values():
-            total = add_spend(total, budget.spent)
+            total = total.plus(budget.spent)
         return total
 
     def _spent_total(self) -> Any:
         assert self.carry is not None
-        return add_spend(self.carry.spent_before, self._spent_here())
+        return self.carry.spent_before.plus(self._spent_here())
 
     def _total_usd(self) -> float:
         return float(self._spent_total().usd)

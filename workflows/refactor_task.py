@@ -40,7 +40,6 @@ with workflow.unsafe.imports_passed_through():
         TaskInput,
         TaskOutcome,
     )
-    from prflow.review.budgets import add_spend
     from prflow.run_progress import AgentProgress, PhaseState
     from workflows import refactor_platform as platform
     from workflows.run_kit import KindWorkflow, RunKit
@@ -121,7 +120,7 @@ class RefactorTaskWorkflow(KindWorkflow):
             self.kit.set("executor", PhaseState.running, f"attempt {attempt}")
             outcome = await self.kit.run_child_agent(spec, parent_id=inp.task_workflow_id)
             requests += outcome.iterations
-            spent = add_spend(spent, outcome.spent)
+            spent = spent.plus(outcome.spent)
             end = platform.workspace_after(outcome, start)
             done = bool(outcome.completed and (outcome.terminal_input or {}).get("done", True))
             facts = await self.kit.step(

@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.outcome import AgentOutcome, StopReason
     from prflow.agent.state import AgentSpec, RepoToolBackend, spec_from_prompt
     from prflow.repo_models import ResolvedRange
-    from prflow.review.budgets import UnspentPool, add_spend, remaining, shared
+    from prflow.review.budgets import UnspentPool, remaining, shared
     from prflow.review.models import IntakeResult, SemanticAnatomy
     from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest
     from prflow.review.stage_models import FactsRefs, PhaseOutcome, ReviewScope
@@ -174,7 +174,7 @@ class PhaseBook:
         elif outcome.stop == StopReason.llm_error:
             state, detail = PhaseState.failed, f"{outcome.name}: model call failed"
         self.outcomes[phase] = PhaseOutcome(
-            name=phase, state=state, detail=detail, spent=add_spend(current.spent, outcome.spent)
+            name=phase, state=state, detail=detail, spent=current.spent.plus(outcome.spent)
         )
 
     def stop(self, phase: str, detail: str) -> None:

@@ -52,6 +52,15 @@ class Spend(Usage):
         self.calls += 1
         self.iterations += 1
 
+    def plus(self, more: Spend) -> Spend:
+        """A new :class:`Spend` holding both (a run's phases, tasks or continued runs)."""
+        summed = self.model_copy(deep=True)
+        summed.add_usage(more)
+        summed.usd = round(summed.usd + more.usd, 8)
+        summed.calls += more.calls
+        summed.iterations += more.iterations
+        return summed
+
 
 class LimitKind(StrEnum):
     usd = "usd"

@@ -44,16 +44,6 @@ def remaining(caps: BudgetCaps, spent: Spend) -> BudgetCaps:
     )
 
 
-def add_spend(total: Spend, more: Spend) -> Spend:
-    """A new :class:`Spend` holding both."""
-    summed = total.model_copy(deep=True)
-    summed.add_usage(more)
-    summed.usd = round(summed.usd + more.usd, 8)
-    summed.calls += more.calls
-    summed.iterations += more.iterations
-    return summed
-
-
 @dataclass
 class UnspentPool:
     """Money earlier agents of a run left unspent, for the agents after them.
