@@ -41,7 +41,9 @@ def github_diff(pull: PullRequest) -> DiffIndex | None:
     return github_diff_index(files)
 
 
-def _patches(ref: PullRequestRef) -> PullPatches:
+def pull_patches_of(ref: PullRequestRef) -> PullPatches:
+    """List GitHub's patches of the PR into the blob store, with the head they are of and
+    whether the list is complete (GitHub's stops at 3,000 files)."""
     with classified_errors(
         action=f"listing the changed files of {ref.slug}",
         missing=f"Pull request #{ref.number} was not found in {ref.owner}/{ref.repo}",
@@ -64,4 +66,4 @@ def _patches(ref: PullRequestRef) -> PullPatches:
 @activity.defn(name="github_pull_patches")
 async def pull_patches(ref: PullRequestRef) -> PullPatches:
     """GitHub's per-file patches of the PR: where its review comments may go."""
-    return await in_thread_heartbeating(lambda: _patches(ref))
+    return await in_thread_heartbeating(lambda: pull_patches_of(ref))

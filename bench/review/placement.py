@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from activities.github.pull_files import _patches
+from activities.github.pull_files import pull_patches_of
 from activities.gitrepo import GitRepo, GitRepoReader
 from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT
@@ -119,7 +119,7 @@ def _wrong(
 
 def _pr_index(local: DiffIndex, head_sha: str) -> DiffIndex:
     """The diff a review of the PR places on: GitHub's patches as the activity lists them."""
-    patches = _patches(PR)
+    patches = pull_patches_of(PR)
     files = files_from_json(get_json(cached_settings().resolved_database_url(), patches.key))
     index, _ = placement_index(
         local, files, complete=patches.complete, head_moved=patches.head_sha != head_sha

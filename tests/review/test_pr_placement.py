@@ -16,13 +16,18 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from activities.github.pull_files import pull_patches_of
 from activities.gitrepo import GitRepoReader, open_local
 from prflow.config import Settings, cached_settings
 from prflow.pr_identifier import PullRequestRef
-from prflow.review.diff_map import DiffIndex
-from prflow.review.models import DiffSide
+from prflow.review.diff_map import DiffIndex, place
+from prflow.review.github_diff import placement_index
+from prflow.review.models import DiffSide, FindingCategory, FindingSource, ReviewFinding
+from prflow.review.pull_patches import files_from_json
+from prflow.review.render.github_review import review_payload
 from prflow.review.report import ReviewReport
-from prflow.store.blobs import get_text
+from prflow.store.blobs import get_json, get_text
+from tests.review.report_factory import make_report
 from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_temporal import run_worker
 from tests.support.review_runs import (
@@ -41,13 +46,12 @@ from tests.support.review_runs import (
     start_review,
     submit,
 )
-from tests.support.sample_repos import build_sample_repo, git
+from tests.support.sample_repos import build_sample_repo, commit_all, git, init_repo, write_files
 from tests.support.scripted_anthropic import ScriptedAnthropic, Turn
-
-pytestmark = pytest.mark.temporal
 
 OWNER, REPO, NUMBER = "octo-org", "shop", 11
 PR = PullRequestRef(owner=OWNER, repo=REPO, number=NUMBER)
+MARKER = "<!-- prflow:review-run placement -->"
 ADD_UNGUARDED = finding(
     "shop/cart.py",
     5,
@@ -96,6 +100,7 @@ def _script() -> dict[str, list[Turn]]:
     }  # fmt: skip
 
 
+@pytest.mark.temporal
 async def test_findings_off_githubs_diff_go_to_the_body_before_posting(
     prflow_home: Path,
     temporal_client: Client,
@@ -144,3 +149,52 @@ async def test_findings_off_githubs_diff_go_to_the_body_before_posting(
     assert {("shop/cart.py", 5, False), ("shop/pricing.py", 1, False)} <= placed
     assert sum(f.placement.inline for f in report.findings) == result.inline_comments
     assert report.complete
+
+
+def test_files_past_githubs_3000_file_list_are_placed_on_the_local_diff_and_it_says_so(
+    tmp_path: Path, fake_github: FakeGitHub, github_blob_db: str
+) -> None:
+    """GitHub lists 3,000 files of a PR at most: the one past that is placed on the pinned
+    local diff (and goes inline), every listed one on GitHub's patch; the review says so."""
+    work = init_repo(tmp_path / "work")
+    names = [f"m/f{i:04}.py" for i in range(3_001)]
+    write_files(work, dict.fromkeys(names, "a = 1\nb = 1\n"))
+    base = commit_all(work, "base")
+    write_files(work, dict.fromkeys(names, "a = 2\nb = 1\n"))
+    head = commit_all(work, "head")
+    bare = tmp_path / "many.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    fake_github.add_pull_request(
+        OWNER, "many", 2, bare_repo_path=bare, base_sha=base, head_sha=head
+    )
+    fake_github.set_pull_state(OWNER, "many", 2, diff_options=("-U0",))  # GitHub: line 1 only
+
+    patches = pull_patches_of(PullRequestRef(owner=OWNER, repo="many", number=2))
+
+    assert (patches.listed, patches.changed_files, patches.head_sha) == (3_000, 3_001, head)
+    assert not patches.complete
+    assert len(fake_github.requests("GET", r"/pulls/2/files")) == 30, "pages of 100"
+    local = DiffIndex.from_patch(GitRepoReader(open_local(str(bare))).diff(base, head))
+    files = files_from_json(get_json(github_blob_db, patches.key))
+    index, note = placement_index(local, files, complete=patches.complete)
+    assert place(_finding(names[0], 2), index).reason.startswith("line 2 is outside the diff")
+    assert place(_finding(names[-1], 2), index).inline, "past GitHub's list: the local diff"
+    assert note.endswith("1 file past that was placed on the local diff (pinned git options)")
+    body = review_payload(make_report([], placement_note=note), MARKER).body
+    assert "Comment placement: GitHub lists only the first 3,000 files" in body
+
+
+def _finding(path: str, line: int) -> ReviewFinding:
+    return ReviewFinding(
+        file=path,
+        line_start=line,
+        line_end=line,
+        severity="important",
+        category=FindingCategory.correctness,
+        title="t",
+        body="b",
+        confidence=0.9,
+        dimension_id="d1",
+        dimension_name="D",
+        source=FindingSource.reviewer,
+    )
