@@ -62,6 +62,7 @@ from prflow.review.agents.reviewer import (
 from prflow.review.anatomy import DiffStructure, build_structure
 from prflow.review.diff_map import DiffIndex
 from prflow.review.evidence import verified
+from prflow.review.github_diff import placement_index
 from prflow.review.import_names import (
     declared_dependencies,
     imported_modules,
@@ -70,6 +71,7 @@ from prflow.review.import_names import (
     unresolved_imports,
 )
 from prflow.review.models import DiffSide, Dimension, ReviewFinding, ReviewPlan
+from prflow.review.pull_patches import files_from_json
 from prflow.review.questions import once_each
 from prflow.review.render.github_review import inline_cap_note, review_payload
 from prflow.review.render.markdown import render_review_markdown
@@ -539,6 +541,22 @@ def _not_reviewed(facts: ReviewFacts, examined: set[str], used_model: bool) -> l
     return entries
 
 
+def _placement_diff(inp: SynthesisInput) -> tuple[DiffIndex, str]:
+    """The diff findings are placed on: GitHub's own patches in a PR run, else the local
+    diff (pinned git options); with a note when GitHub's alone did not decide."""
+    rng = inp.range
+    local = DiffIndex.from_patch(
+        GitRepoReader.for_range(rng).diff(rng.merge_base_sha, rng.head_sha)
+    )
+    patches = inp.github_patches
+    if patches is None:
+        return local, ""
+    files = files_from_json(get_json(_db(), patches.key))
+    return placement_index(
+        local, files, complete=patches.complete, head_moved=patches.head_sha != rng.head_sha
+    )
+
+
 @activity.defn(name="review_synthesize")
 @heartbeating
 def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
@@ -548,8 +566,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
     static = StaticFindings.model_validate(get_json(db, inp.static_key))
     static_part = static_review(static)
     findings = [*static_part.findings, *load_findings(inp.batch_keys)]
-    reader = GitRepoReader.for_range(rng)
-    diff = DiffIndex.from_patch(reader.diff(rng.merge_base_sha, rng.head_sha))
+    diff, placement_note = _placement_diff(inp)
     complete = all(p.state.value != "failed" for p in inp.phases)
     may_approve = inp.used_model and complete and not inp.history.open_fingerprints
     result = synthesize(
@@ -582,6 +599,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         head_sha=rng.head_sha,
         reviewed_from_sha=inp.scope.review_range.merge_base_sha if inp.scope.incremental else None,
         scope_note=inp.scope.note,
+        placement_note=placement_note,
         depth=inp.depth,
         event=result.event,
         complete=complete,

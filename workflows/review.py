@@ -18,6 +18,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.github import upsert_pr_comment
+    from activities.github.pull_files import pull_patches
     from activities.github.reviews import post_review, review_history
     from activities.impact_analysis import collect_changes, static_analysis
     from activities.llm import llm_configured
@@ -41,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.review.agents.intake import SUBMIT_INTAKE, parse_intake
     from prflow.review.agents.planner import SUBMIT_PLAN
     from prflow.review.models import IntakeResult, ReviewPlan, SemanticAnatomy
+    from prflow.review.pull_patches import PullPatches
     from prflow.review.render.github_review import run_marker
     from prflow.review.render.summary import REVIEW_COMMENT_MARKER
     from prflow.review.run_models import (
@@ -73,6 +75,8 @@ with workflow.unsafe.imports_passed_through():
 
 SHORT = timedelta(minutes=5)
 LONG = timedelta(minutes=20)
+GITHUB_PLACEMENT = "review-placed-on-githubs-patches-v1"
+"""A PR run reads GitHub's per-file patches before synthesis and places findings on them."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -134,6 +138,7 @@ class ReviewWorkflow(KindWorkflow):
             kit.set("reviewers", PhaseState.skipped, why)
             kit.set("review_layer", PhaseState.skipped, why)
         workflow_id = workflow.info().workflow_id
+        patches = await self._github_patches(request)
         synthesis: SynthesisRefs = await kit.step(
             "synthesis",
             review_synthesize,
@@ -160,6 +165,7 @@ class ReviewWorkflow(KindWorkflow):
                 workflow_id=workflow_id,
                 run_marker=run_marker(f"{workflow_id}/{workflow.info().run_id}", rng.head_sha),
                 cost_usd=kit.status().total_usd,
+                github_patches=patches,
             ),
             timeout=SHORT,
         )
@@ -229,6 +235,22 @@ class ReviewWorkflow(KindWorkflow):
                 "posted_fingerprints": sorted({*history.posted_fingerprints, *stored.fingerprints}),
             }
         )
+
+    async def _github_patches(self, request: ReviewRequest) -> PullPatches | None:
+        """For a PR run, the diff GitHub shows of it: findings are placed on those lines."""
+        pr = request.pull_request
+        if pr is None or not workflow.patched(GITHUB_PLACEMENT):
+            return None
+        patches: PullPatches = await self.kit.step(
+            "synthesis",
+            pull_patches,
+            pr,
+            task_queue=request.github_task_queue,
+            timeout=timedelta(minutes=3),
+            retry=NETWORK_RETRY,
+            summary=f"GitHub's diff of {pr.slug}",
+        )
+        return patches
 
     def _nothing_new(self, rng: ResolvedRange, scope: ReviewScope) -> ReviewResult:
         for step in STEPS[1:]:

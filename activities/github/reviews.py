@@ -24,7 +24,7 @@ from activities.github.claims import post_marker, post_once
 from activities.github.client import github_client
 from activities.github.comments import own_login
 from activities.github.errors import classified_errors
-from activities.github.pull_files import github_diff
+from activities.github.pull_files import github_diff, pull_patches
 from activities.github.review_threads import fetch_review_threads
 from activities.heartbeats import in_thread_heartbeating
 from prflow.config import cached_settings
@@ -254,4 +254,4 @@ def _post_claimed(inp: PostReviewInput, payload: ReviewPayload) -> PostedReview:
         )
 
 
-REVIEW_GITHUB_ACTIVITIES: list[Callable[..., Any]] = [review_history, post_review]
+REVIEW_GITHUB_ACTIVITIES: list[Callable[..., Any]] = [review_history, pull_patches, post_review]

@@ -12,7 +12,12 @@ GitHub would refuse (a 422) or sends to the body a line GitHub shows.
 
 The "before" column replays the git options prflow used before the fix
 (``-M --no-color --no-ext-diff --no-textconv``, a/ b/ prefixes) under the same
-config. Printed last: wrong placements / probes over all settings, after the fix.
+config. The "--pr" column places as a review of a pull request does: GitHub's own
+per-file patches, listed by PyGithub from the test suite's GitHub server serving
+the pair as a PR (``github_pull_patches``), then ``placement_index`` and ``place``.
+A last row hides one file's diff on GitHub (as for a diff too large to show) and
+compares the local path with the --pr path. Printed last: wrong placements /
+probes over all settings, after the fix and on the --pr path.
 """
 
 from __future__ import annotations
@@ -23,12 +28,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+from activities.github.pull_files import pull_patches_of
 from activities.gitrepo import GitRepo, GitRepoReader
 from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT
 from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
+from prflow.config import cached_settings
+from prflow.pr_identifier import PullRequestRef
 from prflow.review.diff_map import DiffIndex, place
+from prflow.review.github_diff import placement_index
 from prflow.review.models import FindingCategory, FindingSource, ReviewFinding
+from prflow.review.pull_patches import files_from_json
+from prflow.store.blobs import get_json
+from tests.support.fake_github import FakeGitHub
 from tests.support.fake_github_reviews import ReviewRejected, place_comment, pull_diff
 
 PACKAGE, BASE_VERSION, HEAD_VERSION = "requests", "2.31.0", "2.32.0"
@@ -49,6 +61,9 @@ SETTINGS = {
 }
 OLD_OPTIONS = ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff"]
 OLD_OPTIONS += ["--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/"]
+PR = PullRequestRef(owner="bench", repo="requests", number=1)
+HIDDEN = "tests/test_requests.py"  # the pair's largest change: hidden by GitHub in the last row
+TOKEN = "ghp_bench_placement"
 
 
 def _probes(truth: dict[str, object], repo: Path) -> list[ReviewFinding]:
@@ -75,14 +90,19 @@ def _probes(truth: dict[str, object], repo: Path) -> list[ReviewFinding]:
     return probes
 
 
-def _wrong(probes: list[ReviewFinding], index: DiffIndex, truth: dict[str, object]) -> int:
+def _wrong(
+    probes: list[ReviewFinding],
+    index: DiffIndex,
+    truth: dict[str, object],
+    hidden: frozenset[str] = frozenset(),
+) -> int:
     wrong = 0
     for probe in probes:
         placed = place(probe, index)
         comment = {"path": placed.path, "line": placed.line, "side": "RIGHT", "body": "b"}
         if placed.inline:
             try:
-                place_comment(comment, truth)  # type: ignore[arg-type]
+                place_comment(comment, truth, hidden)  # type: ignore[arg-type]
             except ReviewRejected:
                 wrong += 1
             else:
@@ -90,11 +110,39 @@ def _wrong(probes: list[ReviewFinding], index: DiffIndex, truth: dict[str, objec
         else:
             shown = {"path": probe.file, "line": probe.line_end, "side": "RIGHT", "body": "b"}
             try:
-                place_comment(shown, truth)  # type: ignore[arg-type]
+                place_comment(shown, truth, hidden)  # type: ignore[arg-type]
                 wrong += 1  # GitHub shows it, prflow sent it to the body
             except ReviewRejected:
                 pass
     return wrong
+
+
+def _pr_index(local: DiffIndex, head_sha: str) -> DiffIndex:
+    """The diff a review of the PR places on: GitHub's patches as the activity lists them."""
+    patches = pull_patches_of(PR)
+    files = files_from_json(get_json(cached_settings().resolved_database_url(), patches.key))
+    index, _ = placement_index(
+        local, files, complete=patches.complete, head_moved=patches.head_sha != head_sha
+    )
+    return index
+
+
+def _serve(git_dir: Path, base_sha: str, head_sha: str, scratch: Path) -> FakeGitHub:
+    """The stateful GitHub server holding the pair as PR #1; prflow's settings point at it."""
+    fake = FakeGitHub().start()
+    fake.add_user("prflow-bench", token=TOKEN)
+    fake.add_pull_request(
+        PR.owner, PR.repo, PR.number, bare_repo_path=git_dir, base_sha=base_sha, head_sha=head_sha
+    )
+    for name in ("GH_TOKEN", "GITHUB_API_URL", "PRFLOW_GITHUB_APP_ID", "DATABASE_URL"):
+        os.environ.pop(name, None)
+    os.environ.update(
+        PRFLOW_GITHUB_API_URL=fake.api_url,
+        GITHUB_TOKEN=TOKEN,
+        PRFLOW_DATABASE_URL=f"sqlite:///{scratch / 'bench.db'}",
+    )
+    cached_settings.cache_clear()
+    return fake
 
 
 def _under(config: str, home: Path, action: object) -> object:
@@ -140,22 +188,43 @@ def main() -> int:
         )
         return done.stdout.decode("utf-8", errors="replace")
 
+    def pr_diff() -> DiffIndex:
+        return _pr_index(DiffIndex.from_patch(reader.diff(base_sha, head_sha)), head_sha)
+
     print(f"{label}: {len(truth)} files in GitHub's diff, {len(probes)} probe findings")
-    print("setting | wrong before | wrong after")
-    total_before = total_after = 0
+    print("setting | wrong before | wrong after | wrong --pr")
+    total_before = total_after = total_pr = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for n, (name, config) in enumerate(SETTINGS.items()):
-            home = Path(scratch) / f"home{n}"
-            before_text = _under(config, home, old_diff)
-            after_text = _under(config, home, lambda: reader.diff(base_sha, head_sha))
-            before = _wrong(probes, DiffIndex.from_patch(str(before_text)), truth)
-            after = _wrong(probes, DiffIndex.from_patch(str(after_text)), truth)
-            total_before += before
-            total_after += after
-            print(f"{name} | {before}/{len(probes)} | {after}/{len(probes)}")
+        fake = _serve(git_dir, base_sha, head_sha, Path(scratch))
+        try:
+            for n, (name, config) in enumerate(SETTINGS.items()):
+                home = Path(scratch) / f"home{n}"
+                before_text = _under(config, home, old_diff)
+                after_text = _under(config, home, lambda: reader.diff(base_sha, head_sha))
+                pr_index = _under(config, home, pr_diff)  # the whole --pr path, this config
+                before = _wrong(probes, DiffIndex.from_patch(str(before_text)), truth)
+                after = _wrong(probes, DiffIndex.from_patch(str(after_text)), truth)
+                on_pr = _wrong(probes, pr_index, truth)  # type: ignore[arg-type]
+                total_before += before
+                total_after += after
+                total_pr += on_pr
+                print(f"{name} | {before}/{len(probes)} | {after}/{len(probes)} | "
+                      f"{on_pr}/{len(probes)}")  # fmt: skip
+            hidden = frozenset({HIDDEN})
+            fake.set_pull_state(PR.owner, PR.repo, PR.number, too_large=hidden)
+            local = DiffIndex.from_patch(reader.diff(base_sha, head_sha))
+            local_wrong = _wrong(probes, local, truth, hidden)
+            pr_wrong = _wrong(probes, _pr_index(local, head_sha), truth, hidden)
+            print(f"GitHub shows no diff of {HIDDEN} (no user config) | - | "
+                  f"{local_wrong}/{len(probes)} | {pr_wrong}/{len(probes)}")  # fmt: skip
+            lists = len(fake.requests("GET", r"/pulls/1/files"))
+        finally:
+            fake.stop()
     probes_all = len(probes) * len(SETTINGS)
+    print(f"GET /pulls/1/files: {lists} requests for {len(SETTINGS) + 1} listings")
     print(f"wrong placements before: {total_before}/{probes_all}")
     print(f"wrong placements after (goal 0): {total_after}/{probes_all}")
+    print(f"wrong placements on the --pr path (goal 0): {total_pr}/{probes_all}")
     return 0
 
 

@@ -38,6 +38,7 @@ class FileLines:
     old_path: str | None
     binary: bool = False
     deleted: bool = False
+    hidden: bool = False  # GitHub lists the file but shows no diff of it (too large)
     hunks: tuple[Hunk, ...] = ()
     added: frozenset[int] = field(default_factory=frozenset)
     removed: frozenset[int] = field(default_factory=frozenset)
@@ -64,7 +65,7 @@ class DiffIndex:
             patch = PatchSet(text)
         except UnidiffParseError as err:
             return cls([], [f"the diff could not be parsed ({err})"])
-        return cls([_file_lines(patched) for patched in patch])
+        return cls([file_lines(patched) for patched in patch])
 
     def file(self, path: str) -> FileLines | None:
         """The file at ``path`` in the head, or the renamed file whose base path it was."""
@@ -82,7 +83,8 @@ def _strip_prefix(name: str) -> str:
     return name
 
 
-def _file_lines(patched: object) -> FileLines:
+def file_lines(patched: object) -> FileLines:
+    """What one file of a parsed diff (a unidiff ``PatchedFile``) shows, hunk by hunk."""
     source = _strip_prefix(str(getattr(patched, "source_file", "") or ""))
     target = _strip_prefix(str(getattr(patched, "target_file", "") or ""))
     deleted = bool(getattr(patched, "is_removed_file", False))
@@ -148,6 +150,8 @@ def place(finding: ReviewFinding, index: DiffIndex) -> Placement:
         return _body(f"{finding.file} is not changed in this pull request")
     if lines.binary:
         return _body(f"{lines.path} is a binary file")
+    if lines.hidden:
+        return _body(f"GitHub shows no diff of {lines.path} (too large to display)")
     if finding.file_level:
         return _body(f"about {lines.path} as a whole")
     side = DiffSide.left if lines.deleted else finding.side

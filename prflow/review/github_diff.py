@@ -5,73 +5,96 @@
 inline comment only on a line one of those hunks shows. A comment that would
 not land is moved to the review body with its ``path:line`` rather than
 letting GitHub refuse the whole review.
+
+For a PR run, synthesis places findings on these patches (:func:`placement_index`), so a
+finding GitHub would refuse is in the body before anything is posted; posting checks
+against them once more, for a head that moved in between.
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from prflow.review.diff_map import DiffIndex, FileLines, Hunk
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
+
+from prflow.review.diff_map import DiffIndex, FileLines, file_lines
 from prflow.review.models import DiffSide
+from prflow.review.pull_patches import GITHUB_FILES_LIMIT, GitHubFile
 from prflow.review.render.github_review import ReviewComment
-from prflow.text_lines import split_lines
-
-GITHUB_FILES_LIMIT = 3_000
-"""``/pulls/{n}/files`` lists at most this many files; a longer list is not complete."""
-
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
-@dataclass(frozen=True)
-class GitHubFile:
-    path: str
-    previous_path: str | None
-    patch: str | None  # None: GitHub shows no diff (too large, or binary)
+def _shown(file: GitHubFile) -> FileLines:
+    """The lines GitHub's patch of ``file`` shows, parsed by unidiff like any git diff.
 
-
-def _hunks(patch: str) -> tuple[Hunk, ...]:
-    hunks: list[Hunk] = []
-    right: set[int] = set()
-    left: set[int] = set()
-    old = new = 0
-    started = False
-    for line in split_lines(patch):
-        match = _HUNK.match(line)
-        if match:
-            if started:
-                hunks.append(Hunk(frozenset(right), frozenset(left)))
-            right, left, started = set(), set(), True
-            old, new = int(match.group(1)), int(match.group(2))
-        elif started and line[:1] == "+":
-            right.add(new)
-            new += 1
-        elif started and line[:1] == "-":
-            left.add(old)
-            old += 1
-        elif started and line[:1] == " ":
-            right.add(new)
-            left.add(old)
-            old, new = old + 1, new + 1
-    if started:
-        hunks.append(Hunk(frozenset(right), frozenset(left)))
-    return tuple(hunks)
+    GitHub's ``patch`` starts at the first ``@@`` (no file header), so a header is put in
+    front for the parser; the names come from GitHub's own fields, never from the text.
+    """
+    deleted = file.status == "removed"
+    previous = file.previous_path if file.previous_path not in (None, "", file.path) else None
+    empty = FileLines(path=file.path, old_path=previous, deleted=deleted)
+    if not file.patch:
+        return dataclasses.replace(empty, hidden=True)
+    try:
+        parsed = PatchSet(f"--- a/file\n+++ b/file\n{file.patch}\n")
+    except UnidiffParseError:
+        return dataclasses.replace(empty, hidden=True)
+    if not parsed:
+        return empty
+    lines = file_lines(parsed[0])
+    return dataclasses.replace(lines, path=file.path, old_path=previous, deleted=deleted)
 
 
 def github_diff_index(files: Iterable[GitHubFile]) -> DiffIndex:
     """A :class:`DiffIndex` of GitHub's own per-file patches (no hunks where it shows none)."""
-    return DiffIndex(
-        [
-            FileLines(
-                path=f.path,
-                old_path=f.previous_path,
-                binary=f.patch is None,
-                hunks=_hunks(f.patch) if f.patch else (),
-            )
-            for f in files
-        ]
-    )
+    return DiffIndex([_shown(f) for f in files])
+
+
+def placement_index(
+    local: DiffIndex,
+    github: Sequence[GitHubFile] | None,
+    *,
+    complete: bool,
+    head_moved: bool = False,
+) -> tuple[DiffIndex, str]:
+    """The diff findings are placed on, and a note when it is not GitHub's alone.
+
+    GitHub's per-file patches are the truth: a line is commentable when GitHub's patch of
+    its file shows it, and a file GitHub lists without a patch (too large to show) has no
+    commentable line. Only the files GitHub's list leaves out because it stops at 3,000 are
+    placed on ``local`` (the pinned ``git diff``), and the note says so. With no GitHub
+    list (not a PR run) or a list of another head, ``local`` is used whole.
+    """
+    if github is None:
+        return local, ""
+    if head_moved:
+        return local, (
+            "placed on the local diff (pinned git options): the pull request's head moved "
+            "while this review ran, so GitHub's diff is of another commit"
+        )
+    shown = github_diff_index(github)
+    files = list(shown.files.values())
+    for index, file in enumerate(files):
+        mine = local.file(file.path)
+        if not file.hidden or mine is None:
+            continue
+        if mine.binary:  # GitHub shows no diff of a binary file either
+            files[index] = dataclasses.replace(file, hidden=False, binary=True)
+        elif not mine.hunks:  # a pure rename or a mode change: nothing to show
+            files[index] = dataclasses.replace(file, hidden=False)
+    note = ""
+    if not complete:
+        named = {f.path for f in files} | {f.old_path for f in files if f.old_path}
+        rest = [f for f in local.files.values() if f.path not in named]
+        rest = [f for f in rest if not (f.old_path and f.old_path in named)]
+        files += rest
+        past = f"{len(rest):,} files past that were" if len(rest) != 1 else "1 file past that was"
+        note = (
+            f"GitHub lists only the first {GITHUB_FILES_LIMIT:,} files of a pull request; "
+            f"{past} placed on the local diff (pinned git options)"
+        )
+    return DiffIndex(files, shown.unreadable), note
 
 
 def refusal(comment: ReviewComment, index: DiffIndex, *, lines: bool = True) -> str | None:

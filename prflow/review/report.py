@@ -37,6 +37,10 @@ class ReviewReport(BaseModel):
         default=None, description="Set for an incremental review: only commits after it"
     )
     scope_note: str = ""
+    placement_note: str = Field(
+        default="",
+        description="Set when findings were not placed on GitHub's own per-file patches alone",
+    )
     depth: ReviewDepth
     event: ReviewEvent
     complete: bool = Field(description="False when a phase was cut by its budget or failed")

@@ -24,6 +24,7 @@ from prflow.review.models import (
     ReviewPlan,
     SemanticAnatomy,
 )
+from prflow.review.pull_patches import PullPatches
 from prflow.review.synthesis import AdversaryVerdict, ReviewEvent
 from prflow.run_progress import PhaseState
 
@@ -218,6 +219,9 @@ class SynthesisInput(BaseModel):
     workflow_id: str
     run_marker: str = Field(description="Hidden in the review body: a retried post finds it")
     cost_usd: float = 0.0
+    github_patches: PullPatches | None = Field(
+        default=None, description="A PR run: GitHub's per-file patches, where findings are placed"
+    )
 
 
 class SynthesisRefs(BaseModel):

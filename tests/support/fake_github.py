@@ -61,6 +61,7 @@ DOCS = "https://docs.github.com/rest"
 RATE_LIMIT = 5000
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
+PULL_FILES_LIMIT = 3000  # `GET /pulls/{n}/files` lists no more
 COMMENT_MAX_CHARS = 65536
 API_VERSION = "2022-11-28"
 
@@ -120,6 +121,9 @@ class FakePull:
     mergeable: bool | None = True
     mergeable_state: str = "clean"
     too_large: frozenset[str] = frozenset()  # files whose diff GitHub will not show
+    # Extra `git diff` options GitHub's diff of this PR is computed with, in its file list
+    # and in its 422 rule alike: a GitHub whose diff is not the one a runner's git prints.
+    diff_options: tuple[str, ...] = ()
 
 
 @dataclass
@@ -1020,18 +1024,25 @@ class FakeGitHub:
         if git_dir is None:
             return {}
         try:
-            return pull_diff(git_dir, pull.base_sha, commit_id)
+            return pull_diff(git_dir, pull.base_sha, commit_id, pull.diff_options)
         except LookupError:
             raise ReviewRejected(
                 [f"commit_id {commit_id} is not part of the pull request"]
             ) from None
 
+    def _pull_file_entries(self, issue: FakeIssue) -> list[dict[str, Any]]:
+        pull, git_dir = issue.pull, issue.repo.git_dir
+        assert pull is not None
+        if git_dir is None:
+            return []
+        return pull_files(git_dir, pull.base_sha, pull.head_sha, pull.diff_options)
+
     def _list_pull_files(self, call: _Call) -> _Answer:
         """``GET .../pulls/{n}/files``: each file's patch (none for a file too large to show)."""
         issue = self._pull_issue(call)
-        pull, git_dir = issue.pull, issue.repo.git_dir
+        pull = issue.pull
         assert pull is not None
-        entries = pull_files(git_dir, pull.base_sha, pull.head_sha) if git_dir else []
+        entries = self._pull_file_entries(issue)[:PULL_FILES_LIMIT]  # GitHub lists 3,000 at most
         owner, name, number = call.args[:3]
         page, headers = self._page_of(
             entries, call.query, f"{self.api_prefix}/repos/{owner}/{name}/pulls/{number}/files"
@@ -1426,6 +1437,10 @@ class FakeGitHub:
         """``pull-request``: the simple shape plus merge state and counts."""
         pull = issue.pull
         assert pull is not None
+        try:
+            files = self._pull_file_entries(issue)
+        except LookupError:  # seeded with commits its repository does not hold
+            files = []
         return self._pull_simple_json(issue) | {
             "merged": pull.merged,
             "mergeable": pull.mergeable if pull.state == "open" else None,
@@ -1436,9 +1451,9 @@ class FakeGitHub:
             "review_comments": 0,
             "maintainer_can_modify": False,
             "commits": 1,
-            "additions": 0,
-            "deletions": 0,
-            "changed_files": 0,
+            "additions": sum(f["additions"] for f in files),
+            "deletions": sum(f["deletions"] for f in files),
+            "changed_files": len(files),
         }
 
     def _pull_simple_json(self, issue: FakeIssue) -> Json:

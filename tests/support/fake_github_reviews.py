@@ -61,11 +61,18 @@ def _git(git_dir: Path, *args: str) -> str:
     return done.stdout
 
 
-def pull_diff(git_dir: Path, base_sha: str, head_sha: str) -> dict[str, DiffFile]:
-    """The files of the PR diff at ``head_sha`` (three-dot, as GitHub computes it)."""
+def pull_diff(
+    git_dir: Path, base_sha: str, head_sha: str, options: tuple[str, ...] = ()
+) -> dict[str, DiffFile]:
+    """The files of the PR diff at ``head_sha`` (three-dot, as GitHub computes it).
+
+    ``options``: extra ``git diff`` options, for a GitHub whose diff differs from the one
+    a runner's git prints (another git version, algorithm or context)."""
     merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
     text = _git(
-        git_dir, "-c", "core.quotePath=false", "diff", "-M", "--no-color", merge_base, head_sha
+        git_dir,
+        *("-c", "core.quotePath=false", "diff", "-M", "--no-color", *options),
+        *(merge_base, head_sha),
     )
     return parse_unified_diff(text)
 
@@ -94,13 +101,17 @@ def _unquote(name: str) -> str:
 _STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied"}
 
 
-def pull_files(git_dir: Path, base_sha: str, head_sha: str) -> list[dict[str, Any]]:
+def pull_files(
+    git_dir: Path, base_sha: str, head_sha: str, options: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     """:func:`_pull_files`, computed once per commit pair (a listing is read page by page)."""
-    return [dict(entry) for entry in _pull_files(git_dir, base_sha, head_sha)]
+    return [dict(entry) for entry in _pull_files(git_dir, base_sha, head_sha, options)]
 
 
 @functools.lru_cache(maxsize=32)
-def _pull_files(git_dir: Path, base_sha: str, head_sha: str) -> tuple[dict[str, Any], ...]:
+def _pull_files(
+    git_dir: Path, base_sha: str, head_sha: str, options: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], ...]:
     """Per file of the PR diff: name, status, previous name, counts and its patch (the hunks,
     from the first ``@@``), as ``GET /pulls/{n}/files`` lists them."""
     merge_base = _git(git_dir, "merge-base", base_sha, head_sha).strip()
@@ -120,7 +131,9 @@ def _pull_files(git_dir: Path, base_sha: str, head_sha: str) -> tuple[dict[str, 
             entries[-1]["sha"] = sha if letter != "D" else tokens[i].split(" ")[2]
             i += 2
     text = _git(
-        git_dir, "-c", "core.quotePath=false", "diff", "-M", "--no-color", merge_base, head_sha
+        git_dir,
+        *("-c", "core.quotePath=false", "diff", "-M", "--no-color", *options),
+        *(merge_base, head_sha),
     )
     patches: dict[str, str] = {}
     for chunk in text.split("\ndiff --git ")[0:]:

@@ -109,6 +109,8 @@ def review_payload(report: ReviewReport, marker: str) -> ReviewPayload:
         lines += ["", f"Reviewed the commits after {report.reviewed_from_sha[:12]} only."]
     if report.folded:
         lines += ["", "Folded to stay readable: " + "; ".join(report.folded) + "."]
+    if report.placement_note:
+        lines += ["", f"Comment placement: {inert(report.placement_note)}."]
     if elsewhere:
         lines += ["", "#### Findings not on a diff line", ""]
         for finding in elsewhere[:MAX_BODY_LISTED]:

@@ -82,6 +82,8 @@ def overview(report: ReviewReport, *, findings_table: bool = True) -> list[str]:
     )
     if report.folded:
         lines += ["", "Folded to stay readable: " + "; ".join(report.folded) + "."]
+    if report.placement_note:
+        lines += ["", f"Comment placement: {inert(report.placement_note)}."]
     if report.earlier_findings:
         lines += ["", f"{len(report.earlier_findings)} of these were posted by an earlier review."]
     lines.append("")
