@@ -36,6 +36,10 @@ class Target(BaseModel):
     detail: str = ""
     replacement: str | None = None
     source: str | None = Field(default=None, description="The changed file it comes from")
+    params: list[str] = Field(
+        default_factory=list,
+        description="For a changed signature: the parameters added, removed or changed",
+    )
 
 
 class EvidenceKind(StrEnum):

@@ -20,6 +20,7 @@ import yaml
 
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.mentions import changed_params
 from prflow.docsync.models import Change, Target, TargetKind
 from prflow.source_tree import SourceTree
 
@@ -85,6 +86,7 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             detail=detail,
             replacement=item.new_name,
             source=item.file,
+            params=changed_params(item.before, item.after) if change == Change.signature else [],
         )
 
 
