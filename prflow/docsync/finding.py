@@ -1,8 +1,10 @@
 """Which docs a change affects, bucketed by score, each with the lines that say why.
 
-A doc line naming a target scores the target's weight; a mere prose mention of
-a symbol whose signature or behaviour changed scores less than one in code
-(an example call is wrong, a passing mention may not be). A doc's score is its
+A doc line naming a target scores the target's weight. A symbol counts only
+where it is named like code (:mod:`prflow.docsync.mentions`); for one whose
+signature or type changed, a call that may pass what changed or a line about
+its parameters scores in full, a bare reference or a prose mention much less
+(an example call goes stale, a pointer to the function does not). A doc's score is its
 best evidence plus a little for each further target it names. Front-matter
 mappings score like a mention of the file's strongest change. Then scores flow
 backwards along links: a doc linking to an affected doc gets ``link_decay`` of

@@ -19,6 +19,7 @@ still points at the right thing).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,8 +65,14 @@ def is_vague(name: str) -> bool:
     return is_common(name) or _PLAIN_WORD.fullmatch(name) is not None
 
 
+@functools.lru_cache(maxsize=4096)
 def word(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$-]){re.escape(name)}(?![\w$-])")
+
+
+@functools.lru_cache(maxsize=4096)
+def _call(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$-]){re.escape(name)}\((?!e?s\))")  # not "file(s)"
 
 
 def doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
@@ -201,6 +208,8 @@ class SymbolMentions:
 
     def strength(self, line: LineContext, in_code: bool) -> Strength:
         """How strongly ``line`` names the symbol (``in_code``: the whole line is code)."""
+        if self.member not in line.text:
+            return Strength.none  # every way of naming it spells its name
         codes = [bare_code(c) for c in line.code] if self.vague else list(line.code)
         prose = line.text if in_code else _without_spans(line.text)
         texts = [*codes, prose]
@@ -222,8 +231,7 @@ class SymbolMentions:
         parameter, an argument list that goes on past the line), a reference when they
         cannot be (no arguments, or only keywords that did not change)."""
         best = Strength.none
-        call = rf"(?<![\w$-]){re.escape(self.member)}\((?!e?s\))"  # not "file(s)"
-        for match in re.finditer(call, text):
+        for match in _call(self.member).finditer(text):
             receiver = re.search(r"([\w$]+)\s*\.\s*$", text[: match.start()])
             if not self._receiver_ok(receiver.group(1) if receiver else None):
                 continue
