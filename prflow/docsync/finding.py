@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from prflow.analysis.stale_docs import _LineContext as LineContext
 from prflow.analysis.stale_docs import _python_module
 from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter, watch_spec
-from prflow.docsync.mentions import Strength, SymbolMentions, doc_lines, is_common, word
+from prflow.docsync.mentions import (
+    Strength,
+    SymbolMentions,
+    doc_lines,
+    is_common,
+    is_vague,
+    word,
+)
 from prflow.docsync.models import (
     AffectedDoc,
     Change,
@@ -101,9 +108,23 @@ def matcher_for(target: Target) -> _Matcher | _SymbolMatcher | None:
         return _Matcher(target, (path,), dotted, link_path=name)
     if target.kind in (TargetKind.cli_option, TargetKind.env_var):
         return _Matcher(target, (word(name),), ())
+    return _config_key_matcher(target)
+
+
+def _config_key_matcher(target: Target) -> _Matcher | None:
+    """The dotted key anywhere; its last part alone only in code, only while that name is
+    gone from the file (not when the key moved), and a plain word only where it reads as a
+    key (``context:``, ``context =``, ``[context]``)."""
+    name = target.name
     key = name.rsplit(".", 1)[-1]
     full = (word(name),) if "." in name else ()
-    leaf = (word(key),) if not is_common(key) else ()
+    leaf: tuple[re.Pattern[str], ...] = ()
+    if not is_common(key) and not target.leaf_alive:
+        if is_vague(key):
+            escaped = re.escape(key)
+            leaf = (re.compile(rf"(?<![\w$.-]){escaped}\s*[:=]|\[{escaped}\]"),)
+        else:
+            leaf = (word(key),)
     if not full and not leaf:
         return None
     return _Matcher(target, full, leaf)

@@ -272,7 +272,7 @@ class SymbolMentions:
         if not self.vague:
             return pattern.search(code) is not None and not self.constructor
         stripped = code.strip().removesuffix("()")
-        if whole and stripped == self.member:
+        if whole and stripped == self.member and not is_common(self.member):
             return True  # `review` alone in a code span
         if _IMPORT.match(code) and pattern.search(code):
             return True

@@ -40,6 +40,11 @@ class Target(BaseModel):
         default_factory=list,
         description="For a changed signature: the parameters added, removed or changed",
     )
+    leaf_alive: bool = Field(
+        default=False,
+        description="For a removed config key: its last part is still a key of the file at "
+        "head (it moved), so only its full dotted path is stale",
+    )
 
 
 class EvidenceKind(StrEnum):

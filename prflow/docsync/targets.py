@@ -185,6 +185,7 @@ def _config_key_targets(
             if item.status is FileStatus.deleted
             else _config_keys(item.path, head.read_text(item.path))
         )
+        leaves = {key.rsplit(".", 1)[-1] for key in after}
         for key in sorted(before - after):
             yield Target(
                 kind=TargetKind.config_key,
@@ -193,6 +194,7 @@ def _config_key_targets(
                 weight=WEIGHTS[Change.removed],
                 detail=f"gone from {item.path}",
                 source=item.path,
+                leaf_alive=key.rsplit(".", 1)[-1] in leaves,
             )
 
 

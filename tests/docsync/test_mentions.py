@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.finding import find_affected_docs
 from prflow.docsync.mentions import changed_params, doc_lines
 from prflow.docsync.models import Bucket, Change, Target, TargetKind
+from prflow.docsync.targets import find_targets
 from prflow.source_tree import MemoryTree
 
 # A CLI function ``review`` whose signature changed (like prflow's own commands).
@@ -121,3 +123,36 @@ def test_changed_params_ignore_annotations_and_keyword_only_moves() -> None:
     assert changed_params(before, after) == ["pass_collection", "pass_many"]
     assert changed_params("open(url, timeout=10)", "open(url, *, timeout)") == ["timeout"]
     assert changed_params("f(a", "f(a)") == []  # does not parse: unknown
+
+
+def test_a_very_common_name_alone_in_a_code_span_is_not_a_mention() -> None:
+    pr = Target(kind=TargetKind.symbol, name="PR", change=Change.removed, weight=1.0)
+    buckets = _buckets(
+        {
+            "ui.md": "Search attributes `Repo`, `PR` and `Kind` are shown.\n",
+            "code.md": "```python\nfrom worker.search_attributes import PR\n```\n",
+        },
+        pr,
+    )
+    assert buckets == {"code.md": Bucket.must_update}
+
+
+def test_a_moved_config_key_is_stale_only_by_its_full_path() -> None:
+    base = "services:\n  worker:\n    command: run\n    cpus: 2\n"
+    head = "services:\n  workers:\n    command: run\n"
+    changed = [
+        ChangedFile(path="compose.yaml", status=FileStatus.modified, category=FileCategory.config)
+    ]
+    docs = {
+        "moved.md": "Run `prflow <command> --help`; set `command: run`.\n",
+        "full.md": "Set `services.worker.command` in the compose file.\n",
+        "gone.md": "```yaml\ncpus: 2\n```\n",
+    }
+    targets = find_targets(
+        changed, [], MemoryTree({"compose.yaml": base}), MemoryTree({"compose.yaml": head})
+    )
+    found = find_affected_docs(targets, MemoryTree(docs))
+    assert {d.path: d.bucket for d in found.docs} == {
+        "full.md": Bucket.must_update,
+        "gone.md": Bucket.must_update,
+    }
