@@ -129,7 +129,7 @@ def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
         return None
     try:
         tree = ast.parse(f"def _({inside}): pass")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError):
         return None
     function = tree.body[0]
     assert isinstance(function, ast.FunctionDef)
@@ -248,10 +248,9 @@ class SymbolMentions:
             return True  # the arguments go on past this line
         try:
             parsed = ast.parse(f"_({inside})", mode="eval").body
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError):
             return True  # not Python: cannot tell
-        assert isinstance(parsed, ast.Call)
-        if parsed.args:
+        if not isinstance(parsed, ast.Call) or parsed.args:
             return True
         return any(k.arg is None or k.arg in self.params for k in parsed.keywords)
 
