@@ -12,13 +12,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.docsync import build_report, collect_edits, doc_prompts, find_docs
     from activities.github.draft_pr import open_draft_pr
     from activities.impact_analysis import collect_changes, static_analysis
     from activities.llm import llm_configured
-    from activities.workspace import workspace_open
+    from activities.workspace import workspace_branch, workspace_open
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import WorkspaceToolBackend, spec_from_prompt
     from prflow.docsync.agent import FINISH_TOOL, doc_outcome
@@ -38,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         ReportInput,
         ReportRefs,
     )
+    from prflow.errors import USER_ERROR_TYPE
     from prflow.github_models import CommentUpsertResult, PullRequestInfo
     from prflow.impact.run_models import ChangeSet, StaticSummary
     from prflow.impact.stage_inputs import StaticInput
@@ -46,6 +48,8 @@ with workflow.unsafe.imports_passed_through():
     from prflow.workspace.models import (
         DraftPullRequest,
         DraftPullRequestInput,
+        WorkspaceBranch,
+        WorkspaceBranchInput,
         WorkspaceOpenInput,
         WorkspaceRef,
     )
@@ -54,6 +58,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.targets import resolve_target
 
 PHASES = ["resolve", "changes", "static", "find", "agents", "report", "publish"]
+PLATFORM_BRANCH = "docsync-platform-branch"
+"""``--branch`` commits through the platform's ``workspace_branch`` step (the CLI used to)."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -105,6 +111,9 @@ class DocsyncWorkflow(KindWorkflow):
             f"{counts.get('probably_fine', 0)} probably fine",
         )
         outcomes, skipped, workspaces, combined = await self._agents(request, rng, found)
+        made, refused = None, None
+        if request.branch and combined is not None and workflow.patched(PLATFORM_BRANCH):
+            made, refused = await self._branch(request.branch, rng, combined)
         report: ReportRefs = await kit.step(
             "report",
             build_report,
@@ -115,6 +124,7 @@ class DocsyncWorkflow(KindWorkflow):
                 outcomes=outcomes,
                 workspaces=workspaces,
                 edits_skipped=skipped,
+                branch=made.branch if made else None,
             ),
             timeout=timedelta(minutes=5),
         )
@@ -136,6 +146,9 @@ class DocsyncWorkflow(KindWorkflow):
             markdown_key=report.markdown_key,
             comment_key=report.comment_key,
             patch_key=report.patch_key,
+            branch=made.branch if made else None,
+            branch_commit=made.commit_sha if made else None,
+            branch_refused=refused,
             comment_url=comment.url if comment else None,
             pr_url=draft.html_url if draft else None,
             cost_usd=kit.status().total_usd,
@@ -220,6 +233,30 @@ class DocsyncWorkflow(KindWorkflow):
             if end.workspace is not None and collected.patch_keys.get(path)
         }
         return outcomes, None, workspaces, collected.combined
+
+    async def _branch(
+        self, branch: str, rng: ResolvedRange, combined: WorkspaceRef
+    ) -> tuple[WorkspaceBranch | None, str | None]:
+        """Commit every doc's edits on a new local branch from the head commit (the working
+        tree untouched); a user's mistake (the branch exists, a bad name) is the refusal."""
+        message = (
+            f"docs: sync with {rng.head_sha[:12]} (prflow docsync {workflow.info().workflow_id})"
+        )
+        try:
+            made: WorkspaceBranch = await self.kit.step(
+                "publish",
+                workspace_branch,
+                WorkspaceBranchInput(workspace=combined, branch=branch, message=message),
+                timeout=timedelta(minutes=2),
+                summary=f"commit the doc edits on branch {branch}",
+            )
+        except ActivityError as err:
+            cause = err.cause
+            if not isinstance(cause, ApplicationError) or cause.type != USER_ERROR_TYPE:
+                raise
+            self.kit.set("publish", PhaseState.failed, cause.message[:200])
+            return None, cause.message
+        return made, None
 
     async def _open_pr(
         self,

@@ -204,6 +204,7 @@ def docsync(
             llm=plan,
             max_docs=max_docs,
             max_concurrency=concurrency,
+            branch=branch,
             post_comment=post,
             open_pr=open_pr,
             github_task_queue=run_settings.temporal.github_task_queue,
@@ -244,23 +245,27 @@ def _local_writes(
     apply: bool,
     branch: str | None,
 ) -> None:
+    """Say what the run committed on ``--branch``; write ``--apply``'s edits into the clone."""
     if not (apply or branch):
         return
-    from prflow.cli.docsync_local import apply_patches, commit_on_branch
-
+    if result.branch_refused:
+        raise UserError(result.branch_refused)
     diff = texts.get(result.patch_key or "", "")
     if not diff:
         typer.echo("prflow: no edits to write", err=True)
         return
+    if result.branch and result.branch_commit:
+        typer.echo(
+            f"prflow: committed the edits on branch {result.branch} ({result.branch_commit[:12]})",
+            err=True,
+        )
+    if not apply:
+        return
+    from prflow.cli.docsync_local import apply_patches
+
     if location is None or not Path(location).is_dir():
         raise UserError("--apply and --branch write to a local clone: pass it with --repo")
-    repo = Path(location)
-    if branch:
-        message = f"docs: sync with {result.head_sha[:12]} (prflow docsync {result.workflow_id})"
-        commit = commit_on_branch(repo, diff, result.head_sha, branch, message)
-        typer.echo(f"prflow: committed the edits on branch {branch} ({commit[:12]})", err=True)
-    if apply:
-        typer.echo(apply_patches(repo, diff, result.head_sha, result.workflow_id), err=True)
+    typer.echo(apply_patches(Path(location), diff, result.head_sha, result.workflow_id), err=True)
 
 
 async def _execute(

@@ -1,8 +1,10 @@
 """Which docs a change affects, bucketed by score, each with the lines that say why.
 
-A doc line naming a target scores the target's weight; a mere prose mention of
-a symbol whose signature or behaviour changed scores less than one in code
-(an example call is wrong, a passing mention may not be). A doc's score is its
+A doc line naming a target scores the target's weight. A symbol counts only
+where it is named like code (:mod:`prflow.docsync.mentions`); for one whose
+signature or type changed, a call that may pass what changed or a line about
+its parameters scores in full, a bare reference or a prose mention much less
+(an example call goes stale, a pointer to the function does not). A doc's score is its
 best evidence plus a little for each further target it names. Front-matter
 mappings score like a mention of the file's strongest change. Then scores flow
 backwards along links: a doc linking to an affected doc gets ``link_decay`` of
@@ -17,9 +19,17 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
 from prflow.analysis.stale_docs import _LineContext as LineContext
+from prflow.analysis.stale_docs import _python_module
 from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter, watch_spec
+from prflow.docsync.mentions import (
+    Strength,
+    SymbolMentions,
+    doc_lines,
+    is_common,
+    is_vague,
+    word,
+)
 from prflow.docsync.models import (
     AffectedDoc,
     Change,
@@ -32,8 +42,11 @@ from prflow.docsync.models import (
 )
 from prflow.source_tree import SourceTree
 
-PROSE_FACTOR = 0.75
-"""A prose mention of a changed-but-present symbol counts this share of a mention in code."""
+PROSE_FACTOR = 0.35
+"""A prose mention of a changed-but-present symbol counts this share of a call."""
+REFERENCE_FACTOR = 0.4
+"""A reference in code (``:meth:`X.y```, an import) to a symbol whose signature changed,
+without a call or a changed parameter, counts this share of a call."""
 EXTRA_TARGET_BONUS = 0.05
 STRONG_EVIDENCE = 0.5
 MAPPED_WEAK = 0.6
@@ -44,6 +57,8 @@ _EXCERPT = 200
 
 @dataclass(frozen=True)
 class _Matcher:
+    """A path, option, variable or key: named where a pattern matches."""
+
     target: Target
     anywhere: tuple[re.Pattern[str], ...]
     in_code: tuple[re.Pattern[str], ...]
@@ -52,72 +67,69 @@ class _Matcher:
     def score(self, line: LineContext, in_block: bool) -> float | None:
         """The score of this line for the target, None when it does not name it."""
         patterns = (*self.anywhere, *self.in_code)
-        hit_code = any(p.search(code) for p in patterns for code in line.code)
-        hit_any = hit_code or any(p.search(line.text) for p in self.anywhere)
+        hit_any = any(p.search(code) for p in patterns for code in line.code)
+        hit_any = hit_any or any(p.search(line.text) for p in self.anywhere)
         if self.link_path is not None and self.link_path in line.resolved_links:
             hit_any = True
-            hit_code = True
-        if not hit_any:
+        return self.target.weight if hit_any else None
+
+
+@dataclass(frozen=True)
+class _SymbolMatcher:
+    """A symbol: named in code-like ways (:mod:`prflow.docsync.mentions`); for a changed
+    signature or type, a call or a changed parameter is what makes a doc wrong."""
+
+    target: Target
+    mentions: SymbolMentions
+
+    def score(self, line: LineContext, in_block: bool) -> float | None:
+        strength = self.mentions.strength(line, in_block)
+        if strength is Strength.none:
             return None
         weight = self.target.weight
-        soft = self.target.change in (Change.signature, Change.modified)
-        if soft and self.target.kind == TargetKind.symbol and not (hit_code or in_block):
-            weight *= PROSE_FACTOR
+        if self.target.change in (Change.signature, Change.modified):
+            if strength is Strength.reference:
+                weight *= REFERENCE_FACTOR
+            elif strength is Strength.prose:
+                weight *= PROSE_FACTOR
         return weight
 
 
-def _word(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$-]){re.escape(name)}(?![\w$-])")
-
-
-def _is_common(name: str) -> bool:
-    return len(name) <= 3 or name.lower() in _COMMON_WORDS
-
-
-def matcher_for(target: Target) -> _Matcher | None:
+def matcher_for(target: Target) -> _Matcher | _SymbolMatcher | None:
     """How a doc line names ``target``; None when its name is too vague to look for."""
     name = target.name
     if target.kind == TargetKind.symbol:
-        return _symbol_matcher(target)
+        mentions = SymbolMentions.of(name, target.source, tuple(target.params))
+        return _SymbolMatcher(target, mentions) if mentions is not None else None
     if target.kind == TargetKind.path:
         path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
         module = _python_module(name)
-        dotted = (_word(module),) if module and "." in module else ()
+        dotted = (word(module),) if module and "." in module else ()
         return _Matcher(target, (path,), dotted, link_path=name)
     if target.kind in (TargetKind.cli_option, TargetKind.env_var):
-        return _Matcher(target, (_word(name),), ())
+        return _Matcher(target, (word(name),), ())
+    return _config_key_matcher(target)
+
+
+def _config_key_matcher(target: Target) -> _Matcher | None:
+    """The dotted key anywhere; its last part alone only in code, only while that name is
+    gone from the file (not when the key moved), and a plain word only where it reads as a
+    key (``context:``, ``context =``, ``[context]``)."""
+    name = target.name
     key = name.rsplit(".", 1)[-1]
-    full = (_word(name),) if "." in name else ()
-    leaf = (_word(key),) if not _is_common(key) else ()
+    full = (word(name),) if "." in name else ()
+    leaf: tuple[re.Pattern[str], ...] = ()
+    if not is_common(key) and not target.leaf_alive:
+        if is_vague(key):
+            escaped = re.escape(key)
+            leaf = (re.compile(rf"(?<![\w$.-]){escaped}\s*[:=]|\[{escaped}\]"),)
+        else:
+            leaf = (word(key),)
     if not full and not leaf:
         return None
     return _Matcher(target, full, leaf)
 
 
-def _symbol_matcher(target: Target) -> _Matcher | None:
-    """Qualified names count anywhere; a bare member name or a plain lowercase word (``errors``,
-    ``context``) only in code; common words never bare; a constructor only when called."""
-    parts = target.name.split(".")
-    if parts[-1].startswith("__") and parts[-1].endswith("__"):
-        if parts[-1] != "__init__" or len(parts) < 2:
-            return None  # other dunders are named by their operators, not their names
-        owner = parts[-2]
-        if _is_common(owner):
-            return None
-        call = re.compile(rf"(?<![\w$]){re.escape(owner)}\s*\(")
-        return _Matcher(target, (), (call,))
-    name, last = target.name, parts[-1]
-    anywhere = [_word(name)] if len(parts) > 1 else []
-    in_code: list[re.Pattern[str]] = []
-    if not _is_common(last):
-        prose_safe = len(parts) == 1 and not _PLAIN_WORD.fullmatch(last)
-        (anywhere if prose_safe else in_code).append(_word(last))
-    elif len(parts) == 1:
-        in_code.append(_word(last))
-    return _Matcher(target, tuple(anywhere), tuple(in_code))
-
-
-_PLAIN_WORD = re.compile(r"[a-z]+")
 _CODE_LINE = re.compile(r"^\s*(?:>>> |\.\.\. |\.\. (?:auto)?\w+:: |\.\. (?:py:)?\w+:: )")
 """Lines that are code though no fence says so: doctest prompts and reST object directives."""
 
@@ -165,9 +177,9 @@ def find_affected_docs(
     )
 
 
-def _mentions(doc: str, text: str, matchers: list[_Matcher]) -> list[Evidence]:
+def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) -> list[Evidence]:
     best: dict[str, Evidence] = {}
-    for number, line, fenced in _doc_lines(text, doc):
+    for number, line, fenced in doc_lines(text, doc):
         in_block = fenced or _CODE_LINE.match(line) is not None
         context = LineContext.of(line, in_block, doc)
         for matcher in matchers:

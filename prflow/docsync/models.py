@@ -36,6 +36,15 @@ class Target(BaseModel):
     detail: str = ""
     replacement: str | None = None
     source: str | None = Field(default=None, description="The changed file it comes from")
+    params: list[str] = Field(
+        default_factory=list,
+        description="For a changed signature: the parameters added, removed or changed",
+    )
+    leaf_alive: bool = Field(
+        default=False,
+        description="For a removed config key: its last part is still a key of the file at "
+        "head (it moved), so only its full dotted path is stale",
+    )
 
 
 class EvidenceKind(StrEnum):

@@ -104,6 +104,10 @@ class DocsyncResult(BaseModel):
     applied: bool | None = None
     apply_message: str | None = None
     branch: str | None = None
+    branch_commit: str | None = Field(default=None, description="The commit --branch made")
+    branch_refused: str | None = Field(
+        default=None, description="Why --branch made no commit (one line for the user)"
+    )
     pr_url: str | None = None
     comment_url: str | None = None
     cost_usd: float = 0.0

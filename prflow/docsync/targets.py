@@ -20,6 +20,7 @@ import yaml
 
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.mentions import changed_params
 from prflow.docsync.models import Change, Target, TargetKind
 from prflow.source_tree import SourceTree
 
@@ -85,6 +86,7 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             detail=detail,
             replacement=item.new_name,
             source=item.file,
+            params=changed_params(item.before, item.after) if change == Change.signature else [],
         )
 
 
@@ -183,6 +185,7 @@ def _config_key_targets(
             if item.status is FileStatus.deleted
             else _config_keys(item.path, head.read_text(item.path))
         )
+        leaves = {key.rsplit(".", 1)[-1] for key in after}
         for key in sorted(before - after):
             yield Target(
                 kind=TargetKind.config_key,
@@ -191,6 +194,7 @@ def _config_key_targets(
                 weight=WEIGHTS[Change.removed],
                 detail=f"gone from {item.path}",
                 source=item.path,
+                leaf_alive=key.rsplit(".", 1)[-1] in leaves,
             )
 
 

@@ -122,8 +122,8 @@ def test_each_doc_gets_a_bucket_with_the_line_that_names_the_target() -> None:
     assert by_path["docs/cli.md"].bucket == Bucket.must_update
     assert by_path["docs/env.md"].evidence[0].target == "ACME_TOKEN"
     assert by_path["docs/files.md"].bucket == Bucket.must_update
-    # a prose mention of a changed (not removed) signature: review, not must update
-    assert by_path["docs/prose.md"].bucket == Bucket.review
+    # a prose mention of a changed (not removed) signature, no call, no parameter: listed
+    assert by_path["docs/prose.md"].bucket == Bucket.probably_fine
     assert "docs/unrelated.md" not in by_path
     assert "CHANGELOG.md" not in by_path  # history is not rewritten
 

@@ -90,6 +90,23 @@ async def test_branch_commits_the_edits_and_show_prints_the_audit_trail(
     shown = _git(repo, "show", "docs/sync:docs/guide.rst")
     assert "Call ``open_session(url, timeout=..., tls=True)``." in shown
     assert _git(repo, "rev-parse", "docs/sync~1") == _git(repo, "rev-parse", "feature")
+    assert "committed the edits on branch docs/sync" in run.stderr
+    assert report["branch"] == "docs/sync"  # the platform's branch step, recorded in the report
+
+    made = _git(repo, "rev-parse", "docs/sync")
+    again = await run_prflow(
+        "docsync", "--repo", str(repo), *RANGE, "--branch", "docs/sync", "-q", env=cli_env
+    )
+    assert again.code == 0, again.describe()  # the same edits: the branch already holds them
+    assert _git(repo, "rev-parse", "docs/sync") == made
+    _git(repo, "branch", "docs/taken", "base")
+    taken = await run_prflow(
+        "docsync", "--repo", str(repo), *RANGE, "--branch", "docs/taken", "-q", env=cli_env
+    )
+    assert taken.code == 2, taken.describe()
+    assert len(taken.stderr_lines) == 1, taken.describe()
+    assert "branch docs/taken already exists; pick another name" in taken.stderr
+    assert _git(repo, "rev-parse", "docs/taken") == _git(repo, "rev-parse", "base")
 
     trail = await run_prflow("docsync", "--show", report["workflow_id"], env=cli_env)
     assert trail.code == 0, trail.describe()

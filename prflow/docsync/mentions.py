@@ -1,0 +1,316 @@
+"""How a doc line names a changed symbol: code-like mentions count, plain words in prose don't.
+
+A symbol called ``impact`` or ``review`` is also an English word, and a command
+line such as ``prflow review --repo .`` is code that names no Python function.
+So a *vague* name (a plain lowercase word, or a common or very short one)
+counts only where it reads as an identifier: called (``review(``), qualified
+(``cli.review``, ``ctx.invoke``), imported, decorated, alone in a code span, or
+on a line naming one of the parameters that changed. Identifier-shaped names
+(``open_session``, ``EnvironBuilder``) cannot be mistaken for prose and count
+anywhere. Inside code, string literals and comments are not code: ``'text/html;
+charset=utf-8'`` names no ``charset`` attribute.
+
+A line naming a symbol whose signature changed is *strong* evidence when it
+calls the symbol or names a changed parameter (an example call or an argument
+description is what goes stale), and a *reference* otherwise (``:meth:`X.y```
+still points at the right thing).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+
+from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
+from prflow.analysis.stale_docs import _LineContext as LineContext
+
+_PLAIN_WORD = re.compile(r"[a-z]+")
+_CODE_DIRECTIVE = re.compile(
+    r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|doctest|testcode|testsetup|testoutput"
+    r"|ipython|jupyter-execute)::"
+)
+_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+_COMMENT = re.compile(r"(?:^|\s)#.*$")
+_IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:from\s+[\w.]+\s+)?import\s")
+_OBJECT_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:auto\w+|py:\w+)::\s+(?:[\w.]+\.)?([\w$]+)\s*(?:\(|$)"
+)
+"""``.. autofunction:: pkg.name``: the directive's object is an identifier."""
+_ABOUT_PARAMETERS = re.compile(
+    r"\b(?:arguments?|parameters?|params|kwargs|keyword|signature)\b", re.IGNORECASE
+)
+"""Prose about a callable's parameters: with the symbol named, the line describes them."""
+_RECEIVERS = frozenset({"self", "cls", "this"})
+
+
+class Strength(IntEnum):
+    """How much a line says about a symbol: nothing, a passing name, a name in code, a call."""
+
+    none = 0
+    prose = 1
+    reference = 2
+    strong = 3
+
+
+def is_common(name: str) -> bool:
+    return len(name) <= 3 or name.lower() in _COMMON_WORDS
+
+
+def is_vague(name: str) -> bool:
+    """A name that is also an ordinary word: it counts only where it reads as code."""
+    return is_common(name) or _PLAIN_WORD.fullmatch(name) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$-]){re.escape(name)}(?![\w$-])")
+
+
+@functools.lru_cache(maxsize=4096)
+def _call(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$-]){re.escape(name)}\((?!e?s\))")  # not "file(s)"
+
+
+def doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
+    """(number, line, in code) like impact's reader, plus the bodies of reST code directives
+    (``.. code-block:: python``, ``.. doctest::``), which do not end in ``::``."""
+    rst = doc.lower().endswith(".rst")
+    opened_at: int | None = None
+    for number, line, fenced in _doc_lines(text, doc):
+        if rst and not fenced:
+            stripped = line.strip()
+            indent = len(line) - len(line.lstrip())
+            if opened_at is not None and stripped:
+                if indent > opened_at:
+                    yield number, line, True
+                    continue
+                opened_at = None
+            directive = _CODE_DIRECTIVE.match(line)
+            if directive is not None:
+                opened_at = len(directive.group(1))
+        yield number, line, fenced
+
+
+def bare_code(code: str) -> str:
+    """Code without its string literals and comments."""
+    return _COMMENT.sub("", _STRING.sub('""', code))
+
+
+def changed_params(before: str | None, after: str | None) -> list[str]:
+    """Parameters added, removed, whose default changed or that can no longer be passed by
+    keyword (``self`` and ``cls`` aside; a parameter that became keyword-only still takes
+    the same keyword); empty when either signature does not parse."""
+    old, new = _params(before), _params(after)
+    if old is None or new is None:
+        return []
+    names = set(old) | set(new)
+    changed = {n for n in names if _keyword_use(old.get(n)) != _keyword_use(new.get(n))}
+    return sorted(changed - {"self", "cls"})
+
+
+def _keyword_use(param: tuple[str, str | None] | None) -> tuple[bool, str | None] | None:
+    """What a caller passing the parameter by keyword sees: whether it may, and its default."""
+    if param is None:
+        return None
+    kind, default = param
+    return kind not in ("positional-only", "*"), default
+
+
+def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
+    """Name -> (kind, default) of a Python signature ``name(a, b=1, *, c) -> T``."""
+    if not signature or "(" not in signature:
+        return None
+    inside = _balanced(signature[signature.index("(") :])
+    if inside is None:
+        return None
+    try:
+        tree = ast.parse(f"def _({inside}): pass")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    spec = function.args
+    found: dict[str, tuple[str, str | None]] = {}
+    positional = [*spec.posonlyargs, *spec.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(spec.defaults))
+    defaults += spec.defaults
+    for arg, default in zip(positional, defaults, strict=True):
+        kind = "positional-only" if arg in spec.posonlyargs else "positional"
+        found[arg.arg] = (kind, ast.unparse(default) if default is not None else None)
+    for arg, kw_default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True):
+        found[arg.arg] = ("keyword", ast.unparse(kw_default) if kw_default is not None else None)
+    if spec.vararg is not None:
+        found[spec.vararg.arg] = ("*", None)
+    if spec.kwarg is not None:
+        found[spec.kwarg.arg] = ("**", None)
+    return found
+
+
+def _balanced(text: str) -> str | None:
+    """What is inside the parentheses ``text`` opens with."""
+    depth = 0
+    quote: str | None = None
+    for index, char in enumerate(text):
+        if quote is not None:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[1:index]
+    return None
+
+
+@dataclass(frozen=True)
+class SymbolMentions:
+    """The ways a doc line can name one symbol, and how strongly each says it."""
+
+    name: str
+    member: str
+    """The name as written bare: the last dotted part, or a constructor's class."""
+    owner: str | None
+    """The class of a member (``Context`` for ``Context.invoke``)."""
+    qualifiers: frozenset[str]
+    """Module parts that may qualify a top-level name (``cli.review``)."""
+    params: tuple[str, ...]
+    constructor: bool
+    vague: bool
+
+    @classmethod
+    def of(
+        cls, name: str, source: str | None = None, params: tuple[str, ...] = ()
+    ) -> SymbolMentions | None:
+        """None when the name is too vague to look for (other dunders, a common class)."""
+        parts = name.split(".")
+        last = parts[-1]
+        constructor = False
+        if last.startswith("__") and last.endswith("__"):
+            if last != "__init__" or len(parts) < 2 or is_common(parts[-2]):
+                return None  # other dunders are named by their operators, not their names
+            parts, last, constructor = parts[:-1], parts[-2], True
+        module = _python_module(source or "") or ""
+        return cls(
+            name=".".join(parts),
+            member=last,
+            owner=parts[-2] if len(parts) > 1 else None,
+            qualifiers=frozenset(p for p in module.split(".") if p),
+            params=params,
+            constructor=constructor,
+            vague=not constructor and is_vague(last),
+        )
+
+    def strength(self, line: LineContext, in_code: bool) -> Strength:
+        """How strongly ``line`` names the symbol (``in_code``: the whole line is code)."""
+        if self.member not in line.text:
+            return Strength.none  # every way of naming it spells its name
+        codes = [bare_code(c) for c in line.code] if self.vague else list(line.code)
+        prose = line.text if in_code else _without_spans(line.text)
+        texts = [*codes, prose]
+        called = max(self._called(t) for t in texts)
+        if called is Strength.strong:
+            return called
+        named = called
+        qualified = "." in self.name and any(word(self.name).search(t) for t in texts)
+        if qualified or any(self._as_identifier(c, whole=not in_code) for c in codes):
+            named = Strength.reference
+        elif not self.vague and not self.constructor and word(self.member).search(prose):
+            named = Strength.prose
+        if named >= Strength.reference and self._about_parameters(codes, prose):
+            return Strength.strong
+        return named
+
+    def _called(self, text: str) -> Strength:
+        """A call: strong when its arguments may be what changed (positional ones, a changed
+        parameter, an argument list that goes on past the line), a reference when they
+        cannot be (no arguments, or only keywords that did not change)."""
+        best = Strength.none
+        for match in _call(self.member).finditer(text):
+            receiver = re.search(r"([\w$]+)\s*\.\s*$", text[: match.start()])
+            if not self._receiver_ok(receiver.group(1) if receiver else None):
+                continue
+            if self._arguments_may_break(text[match.end() - 1 :]):
+                return Strength.strong
+            best = Strength.reference
+        return best
+
+    def _arguments_may_break(self, call: str) -> bool:
+        if not self.params:
+            return True  # what changed is unknown
+        inside = _balanced(call)
+        if inside is None:
+            return True  # the arguments go on past this line
+        try:
+            parsed = ast.parse(f"_({inside})", mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            return True  # not Python: cannot tell
+        if not isinstance(parsed, ast.Call) or parsed.args:
+            return True
+        return any(k.arg is None or k.arg in self.params for k in parsed.keywords)
+
+    def _receiver_ok(self, receiver: str | None) -> bool:
+        """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
+        could be its class or an instance of it; a top-level name a module part or none."""
+        if self.owner is None or self.constructor:
+            if receiver is None:
+                return True
+            return receiver in self.qualifiers or receiver == self.owner or not self.vague
+        if receiver is None:
+            return True
+        return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
+
+    def _as_identifier(self, code: str, *, whole: bool) -> bool:
+        """The name in code where it reads as an identifier (any word, when not vague)."""
+        pattern = word(self.member)
+        if not self.vague:
+            return pattern.search(code) is not None and not self.constructor
+        stripped = code.strip().removesuffix("()")
+        if whole and stripped == self.member and not is_common(self.member):
+            return True  # `review` alone in a code span
+        if _IMPORT.match(code) and pattern.search(code):
+            return True
+        directive = _OBJECT_DIRECTIVE.match(code)
+        if directive is not None and directive.group(1) == self.member:
+            return True
+        for match in pattern.finditer(code):
+            before, after = code[: match.start()], code[match.end() :]
+            if before.endswith("@") or re.search(r"\b(?:def|class)\s+$", before):
+                return True
+            receiver = re.search(r"([\w$]+)\.$", before)
+            if receiver and not after.startswith(".") and self._receiver_ok(receiver.group(1)):
+                return True
+        return False
+
+    def _about_parameters(self, codes: list[str], prose: str) -> bool:
+        """A changed parameter named, or the prose talking about the parameters."""
+        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
+            return True
+        for param in self.params:
+            pattern = word(param)
+            if re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose):
+                return True
+            if any(pattern.search(c) for c in codes):
+                return True
+        return False
+
+
+def _without_spans(text: str) -> str:
+    return re.sub(r"(`+)(.+?)\1", " ", text)
+
+
+def _names_owner(receiver: str, owner: str) -> bool:
+    """``ctx``, ``context``, ``user_schema`` may be a ``Context`` / ``Schema``; ``command`` is
+    not a ``Context``: the receiver ends with the class's name, or abbreviates it."""
+    name, cls = receiver.lower().lstrip("_"), owner.lower()
+    if cls == name or name.endswith(cls) or name.endswith(cls.rsplit("_", 1)[-1]):
+        return True
+    if not name or name[0] != cls[0]:
+        return False
+    letters = iter(cls)
+    return all(char in letters for char in name)

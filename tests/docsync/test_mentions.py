@@ -1,0 +1,158 @@
+"""Which doc lines name a changed symbol: code-like mentions count, plain words in prose don't."""
+
+from __future__ import annotations
+
+from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.finding import find_affected_docs
+from prflow.docsync.mentions import changed_params, doc_lines
+from prflow.docsync.models import Bucket, Change, Target, TargetKind
+from prflow.docsync.targets import find_targets
+from prflow.source_tree import MemoryTree
+
+# A CLI function ``review`` whose signature changed (like prflow's own commands).
+REVIEW = Target(
+    kind=TargetKind.symbol,
+    name="review",
+    change=Change.signature,
+    weight=0.9,
+    source="prflow/cli/review_cmd.py",
+    params=["deadline"],
+)
+
+
+def _buckets(docs: dict[str, str], *targets: Target) -> dict[str, Bucket]:
+    found = find_affected_docs(list(targets or [REVIEW]), MemoryTree(docs))
+    return {doc.path: doc.bucket for doc in found.docs}
+
+
+def test_a_plain_word_in_prose_or_a_command_line_is_not_a_mention() -> None:
+    buckets = _buckets(
+        {
+            "README.md": "# Tool\n\n- **review** (`prflow review --repo .`): multi-agent.\n"
+            "\n```bash\nprflow review --repo . --base main\n```\n\nWe review every PR.\n",
+        }
+    )
+    assert buckets == {}
+
+
+def test_a_call_or_a_code_span_of_the_name_counts() -> None:
+    buckets = _buckets(
+        {
+            "call.md": "Run it from Python:\n\n```python\nreview(repo, 'main')\n```\n",
+            "prose_call.md": "Call review(repo) to start.\n",
+            "span.md": "The `review` function starts a run.\n",
+            "qualified.rst": "See :func:`review_cmd.review`.\n",
+        }
+    )
+    assert buckets["call.md"] == Bucket.must_update  # positional arguments: may be what changed
+    assert buckets["prose_call.md"] == Bucket.must_update
+    # a reference alone still points at the right function: listed, probably fine
+    assert buckets["span.md"] == Bucket.probably_fine
+    assert buckets["qualified.rst"] == Bucket.probably_fine
+
+
+def test_a_changed_parameter_named_next_to_it_counts() -> None:
+    buckets = _buckets(
+        {
+            "param.md": "The `review` function stops at `deadline`.\n",
+            "kwarg.md": "```python\nreview(deadline=60)\n```\n",
+            "about.md": "Keyword arguments of `review` are passed on.\n",
+            "other_kwarg.md": "```python\nreview(quiet=True)\n```\n",
+            "option.md": "The `review` command takes `--deadline 15m`.\n",
+        }
+    )
+    assert buckets["param.md"] == Bucket.must_update
+    assert buckets["kwarg.md"] == Bucket.must_update
+    assert buckets["about.md"] == Bucket.must_update  # the line describes its parameters
+    assert buckets["other_kwarg.md"] == Bucket.probably_fine  # `quiet` did not change
+    assert buckets["option.md"] == Bucket.probably_fine  # a CLI option is not the parameter
+
+
+def test_removed_common_words_count_only_as_identifiers_and_never_in_strings() -> None:
+    removed = Target(
+        kind=TargetKind.symbol,
+        name="Map.charset",
+        change=Change.removed,
+        weight=1.0,
+        source="src/werkzeug/routing.py",
+    )
+    url = Target(kind=TargetKind.symbol, name="URL", change=Change.removed, weight=1.0)
+    buckets = _buckets(
+        {
+            "string.rst": "Respond::\n\n    start_response('200 OK', [('Content-Type', "
+            "'text/html; charset=utf-8')])\n",
+            "comment.rst": ">>> # a requirement may name a URL\n>>> parse('x')\n",
+            "attribute.md": "```python\nurl_map.charset = 'latin1'\n```\n",
+            "used.md": "```python\nfrom werkzeug.urls import URL\n```\n",
+        },
+        removed,
+        url,
+    )
+    assert buckets == {"attribute.md": Bucket.must_update, "used.md": Bucket.must_update}
+
+
+def test_a_method_call_on_another_class_is_not_a_mention() -> None:
+    invoke = Target(
+        kind=TargetKind.symbol,
+        name="Context.invoke",
+        change=Change.signature,
+        weight=0.9,
+        params=["callback"],
+    )
+    buckets = _buckets(
+        {
+            "other.md": "```python\nresult = command.invoke(ctx)\n```\n",
+            "ctx.md": "```python\nctx.invoke(other, count=3)\n```\n",
+        },
+        invoke,
+    )
+    assert buckets == {"ctx.md": Bucket.must_update}
+
+
+def test_rst_code_directives_are_code() -> None:
+    text = "Use it:\n\n.. code-block:: python\n\n    pprint(result)\n\nDone.\n"
+    assert [(n, code) for n, _line, code in doc_lines(text, "a.rst") if code] == [(5, True)]
+    removed = Target(kind=TargetKind.symbol, name="pprint", change=Change.removed, weight=1.0)
+    assert _buckets({"a.rst": text}, removed) == {"a.rst": Bucket.must_update}
+
+
+def test_changed_params_ignore_annotations_and_keyword_only_moves() -> None:
+    before = "post_load(fn=None, pass_many=False, pass_original=False) -> Callable"
+    after = "post_load(fn: Callable | None = None, *, pass_collection: bool = False, "
+    after += "pass_original: bool = False) -> Callable"
+    assert changed_params(before, after) == ["pass_collection", "pass_many"]
+    assert changed_params("open(url, timeout=10)", "open(url, *, timeout)") == ["timeout"]
+    assert changed_params("f(a", "f(a)") == []  # does not parse: unknown
+
+
+def test_a_very_common_name_alone_in_a_code_span_is_not_a_mention() -> None:
+    pr = Target(kind=TargetKind.symbol, name="PR", change=Change.removed, weight=1.0)
+    buckets = _buckets(
+        {
+            "ui.md": "Search attributes `Repo`, `PR` and `Kind` are shown.\n",
+            "code.md": "```python\nfrom worker.search_attributes import PR\n```\n",
+        },
+        pr,
+    )
+    assert buckets == {"code.md": Bucket.must_update}
+
+
+def test_a_moved_config_key_is_stale_only_by_its_full_path() -> None:
+    base = "services:\n  worker:\n    command: run\n    cpus: 2\n"
+    head = "services:\n  workers:\n    command: run\n"
+    changed = [
+        ChangedFile(path="compose.yaml", status=FileStatus.modified, category=FileCategory.config)
+    ]
+    docs = {
+        "moved.md": "Run `prflow <command> --help`; set `command: run`.\n",
+        "full.md": "Set `services.worker.command` in the compose file.\n",
+        "gone.md": "```yaml\ncpus: 2\n```\n",
+    }
+    targets = find_targets(
+        changed, [], MemoryTree({"compose.yaml": base}), MemoryTree({"compose.yaml": head})
+    )
+    found = find_affected_docs(targets, MemoryTree(docs))
+    assert {d.path: d.bucket for d in found.docs} == {
+        "full.md": Bucket.must_update,
+        "gone.md": Bucket.must_update,
+    }
