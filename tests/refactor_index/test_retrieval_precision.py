@@ -171,8 +171,10 @@ def test_a_clear_winner_is_a_bundle_of_one(package: Path) -> None:
 
 
 def test_a_method_named_with_its_class_retrieves_the_module_not_its_stub(package: Path) -> None:
-    paths = bundle_of(package, "Fix handling of TypeError in TypeConversionDict.get()")
-    assert paths == ["pkg/structures.py"]
+    query = "Fix handling of TypeError in TypeConversionDict.get()"
+    assert bundle_of(package, query) == ["pkg/structures.py"]
+    # The stub stays out on its own score, not only by the knee.
+    assert bundle_of(package, query, RetrievalSettings(knee_ratio=1.0)) == ["pkg/structures.py"]
 
 
 def test_without_a_knee_the_bundle_keeps_every_file_over_the_floor(package: Path) -> None:
