@@ -1,4 +1,5 @@
-"""Run: python -m bench.refactor [--only speed|retrieval] [--max-files N] [--min-ratio R].
+"""Run: python -m bench.refactor [--only speed|retrieval] [--max-files N] [--min-ratio R]
+[--knee-ratio K].
 
 Index speed on Django 5.1.4 (cold, then 3 changed files), then retrieval
 precision/recall on the hand-checked directives of ``directives.json``.
@@ -21,11 +22,14 @@ def main() -> int:
     parser.add_argument("--only", choices=["speed", "retrieval"])
     parser.add_argument("--max-files", type=int, default=RetrievalSettings().max_files)
     parser.add_argument("--min-ratio", type=float, default=RetrievalSettings().min_ratio)
+    parser.add_argument("--knee-ratio", type=float, default=RetrievalSettings().knee_ratio)
     args = parser.parse_args()
     work = DEFAULT_ROOT / "refactor"
     try:
         if args.only in (None, "retrieval"):
-            settings = RetrievalSettings(max_files=args.max_files, min_ratio=args.min_ratio)
+            settings = RetrievalSettings(
+                max_files=args.max_files, min_ratio=args.min_ratio, knee_ratio=args.knee_ratio
+            )
             results = retrieval_quality.measure(work, settings)
             retrieval_quality.dump(results, work / "retrieval-bundles.json")
             print("\n".join(retrieval_quality.report(results, settings)), flush=True)

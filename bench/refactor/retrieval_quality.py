@@ -10,8 +10,13 @@ they are left out of the truth.
 
 Anchor: plain BM25 (``rank_bm25``) over each file's whole text split at
 non-word characters, cut to the same bundle size as prflow's bundle for that
-directive. Printed: per-case bundles, macro precision and recall, and last
-prflow's F1 over the anchor's.
+directive. Printed: per-case bundles, macro precision and recall for the
+tuning half, the held-out half and all cases, and last prflow's F1 over the
+anchor's on all cases.
+
+Split: within each package, in file order, even-numbered cases are the tuning
+half and odd-numbered ones the held-out half (:func:`half`). Retrieval rules
+and settings may only be adjusted by looking at tuning-half cases.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class Scored:
     case: Case
     bundle: list[str]
     anchor: list[str]
+    half: str = "tune"
 
     @staticmethod
     def precision(found: list[str], truth: list[str]) -> float:
@@ -65,6 +71,13 @@ class Scored:
 
 def load_cases() -> list[Case]:
     return TypeAdapter(list[Case]).validate_json(CASES.read_bytes())
+
+
+def half(cases: list[Case], position: int) -> str:
+    """``tune`` or ``held``: alternating per package, so both halves cover every package."""
+    package = cases[position].package
+    rank_in_package = sum(1 for c in cases[:position] if c.package == package)
+    return "tune" if rank_in_package % 2 == 0 else "held"
 
 
 def release_tree(work: Path, package: str, version: str) -> Path:
@@ -94,7 +107,7 @@ def measure(work: Path, settings: RetrievalSettings) -> list[Scored]:
     cases = load_cases()
     results: list[Scored] = []
     indexes: dict[tuple[str, str], tuple[Path, RepoIndex, IndexCaches]] = {}
-    for case in cases:
+    for position, case in enumerate(cases):
         key = (case.package, case.base)
         if key not in indexes:
             root = release_tree(work, case.package, case.base)
@@ -106,7 +119,7 @@ def measure(work: Path, settings: RetrievalSettings) -> list[Scored]:
             raise ValueError(f"truth of {case.directive!r} names unindexed files: {missing}")
         bundle = retrieve(case.directive, index, caches, settings).paths()
         anchor = anchor_bundle(root, index, case.directive, max(1, len(bundle)))
-        results.append(Scored(case=case, bundle=bundle, anchor=anchor))
+        results.append(Scored(case=case, bundle=bundle, anchor=anchor, half=half(cases, position)))
     return results
 
 
@@ -126,28 +139,40 @@ def report(results: list[Scored], settings: RetrievalSettings) -> list[str]:
     for r in results:
         hit = set(r.bundle) & set(r.case.truth)
         lines.append(
-            f"{r.case.package} {r.case.head}: {len(hit)}/{len(r.case.truth)} truth in "
+            f"{r.half} {r.case.package} {r.case.head}: {len(hit)}/{len(r.case.truth)} truth in "
             f"{len(r.bundle)} retrieved | {r.case.directive[:70]}"
         )
     packages = sorted({r.case.package for r in results})
-    p, rc = summary(results, "bundle")
-    ap, arc = summary(results, "anchor")
     sizes = [len(r.bundle) for r in results]
     lines += [
         f"{len(results)} directives from {len(packages)} repositories ({', '.join(packages)})",
-        f"bundle: at most {settings.max_files} files, min ratio {settings.min_ratio}; "
-        f"mean size {sum(sizes) / len(sizes):.2f}",
-        f"prflow retrieval: precision {p:.2f}, recall {rc:.2f}, F1 {f1(p, rc):.2f} (goal 0.8 both)",
-        f"anchor BM25 on whole files, same sizes: precision {ap:.2f}, recall {arc:.2f}, "
-        f"F1 {f1(ap, arc):.2f}",
-        f"F1 prflow / anchor: {f1(p, rc) / max(f1(ap, arc), 1e-9):.2f}x",
+        f"bundle: at most {settings.max_files} files, min ratio {settings.min_ratio}, "
+        f"knee ratio {settings.knee_ratio}; mean size {sum(sizes) / len(sizes):.2f}",
     ]
+    ratio = 0.0
+    for name, part in (
+        ("tuning half", [r for r in results if r.half == "tune"]),
+        ("held-out half", [r for r in results if r.half == "held"]),
+        ("all", results),
+    ):
+        if not part:
+            continue
+        p, rc = summary(part, "bundle")
+        ap, arc = summary(part, "anchor")
+        ratio = f1(p, rc) / max(f1(ap, arc), 1e-9)
+        lines += [
+            f"{name} ({len(part)}): prflow precision {p:.2f}, recall {rc:.2f}, F1 {f1(p, rc):.2f}"
+            f" | anchor precision {ap:.2f}, recall {arc:.2f}, F1 {f1(ap, arc):.2f}"
+            f" | ratio {ratio:.2f}x",
+        ]
+    lines.append(f"F1 prflow / anchor (all, goal precision and recall >= 0.8): {ratio:.2f}x")
     return lines
 
 
 def dump(results: list[Scored], path: Path) -> None:
     rows = [
         {
+            "half": r.half,
             "directive": r.case.directive,
             "truth": r.case.truth,
             "bundle": r.bundle,

@@ -1,21 +1,28 @@
 """Hybrid retrieval: which indexed files a directive or task is about.
 
-Three scores of the indexed files, each scaled to [0, 1], are added with
-weights (:func:`fuse`):
+Five scores of the indexed files, each in [0, 1], are added with weights
+(:func:`fuse`):
 
 - **lexical** — BM25+ (``rank_bm25``) over each file's identifier words, with
   its path words counted twice;
+- **symbol** — the same BM25+ over each symbol's own words, a file scoring its best;
 - **semantic** — the best cosine between the query's embedding and the
   file's embedded texts (the file summary and each symbol), scaled from the
   median file (0) to the best (1): a static model gives every file some
   similarity, only the head of the distribution is signal;
 - **named** — files whose path, or one of whose symbols, the query names
-  literally (``parse_config``, ``storage/io.py``, ``Graph.add_edge``).
+  literally (``parse_config``, ``storage/io.py``, ``Graph.add_edge``);
+- **stem** — files whose name the query says as words ("compiler error" and
+  ``compiler.py``).
+
+Barrels and ``.pyi`` stubs beside their module score half: they repeat names
+whose code lives elsewhere.
 
 The top files are then expanded through the import graph: a direct importer
 or import of a seed file joins with a share of the seed's score, so the
 callers a change must update come along. The bundle keeps files scoring at
-least ``min_ratio`` of the best, at most ``max_files``. Only indexed paths
+least ``min_ratio`` of the best, at most ``max_files``, and stops at the knee: the
+first drop between neighbouring scores above ``knee_ratio`` of the best. Only indexed paths
 can be ranked, so every path in a bundle exists in the snapshot.
 """
 
@@ -38,10 +45,23 @@ from prflow.refactor_index.terms import path_terms, query_terms, words
 class RetrievalSettings(BaseModel):
     max_files: int = Field(default=8, ge=1, le=200)
     min_ratio: float = Field(default=0.75, ge=0.0, le=1.0)
+    knee_ratio: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="Stop at the first drop between neighbours larger than this share of the "
+        "best score (1.0: only min_ratio and max_files cut)",
+    )
     seeds_for_expansion: int = Field(default=3, ge=0)
     expansion_share: float = Field(default=0.5, ge=0.0, le=1.0)
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"lexical": 1.0, "symbol": 1.0, "semantic": 0.5, "named": 1.0}
+        default_factory=lambda: {
+            "lexical": 1.0,
+            "symbol": 1.0,
+            "semantic": 0.5,
+            "named": 1.0,
+            "stem": 0.5,
+        }
     )
 
 
@@ -111,13 +131,26 @@ def expand_through_imports(
     return expanded
 
 
-def cut(scores: Mapping[str, float], max_files: int, min_ratio: float) -> list[str]:
-    """The best paths: at most ``max_files``, each scoring at least ``min_ratio`` of the best."""
+def cut(
+    scores: Mapping[str, float], max_files: int, min_ratio: float, knee_ratio: float = 1.0
+) -> list[str]:
+    """The best paths: at most ``max_files``, each scoring at least ``min_ratio`` of the best,
+    and none past the knee: the first drop between neighbours in the ranking larger than
+    ``knee_ratio`` of the best score (1.0: no knee).
+
+    Most directives are about one or two files that stand clear of the rest; files close
+    to each other are kept together, since which of them is meant is a toss-up.
+    """
     ranked = rank(scores)
     if not ranked:
         return []
-    floor = scores[ranked[0]] * min_ratio
-    return [p for p in ranked[:max_files] if scores[p] >= floor]
+    best = scores[ranked[0]]
+    kept = [ranked[0]]
+    for path in ranked[1:max_files]:
+        if scores[path] < best * min_ratio or scores[kept[-1]] - scores[path] > best * knee_ratio:
+            break
+        kept.append(path)
+    return kept
 
 
 def lexical_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, float]:
@@ -155,21 +188,52 @@ def semantic_scores(
 
 _CODE = re.compile(r"``?([^`]+?)``?|'([^'\s]+)'|\"([^\"\s]+)\"")
 _IDENT = re.compile(r"[A-Za-z_][\w.]*\w|[\w./-]+\.\w+")
+_WHOLE_NAME = re.compile(r"@?[A-Za-z_][\w.]*(\(\))?|[\w./-]+\.\w+")
+# camelCase or CapWords with two humps (getUser, TypeError, SSLEOFError), not acronyms
+# or brand spellings (URL, IPv6, MSYS2, DoS), which are words of the prose.
+_CAMEL_NAME = re.compile(r"[a-z][A-Z][a-z]|[A-Z]{2,}[a-z]{2,}|^[a-z]+[A-Z]")
 
 
 def mentioned_names(query: str) -> set[str]:
     """Names the query writes as code: quoted or in backticks, dotted, snake_case or camelCase.
 
     Plain words ("filter", "group") are left out: they name too many symbols by accident.
+    A quoted span counts only when it is one name or path as a whole: the words of
+    ``multipart/x-www-form-urlencoded`` or ``{% trans %}`` are prose, not symbols.
     """
     found: set[str] = set()
     for groups in _CODE.findall(query):
         for quoted in groups:
-            found.update(m.lower() for m in _IDENT.findall(quoted))
+            span = quoted.strip()
+            if span and _WHOLE_NAME.fullmatch(span):
+                found.update(m.lower() for m in _IDENT.findall(span))
     for token in _IDENT.findall(query):
-        if "_" in token or "." in token.strip(".") or (token[1:] != token[1:].lower()):
+        if "_" in token or "." in token.strip(".") or _CAMEL_NAME.search(token):
             found.add(token.lower())
     return {name.strip(".").removeprefix("@") for name in found if len(name.strip(".")) > 2}
+
+
+def _names_symbol(symbol: str, kind: str, mentioned: set[str]) -> bool:
+    """Whether a mention names this symbol (``Class.method``, ``function`` or ``Class``).
+
+    ``TypeConversionDict.get`` names that class and its ``get``, not every ``get``;
+    ``click.group`` names a function or class ``group`` (the first part may be a module).
+    """
+    name = symbol.lower()
+    short = name.rsplit(".", 1)[-1]
+    helper = short.lstrip("_").removeprefix("do_")
+    for mention in mentioned:
+        parts = mention.rstrip("()").split(".")
+        if name == mention or name == ".".join(parts[-2:]):
+            return True
+        if kind == "method" and "." in name:
+            # A method is named by its own dotted name only, or by a bare ``method`` mention.
+            if len(parts) == 1 and short == parts[0]:
+                return True
+            continue
+        if short in (parts[-1], parts[0]) or helper == parts[-1]:
+            return True
+    return False
 
 
 def named_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, float]:
@@ -177,12 +241,11 @@ def named_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, flo
 
     A symbol matches a mentioned name by its full (``Class.method``) or short name, or by
     its last dotted part (``click.command`` names ``command``), or as ``do_<name>`` /
-    ``_<name>`` helpers.
+    ``_<name>`` helpers; a method only by ``Class.method`` or its bare name.
     """
     mentioned = mentioned_names(query)
     if not mentioned:
         return {}
-    shorts = {m.rsplit(".", 1)[-1].rstrip("()") for m in mentioned} | mentioned
     scores: dict[str, float] = {}
     for path, record in records.items():
         score = 0.0
@@ -193,9 +256,7 @@ def named_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, flo
         if any(m == module or module.endswith("." + m) for m in mentioned if "." in m):
             score += 1.0
         for symbol in record.symbols:
-            name = symbol.name.lower()
-            short = name.rsplit(".", 1)[-1]
-            if name in shorts or short in shorts or short.lstrip("_").removeprefix("do_") in shorts:
+            if _names_symbol(symbol.name, symbol.kind, mentioned):
                 score += 0.5 if symbol.kind == "method" else 1.0
         if score:
             scores[path] = score
@@ -226,6 +287,41 @@ def symbol_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, fl
 BARREL_WEIGHT = 0.5
 """Files that only pass names on list every name, so they match everything and change rarely."""
 
+STUB_WEIGHT = 0.5
+"""A ``.pyi`` stub beside its ``.py`` repeats every name of the module; the code is in the .py."""
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def stem_scores(query: str, paths: Iterable[str]) -> dict[str, float]:
+    """1 for files whose name the query says as words: "compiler error" names ``compiler.py``,
+    "shell completion" ``shell_completion.py``, "filters" ``filters.py``.
+
+    A package's ``__init__`` goes by its directory's name. Names under four letters
+    (``io``, ``ext``) are left out: as words they are too often something else.
+    """
+    said = {_singular(w) for w in query_terms(query)}
+    scores: dict[str, float] = {}
+    for path in paths:
+        parts = path.split("/")
+        stem = parts[-1].split(".", 1)[0]
+        if stem == "__init__" and len(parts) > 1:
+            stem = parts[-2]
+        stem_words = [_singular(w) for w in words(stem)]
+        if stem_words and len("".join(stem_words)) >= 4 and all(w in said for w in stem_words):
+            scores[path] = 1.0
+    return scores
+
+
+def _weight(path: str, record: FileRecord, indexed: set[str]) -> float:
+    if record.is_barrel:
+        return BARREL_WEIGHT
+    if path.endswith(".pyi") and path[:-1] in indexed:
+        return STUB_WEIGHT
+    return 1.0
+
 
 def retrieve_files(
     query: str,
@@ -250,16 +346,17 @@ def retrieve_files(
         "symbol": scaled(symbol_scores(query, records)),
         "semantic": scaled(semantic_scores(query_vector, vectors), floor_quantile=0.5),
         "named": scaled(named_scores(query, records)),
+        "stem": stem_scores(query, records),
     }
     rankings = {name: rank(scores)[:10] for name, scores in parts.items()}
     fused = {
-        path: score * (BARREL_WEIGHT if records[path].is_barrel else 1.0)
+        path: score * _weight(path, records[path], indexed)
         for path, score in fuse(parts, settings.weights).items()
     }
     expanded = expand_through_imports(
         fused, index.edges, settings.seeds_for_expansion, settings.expansion_share
     )
-    chosen = cut(expanded, settings.max_files, settings.min_ratio)
+    chosen = cut(expanded, settings.max_files, settings.min_ratio, settings.knee_ratio)
     files = []
     for path in chosen:
         reasons = [name for name, ranking in rankings.items() if path in ranking]
