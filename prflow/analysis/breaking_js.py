@@ -42,7 +42,7 @@ from prflow.analysis.js_surface import (
     owning_root,
     package_roots,
 )
-from prflow.analysis.js_textual import NO_COMPILER, rewritten_members, spread
+from prflow.analysis.js_textual import NO_COMPILER, rewritten_members, spread, through_hidden
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeJudge
@@ -153,7 +153,10 @@ def compare_surfaces(
         not_analysed = [n for n in not_analysed if n.symbol not in judged] + note
     if not judged:
         aliases = (old.aliases, new.aliases)
-        changes += _without_compiler(old.entries.get(".", ""), before, after, changes, aliases)
+        hidden = (old.hidden, new.hidden)
+        changes += _without_compiler(
+            old.entries.get(".", ""), before, after, changes, aliases, hidden
+        )
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
         name = change.symbol
@@ -178,6 +181,7 @@ def _without_compiler(
     after: dict[str, JsExport],
     found: list[BreakingChange],
     aliases: tuple[dict[str, str], dict[str, str]],
+    hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]] = ({}, {}),
 ) -> list[BreakingChange]:
     """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`)."""
     report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
@@ -188,6 +192,12 @@ def _without_compiler(
     changed = {_top(c.symbol) for c in [*found, *report.changes]}
     for name, cause in sorted(spread(before, after, changed).items()):
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
+        report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed |= {_top(c.symbol) for c in report.changes}
+    for name, cause in sorted(through_hidden(before, after, hidden, aliases).items()):
+        if name in changed or name not in before or name not in after:
+            continue
+        detail = f"uses `{cause}`, which is not exported and changed{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     return report.changes
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,6 +37,7 @@ from prflow.source_tree import SourceTree
 
 _CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
 _MAX_DEPTH = 30
+_DECLARED = re.compile(r"\b(?:class|namespace|function|const|let|var)\s+([A-Za-z_$][\w$]*)")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ class PackageSurface:
     """Names declared in statements that did not parse, with their file."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Type aliases declared in the files read (exported or not), by name."""
+    hidden: dict[str, list[JsExport]] = field(default_factory=dict)
+    """Declarations consumers use without naming them, by declared name: the instance side
+    of an ``export =`` class (``import ws = require("ws")`` reaches it only through ``new``)."""
 
 
 def js_parser() -> ParserSpec:
@@ -150,6 +155,8 @@ class SurfaceReader:
             names = self._module_surface(entry, resolver, set(), surface)
             for name, item in _flatten_export_equals(names).items():
                 surface.names[f"{label}{name}"] = item
+            if not label:
+                surface.hidden.update(_export_equals_class(names))
         return surface
 
     def _module_surface(
@@ -229,6 +236,16 @@ def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceIt
         for k, v in names.items()
         if keep_default or (k != "default" and not k.startswith("default."))
     }
+    is_class = default.export.kind == "class" or any(
+        key.startswith("default.")
+        and "." not in key.removeprefix("default.")
+        and item.export.kind in ("method", "property")
+        for key, item in names.items()
+    )  # a class merged with a namespace is recorded as the namespace; its members tell
+    if is_class:
+        # The module is the constructor: ``require("x").prototype`` is a name of it too.
+        prototype = JsExport("prototype", "property", default.export.line, "prototype", static=True)
+        flattened.setdefault("prototype", SurfaceItem(default.file, prototype))
     for key, item in names.items():
         if not key.startswith("default."):
             continue
@@ -238,6 +255,21 @@ def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceIt
             continue  # an instance member: reached through an instance, not the module
         flattened.setdefault(short, SurfaceItem(item.file, replace(item.export, name=short)))
     return flattened
+
+
+def _export_equals_class(names: dict[str, SurfaceItem]) -> dict[str, list[JsExport]]:
+    """``export = C`` of a class: C and its own members, under C's declared name."""
+    default = names.get("default")
+    if default is None or not default.export.export_equals:
+        return {}
+    declared = _DECLARED.search(default.export.declaration)
+    own = [
+        item.export
+        for key, item in sorted(names.items())
+        if (key == "default" or (key.startswith("default.") and key.count(".") == 1))
+        and item.export.kind in ("class", "method", "property")
+    ]
+    return {declared.group(1): own} if declared is not None and own else {}
 
 
 def _manifest(tree: SourceTree, path: str) -> dict[str, Any]:

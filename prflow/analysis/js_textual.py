@@ -25,7 +25,7 @@ from prflow.analysis.js_exports import JsExport
 
 NO_COMPILER = " (tree-sitter, no compiler)"
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
-_SPREADS_TO = frozenset({"class"})
+_SPREADS_TO = frozenset({"class", "interface"})
 _BUILTIN_WORDS = frozenset(
     {"readonly", "typeof", "keyof", "extends", "infer", "new", "in", "is", "asserts", "unique"}
 )
@@ -238,9 +238,25 @@ def _words(export: JsExport) -> set[str]:
     variable that mentions a changed type is, measured against the
     compiler, as often compatible as not.
     """
+    if export.kind == "interface":
+        return {_base_name(base) for base in export.bases} - _BUILTIN_WORDS
     if export.kind != "class":
         return set()
     return set(_WORD.findall(export.type_text or "")) - _BUILTIN_WORDS - {"extends", "implements"}
+
+
+_NARROWING = frozenset({"Omit", "Pick", "Partial", "Required", "Readonly"})
+
+
+def _base_name(base: str) -> str:
+    """The type an interface takes its members from: ``Omit<Config<D>, 'x'>`` -> ``Config``.
+
+    Type arguments of any other base (``Promise<Response>``) are not its members.
+    """
+    head = _head(base)
+    if head in _NARROWING and "<" in base:
+        return _head(base.split("<", 1)[1])
+    return head
 
 
 def _is_method(text: str) -> bool:
@@ -266,3 +282,57 @@ def _top(name: str) -> str:
 
 def _short(name: str) -> str:
     return name.split(":", 1)[-1].split(".", 1)[0]
+
+
+def through_hidden(
+    before: dict[str, JsExport],
+    after: dict[str, JsExport],
+    hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]],
+    local_aliases: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+) -> dict[str, str]:
+    """Exported names that use a changed declaration no consumer can name, with that name.
+
+    A break in an exported declaration belongs to it (its users are reported
+    through it only by a compiler). A declaration the package does not
+    export (an unexported alias, the instance side of an ``export =`` class)
+    cannot carry the break, so it lands on every exported name whose text
+    uses it, as the compiler says when it compares those names.
+    """
+    exported = {_short(name) for name in before} | {_short(name) for name in after}
+    old_texts = {name: _texts(items) for name, items in hidden[0].items()}
+    new_texts = {name: _texts(items) for name, items in hidden[1].items()}
+    for side, aliases in ((old_texts, local_aliases[0]), (new_texts, local_aliases[1])):
+        for name, text in aliases.items():
+            if name not in exported:
+                side.setdefault(name, [_canonical(text)])
+    changed = {
+        name for name in old_texts if name in new_texts and old_texts[name] != new_texts[name]
+    }
+    while True:  # a hidden declaration using a changed one changes with it
+        more = {
+            name
+            for name in old_texts
+            if name not in changed and name in new_texts and _mentions(old_texts[name]) & changed
+        }
+        if not more:
+            break
+        changed |= more
+    if not changed:
+        return {}
+    words: dict[str, set[str]] = {}
+    for name, export in before.items():
+        if _short(name) != "default" and _top(name) in after:
+            words.setdefault(_top(name), set()).update(_mentions(_texts([export])))
+    return {top: sorted(used & changed)[0] for top, used in sorted(words.items()) if used & changed}
+
+
+def _texts(items: Iterable[JsExport]) -> list[str]:
+    """What a declaration says, one canonical text per part, in a stable order."""
+    return sorted(
+        _canonical(" ".join([e.declaration, e.type_text or "", *[t for _, t in e.members or ()]]))
+        for e in items
+    )
+
+
+def _mentions(texts: Iterable[str]) -> set[str]:
+    return {word for text in texts for word in _WORD.findall(text)} - _BUILTIN_WORDS
