@@ -154,8 +154,9 @@ def compare_surfaces(
     if not judged:
         aliases = (old.aliases, new.aliases)
         hidden = (old.hidden, new.hidden)
+        unique = frozenset(old.unique_symbols | new.unique_symbols)
         changes += _without_compiler(
-            old.entries.get(".", ""), before, after, changes, aliases, hidden
+            old.entries.get(".", ""), before, after, changes, aliases, hidden, unique
         )
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
@@ -182,6 +183,7 @@ def _without_compiler(
     found: list[BreakingChange],
     aliases: tuple[dict[str, str], dict[str, str]],
     hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]] = ({}, {}),
+    unique_symbols: frozenset[str] = frozenset(),
 ) -> list[BreakingChange]:
     """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`)."""
     report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
@@ -194,7 +196,8 @@ def _without_compiler(
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     changed |= {_top(c.symbol) for c in report.changes}
-    for name, cause in sorted(through_hidden(before, after, hidden, aliases).items()):
+    reached = through_hidden(before, after, hidden, aliases, unique_symbols)
+    for name, cause in sorted(reached.items()):
         if name in changed or name not in before or name not in after:
             continue
         detail = f"uses `{cause}`, which is not exported and changed{NO_COMPILER}"

@@ -47,7 +47,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-4"
+JS_SURFACE_VERSION = "js-surface-5"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -148,6 +148,8 @@ class JsModule:
     """False when any part of the file did not parse."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Top-level type aliases (exported or not) to their type text, for reading member types."""
+    unique_symbols: tuple[str, ...] = ()
+    """Top-level ``const X: unique symbol`` names: a new release declares a new, unrelated X."""
 
 
 _MODULE_ENCODER = msgspec.json.Encoder()
@@ -199,6 +201,13 @@ def read_module(path: str, text: str) -> JsModule:
             for item in items
             if item.kind == "type" and item.type_text and item.members is None
         },
+        unique_symbols=tuple(
+            sorted(
+                name
+                for name, items in extractor.locals.items()
+                if any(i.kind == "variable" and i.type_text == "unique symbol" for i in items)
+            )
+        ),
     )
 
 

@@ -61,6 +61,8 @@ class PackageSurface:
     """Names declared in statements that did not parse, with their file."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Type aliases declared in the files read (exported or not), by name."""
+    unique_symbols: set[str] = field(default_factory=set)
+    """``unique symbol`` constants declared in the files read: each release's is its own type."""
     hidden: dict[str, list[JsExport]] = field(default_factory=dict)
     """Declarations consumers use without naming them, by declared name: the instance side
     of an ``export =`` class (``import ws = require("ws")`` reaches it only through ``new``)."""
@@ -174,6 +176,7 @@ class SurfaceReader:
             surface.damaged.setdefault(name, path)
         for name, text in module.aliases.items():
             surface.aliases.setdefault(name, text)
+        surface.unique_symbols.update(module.unique_symbols)
         exports = module.exports
         names: dict[str, SurfaceItem] = {}
         stars: list[JsExport] = []

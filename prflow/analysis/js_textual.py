@@ -25,6 +25,7 @@ from prflow.analysis.js_exports import JsExport
 
 NO_COMPILER = " (tree-sitter, no compiler)"
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_ANY = re.compile(r"(?<![\w$])any(?![\w$])")
 _SPREADS_TO = frozenset({"class", "interface"})
 _BUILTIN_WORDS = frozenset(
     {"readonly", "typeof", "keyof", "extends", "infer", "new", "in", "is", "asserts", "unique"}
@@ -57,6 +58,11 @@ def rewritten_members(
             old_meaning, new_meaning = old_meaning - {"undefined"}, new_meaning - {"undefined"}
         if old_meaning == new_meaning:
             return False
+        if any(
+            "any" in m and _ANY.search(t)
+            for m, t in ((old_meaning, old_type), (new_meaning, new_type))
+        ):
+            return False  # ``any`` is assignable to and from every type
         # A type parameter or a generic alias of the package: what it means is the compiler's.
         return not any(
             _WORD.findall(atom)[:1] and (_head(atom) in params or _head(atom) in aliases)
@@ -289,6 +295,7 @@ def through_hidden(
     after: dict[str, JsExport],
     hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]],
     local_aliases: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+    unique_symbols: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
     """Exported names that use a changed declaration no consumer can name, with that name.
 
@@ -297,6 +304,10 @@ def through_hidden(
     export (an unexported alias, the instance side of an ``export =`` class)
     cannot carry the break, so it lands on every exported name whose text
     uses it, as the compiler says when it compares those names.
+
+    A ``unique symbol`` constant of the package is a type of its own in each
+    release: whatever uses it, directly or through other names, exported or
+    not, is unrelated to its old self.
     """
     exported = {_short(name) for name in before} | {_short(name) for name in after}
     old_texts = {name: _texts(items) for name, items in hidden[0].items()}
@@ -317,13 +328,28 @@ def through_hidden(
         if not more:
             break
         changed |= more
-    if not changed:
-        return {}
     words: dict[str, set[str]] = {}
     for name, export in before.items():
         if _short(name) != "default" and _top(name) in after:
             words.setdefault(_top(name), set()).update(_mentions(_texts([export])))
-    return {top: sorted(used & changed)[0] for top, used in sorted(words.items()) if used & changed}
+    found = {top: sorted(used & changed)[0] for top, used in words.items() if used & changed}
+    tainted = set(unique_symbols)
+    while tainted:  # through every name, exported or not
+        more = {
+            name: sorted(used & tainted)[0]
+            for name, used in [
+                *((n, _mentions(t)) for n, t in old_texts.items()),
+                *((_short(top), used) for top, used in words.items()),
+            ]
+            if name not in tainted and used & tainted
+        }
+        if not more:
+            break
+        tainted |= set(more)
+        for top in words:
+            if _short(top) in more:
+                found.setdefault(top, more[_short(top)])
+    return dict(sorted(found.items()))
 
 
 def _texts(items: Iterable[JsExport]) -> list[str]:
