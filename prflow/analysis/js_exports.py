@@ -150,6 +150,8 @@ class JsModule:
     """Top-level type aliases (exported or not) to their type text, for reading member types."""
     unique_symbols: tuple[str, ...] = ()
     """Top-level ``const X: unique symbol`` names: a new release declares a new, unrelated X."""
+    imports: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Local names bound by ``import``: (module specifier, imported name or ``*``/``default``)."""
 
 
 _MODULE_ENCODER = msgspec.json.Encoder()
@@ -201,6 +203,7 @@ def read_module(path: str, text: str) -> JsModule:
             for item in items
             if item.kind == "type" and item.type_text and item.members is None
         },
+        imports=dict(extractor.imports),
         unique_symbols=tuple(
             sorted(
                 name

@@ -37,6 +37,8 @@ from prflow.source_tree import SourceTree
 
 _CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
 _MAX_DEPTH = 30
+_HIDDEN_DEPTH = 4
+_TYPE_WORD = re.compile(r"(?<![\w$.])[A-Z][\w$]*")
 _DECLARED = re.compile(r"\b(?:class|namespace|function|const|let|var)\s+([A-Za-z_$][\w$]*)")
 
 
@@ -159,6 +161,7 @@ class SurfaceReader:
                 surface.names[f"{label}{name}"] = item
             if not label:
                 surface.hidden.update(_export_equals_class(names))
+                self._hidden_types(resolver, surface)
         return surface
 
     def _module_surface(
@@ -195,6 +198,68 @@ class SurfaceReader:
                 if name != "default" and name.split(".", 1)[0] not in names:
                     names.setdefault(name, item)
         return names
+
+    def _hidden_types(self, resolver: JsResolver, surface: PackageSurface) -> None:
+        """Declarations the main entry's names use without exporting them, by name.
+
+        ``export const asyncScheduler: AsyncScheduler`` with ``AsyncScheduler``
+        imported from a module the entry does not re-export: consumers use
+        ``AsyncScheduler`` (and what it uses) without being able to name it.
+        """
+        exported = {_short_name(key) for key in surface.names}
+        frontier: list[tuple[str, JsExport]] = [
+            (item.file, item.export) for key, item in surface.names.items() if ":" not in key
+        ]
+        seen: set[str] = set(exported) | set(surface.hidden)
+        read: dict[str, dict[str, SurfaceItem]] = {}
+        for _ in range(_HIDDEN_DEPTH):
+            following: list[tuple[str, JsExport]] = []
+            for path, export in frontier:
+                module = self.module(path)
+                if module is None:
+                    continue
+                for word in sorted(_mentioned(export) - seen):
+                    found = self._declaration(path, module, word, resolver, read)
+                    if found is None:
+                        continue
+                    seen.add(word)
+                    where, items = found
+                    surface.hidden[word] = items
+                    following += [(where, item) for item in items]
+            frontier = following
+            if not frontier:
+                break
+
+    def _declaration(
+        self,
+        path: str,
+        module: JsModule,
+        word: str,
+        resolver: JsResolver,
+        read: dict[str, dict[str, SurfaceItem]],
+    ) -> tuple[str, list[JsExport]] | None:
+        """``word`` as ``path`` sees it: declared there, or imported from a module of ours."""
+        where, wanted = path, word
+        if word not in module.exports:
+            imported = module.imports.get(word)
+            if imported is None or imported[1] in ("*", "default"):
+                return None
+            target = resolver.resolve(path, imported[0])
+            if target is None:
+                return None
+            where, wanted = target, imported[1]
+        if where not in read:
+            read[where] = self._module_surface(where, resolver, set(), PackageSurface("", {}))
+        names = read[where]
+        items = [
+            replace(item.export, name=word + key[len(wanted) :])
+            for key, item in sorted(names.items())
+            if key == wanted or (key.startswith(f"{wanted}.") and key.count(".") == 1)
+        ]
+        files = {item.file for key, item in names.items() if key == wanted}
+        if not items or any(i.kind in ("reexport", "star") for i in items):
+            return None
+        return (min(files) if files else where), items
 
     def _follow(
         self,
@@ -258,6 +323,18 @@ def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceIt
             continue  # an instance member: reached through an instance, not the module
         flattened.setdefault(short, SurfaceItem(item.file, replace(item.export, name=short)))
     return flattened
+
+
+def _short_name(key: str) -> str:
+    return key.split(":", 1)[-1].split(".", 1)[0]
+
+
+def _mentioned(export: JsExport) -> set[str]:
+    """Capitalised names a declaration's text uses (types and classes, by convention)."""
+    parts = [export.declaration, export.type_text or "", export.returns or ""]
+    parts += [text for _, text in export.members or ()]
+    parts += [p.type or "" for p in export.params or ()]
+    return {w for w in _TYPE_WORD.findall(" ".join(parts)) if w != export.name.split(".")[0]}
 
 
 def _export_equals_class(names: dict[str, SurfaceItem]) -> dict[str, list[JsExport]]:
