@@ -42,7 +42,13 @@ from prflow.analysis.js_surface import (
     owning_root,
     package_roots,
 )
-from prflow.analysis.js_textual import NO_COMPILER, rewritten_members, spread, through_hidden
+from prflow.analysis.js_textual import (
+    NO_COMPILER,
+    hidden_pairs,
+    rewritten_members,
+    spread,
+    through_hidden,
+)
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeJudge
@@ -185,24 +191,46 @@ def _without_compiler(
     hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]] = ({}, {}),
     unique_symbols: frozenset[str] = frozenset(),
 ) -> list[BreakingChange]:
-    """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`)."""
+    """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`).
+
+    Declarations the entry's names use without exporting them are judged by
+    the same rules; their changes land on the exported names that use them.
+    """
     report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
-    for name, reasons in sorted(rewritten_members(before, after, aliases).items()):
+    old_hidden, new_hidden = hidden_pairs(before, hidden, aliases)
+    hidden_found = compare_exports(file, old_hidden, new_hidden)
+    both_before, both_after = {**old_hidden, **before}, {**new_hidden, **after}
+    for name, reasons in sorted(rewritten_members(both_before, both_after, aliases).items()):
         if name in before and name in after:
             detail = "; ".join(reasons) + NO_COMPILER
             report.changed(before[name], after[name], BreakingKind.changed_type, detail)
-    changed = {_top(c.symbol) for c in [*found, *report.changes]}
-    for name, cause in sorted(spread(before, after, changed).items()):
+        elif name in old_hidden:
+            hidden_found.append(_hidden_change(file, old_hidden[name]))
+    changed = {_top(c.symbol) for c in [*found, *report.changes, *hidden_found]}
+    for name, cause in sorted(spread(both_before, both_after, changed).items()):
+        if name in old_hidden:
+            hidden_found.append(_hidden_change(file, old_hidden[name]))
+            continue
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     changed |= {_top(c.symbol) for c in report.changes}
-    reached = through_hidden(before, after, hidden, aliases, unique_symbols)
+    changed_hidden = {_top(c.symbol) for c in hidden_found}
+    reached = through_hidden(
+        before, after, (old_hidden, new_hidden), changed_hidden, unique_symbols
+    )
     for name, cause in sorted(reached.items()):
         if name in changed or name not in before or name not in after:
             continue
         detail = f"uses `{cause}`, which is not exported and changed{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     return report.changes
+
+
+def _hidden_change(file: str, export: JsExport) -> BreakingChange:
+    """A marker for a hidden declaration judged changed (never reported itself)."""
+    report = _Report(file, "typescript")
+    report.changed(export, export, BreakingKind.changed_type, "hidden")
+    return report.changes[0]
 
 
 def _declared_in(paths: frozenset[str], base: SurfaceReader, head: SurfaceReader) -> frozenset[str]:

@@ -343,13 +343,15 @@ def _export_equals_class(names: dict[str, SurfaceItem]) -> dict[str, list[JsExpo
     if default is None or not default.export.export_equals:
         return {}
     declared = _DECLARED.search(default.export.declaration)
+    if declared is None:
+        return {}
     own = [
-        item.export
+        replace(item.export, name=declared.group(1) + key.removeprefix("default"))
         for key, item in sorted(names.items())
         if (key == "default" or (key.startswith("default.") and key.count(".") == 1))
         and item.export.kind in ("class", "method", "property")
     ]
-    return {declared.group(1): own} if declared is not None and own else {}
+    return {declared.group(1): own} if own else {}
 
 
 def _manifest(tree: SourceTree, path: str) -> dict[str, Any]:

@@ -290,41 +290,56 @@ def _short(name: str) -> str:
     return name.split(":", 1)[-1].split(".", 1)[0]
 
 
+def hidden_pairs(
+    exported: Iterable[str],
+    hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]],
+    local_aliases: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+) -> tuple[dict[str, JsExport], dict[str, JsExport]]:
+    """Declarations no consumer of the old release can name, on both sides, keyed like names.
+
+    Those found on one side only are left out: what replaced them is judged
+    through the exported names that use them.
+    """
+    shorts = {_short(name) for name in exported}
+    sides: tuple[dict[str, JsExport], dict[str, JsExport]] = ({}, {})
+    for side, declared, aliases in zip(sides, hidden, local_aliases, strict=True):
+        for name, items in declared.items():
+            if name not in shorts and all(name in h for h in hidden):
+                side.update({item.name: item for item in items})
+        for name, text in aliases.items():
+            if name not in shorts and name not in side and all(name in a for a in local_aliases):
+                side[name] = JsExport(name, "type", 0, f"type {name} = {text}", type_text=text)
+    return sides
+
+
 def through_hidden(
     before: dict[str, JsExport],
     after: dict[str, JsExport],
-    hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]],
-    local_aliases: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+    hidden: tuple[dict[str, JsExport], dict[str, JsExport]],
+    changed_hidden: Iterable[str],
     unique_symbols: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
     """Exported names that use a changed declaration no consumer can name, with that name.
 
     A break in an exported declaration belongs to it (its users are reported
     through it only by a compiler). A declaration the package does not
-    export (an unexported alias, the instance side of an ``export =`` class)
-    cannot carry the break, so it lands on every exported name whose text
-    uses it, as the compiler says when it compares those names.
+    export (an unexported alias or class, the instance side of an ``export =``
+    class) cannot carry the break, so it lands on every exported name whose
+    text uses it, as the compiler says when it compares those names.
+    ``changed_hidden`` are the hidden names judged changed by the same rules
+    as exported ones.
 
     A ``unique symbol`` constant of the package is a type of its own in each
     release: whatever uses it, directly or through other names, exported or
     not, is unrelated to its old self.
     """
-    exported = {_short(name) for name in before} | {_short(name) for name in after}
-    old_texts = {name: _texts(items) for name, items in hidden[0].items()}
-    new_texts = {name: _texts(items) for name, items in hidden[1].items()}
-    for side, aliases in ((old_texts, local_aliases[0]), (new_texts, local_aliases[1])):
-        for name, text in aliases.items():
-            if name not in exported:
-                side.setdefault(name, [_canonical(text)])
-    changed = {
-        name for name in old_texts if name in new_texts and old_texts[name] != new_texts[name]
-    }
+    uses: dict[str, set[str]] = {}
+    for name, export in hidden[0].items():
+        if _top(name) in hidden[1]:
+            uses.setdefault(_short(name), set()).update(_mentions(_texts([export])))
+    changed = set(changed_hidden)
     while True:  # a hidden declaration using a changed one changes with it
-        more = {
-            name
-            for name in old_texts
-            if name not in changed and name in new_texts and _mentions(old_texts[name]) & changed
-        }
+        more = {name for name, used in uses.items() if name not in changed and used & changed}
         if not more:
             break
         changed |= more
@@ -337,10 +352,7 @@ def through_hidden(
     while tainted:  # through every name, exported or not
         more = {
             name: sorted(used & tainted)[0]
-            for name, used in [
-                *((n, _mentions(t)) for n, t in old_texts.items()),
-                *((_short(top), used) for top, used in words.items()),
-            ]
+            for name, used in [*uses.items(), *((_short(t), u) for t, u in words.items())]
             if name not in tainted and used & tainted
         }
         if not more:
