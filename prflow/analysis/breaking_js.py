@@ -34,7 +34,13 @@ from prflow.analysis.findings import (
     Language,
     NotAnalysed,
 )
-from prflow.analysis.js_exports import JsExport, JsParam, is_js_path, is_typescript_path
+from prflow.analysis.js_exports import (
+    JsExport,
+    JsParam,
+    MemberSignature,
+    is_js_path,
+    is_typescript_path,
+)
 from prflow.analysis.js_surface import (
     PackageSurface,
     SurfaceReader,
@@ -658,7 +664,47 @@ def _member_differences(
         for name, text in own_new.items():
             if name not in all_old and _is_required_member(name, text):
                 notes.append(f"required member `{text}` was added")
+    notes += _signature_differences(before, after)
     return [(BreakingKind.changed_type, note) for note in notes]
+
+
+def _signature_differences(before: JsExport, after: JsExport) -> list[str]:
+    """Callable members (call signatures, methods, function-typed properties) by their parameters.
+
+    Consumers both call and implement an interface: a parameter removed or a
+    required one added breaks one of them; no overload taking as many
+    arguments breaks callers. A parameter made required breaks implementers
+    of a call signature or function property, whose parameters the compiler
+    compares strictly (not a method's).
+    """
+    olds: dict[str, list[MemberSignature]] = {}
+    news: dict[str, list[MemberSignature]] = {}
+    for group, export in ((olds, before), (news, after)):
+        for signature in export.member_signatures:
+            group.setdefault(signature.name, []).append(signature)
+    notes: list[str] = []
+    for name, old_sigs in olds.items():
+        new_sigs = news.get(name)
+        if not new_sigs or old_sigs[0].strict != new_sigs[0].strict:
+            continue
+        shown = {"call_signature": "call signature", "construct_signature": "constructor"}
+        label = shown.get(name, f"member `{name}`")
+        if len(old_sigs) > 1 or len(new_sigs) > 1:
+            lost = _overload_differences([s.params for s in old_sigs], [s.params for s in new_sigs])
+            notes += [f"{label}: {detail}" for _, detail in lost]
+            continue
+        old_params, new_params = old_sigs[0].params, new_sigs[0].params
+        if any(p.rest for p in old_params + new_params):
+            continue
+        if len(new_params) < len(old_params):
+            notes.append(f"{label}: parameter `{old_params[len(new_params)].name}` was removed")
+        for new in new_params[len(old_params) :]:
+            if not new.optional:
+                notes.append(f"{label}: required parameter `{new.name}` was added")
+        for old, new in zip(old_params, new_params, strict=False):
+            if old_sigs[0].strict and old.optional and not new.optional:
+                notes.append(f"{label}: parameter `{new.name}` became required")
+    return notes
 
 
 def _member_type(text: str) -> str | None:
