@@ -582,10 +582,19 @@ def _callable_differences(before: JsExport, after: JsExport) -> list[Difference]
                 (BreakingKind.changed_signature, f"required parameter `{new.name}` was added")
             )
     found += _local_type_differences(before, after)
-    if incompatible(before.returns, after.returns, Flow.out_of):
+    if incompatible(before.returns, after.returns, Flow.out_of) or _now_void(
+        before.returns, after.returns
+    ):
         detail = f"return type changed from {before.returns} to {after.returns}"
         found.append((BreakingKind.changed_type, detail))
     return found
+
+
+def _now_void(old: str | None, new: str | None) -> bool:
+    """A result callers used (any type but ``void``/``any``/``undefined``) is no more."""
+    if old is None or new is None or new.strip() != "void":
+        return False
+    return not re.search(r"(?<![\w$])(?:void|any|unknown|undefined|never)(?![\w$])", old)
 
 
 def _local_type_differences(before: JsExport, after: JsExport) -> list[Difference]:
