@@ -54,6 +54,7 @@ from prflow.analysis.js_textual import (
     rewritten_members,
     spread,
     through_hidden,
+    through_removed,
 )
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
@@ -219,6 +220,11 @@ def _without_compiler(
             continue
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed |= {_top(c.symbol) for c in report.changes}
+    for name, cause in sorted(through_removed(before, after).items()):
+        if name not in changed and name in before and name in after:
+            detail = f"rewritten without `{cause}`, which is no longer exported{NO_COMPILER}"
+            report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     changed |= {_top(c.symbol) for c in report.changes}
     changed_hidden = {_top(c.symbol) for c in hidden_found}
     reached = through_hidden(

@@ -374,3 +374,31 @@ def _texts(items: Iterable[JsExport]) -> list[str]:
 
 def _mentions(texts: Iterable[str]) -> set[str]:
     return {word for text in texts for word in _WORD.findall(text)} - _BUILTIN_WORDS
+
+
+def through_removed(before: dict[str, JsExport], after: dict[str, JsExport]) -> dict[str, str]:
+    """Exported names whose text changed and used a type the package no longer exports.
+
+    A function or function type rewritten around a name that is gone
+    (``PreloadedState<S>`` dropped, its role taken by new type parameters) is
+    rewritten in meaning, not only in spelling.
+    """
+    gone = {_short(name) for name in before if _top(name) not in after and name == _top(name)}
+    if not gone:
+        return {}
+    old_texts: dict[str, list[JsExport]] = {}
+    new_texts: dict[str, list[JsExport]] = {}
+    for side, exports in ((old_texts, before), (new_texts, after)):
+        for name, export in exports.items():
+            side.setdefault(_top(name), []).append(export)
+    found: dict[str, str] = {}
+    for top, exports in sorted(old_texts.items()):
+        if top not in new_texts:
+            continue
+        main = next((e for e in exports if e.name == top), None)
+        if main is None or not (main.is_callable or "=>" in (main.type_text or "")):
+            continue  # a signature: the removed type was a parameter's or the result's
+        used = _mentions(_texts(exports)) & gone
+        if used and _texts(exports) != _texts(new_texts[top]):
+            found[top] = sorted(used)[0]
+    return found
