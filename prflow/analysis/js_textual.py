@@ -82,6 +82,8 @@ def rewritten_members(
                 and differs(old.type_text or "", new.type_text or "")
             ):
                 found.setdefault(name, []).append(f"`{old.type_text}` became `{new.type_text}`")
+            elif lost := _lost_atoms(old, new, old_aliases, new_aliases):
+                found.setdefault(name, []).append(f"no longer admits `{'`, `'.join(lost)}`")
         elif old.kind in ("interface", "type") and old.members and new.members is not None:
             fresh = dict(new.members)
             params = _type_parameters(old) | _type_parameters(new)
@@ -108,6 +110,35 @@ def rewritten_members(
     return found
 
 
+def _lost_atoms(
+    old: JsExport, new: JsExport, old_aliases: dict[str, str], new_aliases: dict[str, str]
+) -> list[str]:
+    """Named members of a union alias that the new union no longer has.
+
+    Only unions of two or more members on both sides, a named member (not a
+    type parameter, literal or function type) missing from the new union
+    with its aliases expanded: ``Unsubscribable | Function | void`` ->
+    ``Subscription | Unsubscribable | (() => void) | void`` lost ``Function``.
+    """
+    old_parts = split_union(_canonical(old.type_text or ""))
+    new_parts = split_union(_canonical(new.type_text or ""))
+    if len(old_parts) < 2 or len(new_parts) < 2:
+        return []
+    params = _type_parameters(old) | _type_parameters(new)
+    now = _meaning(new.type_text or "", new_aliases)
+    if "any" in now or any(_head(atom) in params for atom in now):
+        return []
+    heads = {_head(atom) for atom in now}
+    lost = []
+    for atom in sorted(_meaning(old.type_text or "", old_aliases)):
+        head = _head(atom)
+        named = _NAMED_ATOM.fullmatch(atom) and head not in params and head not in _BUILTIN_WORDS
+        if named and atom not in now and head not in heads:
+            lost.append(atom)
+    return lost
+
+
+_NAMED_ATOM = re.compile(r"[A-Za-z_$][\w$.]*(?:<.*>)?")
 _PLAIN_ATOM = re.compile(r"(?:readonly )?[A-Za-z_$][\w$.]*(?:<.*>)?(?:\[\])*|'[^']*'|-?\d+|\{\}")
 
 
