@@ -246,6 +246,8 @@ def spread(
         if top not in after:
             continue
         words.setdefault(top, set()).update(_words(export))
+        if top != name and export.kind in ("method", "property") and not export.static:
+            words[top].update(_mentions(_texts([export])))
         if top == name:
             kinds[top] = export.kind
     broken = {_short(name): name for name in changed}
