@@ -54,6 +54,7 @@ from prflow.analysis.js_textual import (
     rewritten_members,
     spread,
     through_hidden,
+    through_nested,
     through_removed,
 )
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
@@ -220,6 +221,12 @@ def _without_compiler(
             continue
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed |= {_top(c.symbol) for c in report.changes}
+    nested = [c.symbol for c in [*found, *report.changes]]
+    for name, cause in sorted(through_nested(before, after, nested).items()):
+        if name not in changed and name in before and name in after:
+            detail = f"uses `{cause}`, which changed{NO_COMPILER}"
+            report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     changed |= {_top(c.symbol) for c in report.changes}
     for name, cause in sorted(through_removed(before, after).items()):
         if name not in changed and name in before and name in after:

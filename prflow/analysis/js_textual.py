@@ -435,3 +435,50 @@ def through_removed(before: dict[str, JsExport], after: dict[str, JsExport]) -> 
         if used and _texts(exports) != _texts(new_texts[top]):
             found[top] = sorted(used)[0]
     return found
+
+
+def through_nested(
+    before: dict[str, JsExport], after: dict[str, JsExport], changed: Iterable[str]
+) -> dict[str, str]:
+    """Exported names that use a changed type nested in a namespace (``Seq.Indexed<T>``).
+
+    Consumers name it only through its namespace, so, like an unexported
+    declaration, it does not carry the break for what uses it: the compiler
+    reports each user.
+    """
+    nested = set()
+    for name in changed:
+        key = name.split(":", 1)[-1]
+        while "." in key:
+            export = before.get(key)
+            if export is not None and export.kind in ("interface", "type", "class"):
+                nested.add(key)
+            key = key.rsplit(".", 1)[0]
+    tops = {_short(name) for name in changed}
+    inner = {
+        key: _words(export)
+        for key, export in before.items()
+        if ":" not in key and "." in key and export.kind in ("interface", "class")
+    }
+    while True:  # a nested interface or class extending a changed one changes with it
+        known = tops | nested | {key.rsplit(".", 1)[-1] for key in nested}
+        more = {key for key, bases in inner.items() if key not in nested and bases & known}
+        if not more:
+            break
+        nested |= more
+    if not nested:
+        return {}
+    pattern = re.compile(
+        r"(?<![\w$.])(" + "|".join(re.escape(n) for n in sorted(nested)) + r")(?![\w$])"
+    )
+    found: dict[str, str] = {}
+    for name, export in sorted(before.items()):
+        top = _top(name)
+        if top in found or top not in after or ":" in name:
+            continue
+        for text in _texts([export]):
+            match = pattern.search(text)
+            if match and not match.group(1).startswith(f"{top}."):
+                found[top] = match.group(1)
+                break
+    return found
