@@ -84,6 +84,8 @@ def rewritten_members(
                 found.setdefault(name, []).append(f"`{old.type_text}` became `{new.type_text}`")
             elif lost := _lost_atoms(old, new, old_aliases, new_aliases):
                 found.setdefault(name, []).append(f"no longer admits `{'`, `'.join(lost)}`")
+            elif required := _now_requires(old, new, after):
+                found.setdefault(name, []).append(f"now also requires `{required}`")
         elif old.kind in ("interface", "type") and old.members and new.members is not None:
             fresh = dict(new.members)
             params = _type_parameters(old) | _type_parameters(new)
@@ -136,6 +138,46 @@ def _lost_atoms(
         if named and atom not in now and head not in heads:
             lost.append(atom)
     return lost
+
+
+def _now_requires(old: JsExport, new: JsExport, after: dict[str, JsExport]) -> str | None:
+    """A part the alias's intersection gained that old values cannot have: a class or an
+    interface of the package with required members (``Headers`` -> ``Headers & AxiosHeaders``).
+    """
+    old_heads = {_head(part) for part in _split_top(_canonical(old.type_text or ""), "&")}
+    for part in _split_top(_canonical(new.type_text or ""), "&"):
+        head = _head(part)
+        target = after.get(head)
+        if head in old_heads or target is None or head in _type_parameters(new):
+            continue
+        if target.kind == "class" and any(
+            (key.startswith(f"{head}.") and not e.static and not e.optional and e.kind != "method")
+            or (key.startswith(f"{head}.") and e.kind == "method" and not e.static)
+            for key, e in after.items()
+            if key.count(".") == 1 and not key.endswith(".constructor")
+        ):
+            return head
+        if target.kind == "interface" and any(
+            "(" not in text.split(":", 1)[0] and not text.split(":", 1)[0].rstrip().endswith("?")
+            for _, text in target.members or ()
+        ):
+            return head
+    return None
+
+
+def _split_top(text: str, separator: str) -> list[str]:
+    """Top-level parts of a type joined by ``separator`` (``&``), brackets kept whole."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>" and not (char == ">" and text[index - 1 : index] == "="):
+            depth -= 1
+        elif char == separator and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
 
 
 _NAMED_ATOM = re.compile(r"[A-Za-z_$][\w$.]*(?:<.*>)?")
