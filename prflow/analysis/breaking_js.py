@@ -215,7 +215,12 @@ def _without_compiler(
         elif name in old_hidden:
             hidden_found.append(_hidden_change(file, old_hidden[name]))
     changed = {_top(c.symbol) for c in [*found, *report.changes, *hidden_found]}
+    old_scope, new_scope = _Scope(both_before), _Scope(both_after)
     for name, cause in sorted(spread(both_before, both_after, changed).items()):
+        if both_before[name].kind == "interface" and both_after[name].kind == "interface":
+            old_all = old_scope.members(both_before[name])
+            if old_all is not None and old_all == new_scope.members(both_after[name]):
+                continue  # its members, inherited ones included, read the same
         if name in old_hidden:
             hidden_found.append(_hidden_change(file, old_hidden[name]))
             continue

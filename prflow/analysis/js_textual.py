@@ -474,9 +474,18 @@ def through_removed(before: dict[str, JsExport], after: dict[str, JsExport]) -> 
         if main is None or not (main.is_callable or "=>" in (main.type_text or "")):
             continue  # a signature: the removed type was a parameter's or the result's
         used = _mentions(_texts(exports)) & gone
+        now = " ".join(_texts(new_texts[top]))
+        used = {word for word in used if not _inlined(before.get(word), now)}
         if used and _texts(exports) != _texts(new_texts[top]):
             found[top] = sorted(used)[0]
     return found
+
+
+def _inlined(alias: JsExport | None, text: str) -> bool:
+    """The removed alias's own text now stands where it was used (``Func0<R>`` -> ``() => R``)."""
+    if alias is None or alias.kind != "type" or not alias.type_text:
+        return False
+    return _canonical(alias.type_text) in text
 
 
 def through_nested(
