@@ -425,17 +425,17 @@ def through_hidden(
     found = {top: sorted(used & changed)[0] for top, used in words.items() if used & changed}
     tainted = set(unique_symbols)
     while tainted:  # through every name, exported or not
-        more = {
+        through: dict[str, str] = {
             name: sorted(used & tainted)[0]
             for name, used in [*uses.items(), *((_short(t), u) for t, u in words.items())]
             if name not in tainted and used & tainted
         }
-        if not more:
+        if not through:
             break
-        tainted |= set(more)
+        tainted |= set(through)
         for top in words:
-            if _short(top) in more:
-                found.setdefault(top, more[_short(top)])
+            if _short(top) in through:
+                found.setdefault(top, through[_short(top)])
     return dict(sorted(found.items()))
 
 
@@ -461,22 +461,23 @@ def through_removed(before: dict[str, JsExport], after: dict[str, JsExport]) -> 
     gone = {_short(name) for name in before if _top(name) not in after and name == _top(name)}
     if not gone:
         return {}
-    old_texts: dict[str, list[JsExport]] = {}
-    new_texts: dict[str, list[JsExport]] = {}
-    for side, exports in ((old_texts, before), (new_texts, after)):
-        for name, export in exports.items():
+    old_parts: dict[str, list[JsExport]] = {}
+    new_parts: dict[str, list[JsExport]] = {}
+    for side, surface in ((old_parts, before), (new_parts, after)):
+        for name, export in surface.items():
             side.setdefault(_top(name), []).append(export)
     found: dict[str, str] = {}
-    for top, exports in sorted(old_texts.items()):
-        if top not in new_texts:
+    for top, parts in sorted(old_parts.items()):
+        if top not in new_parts:
             continue
-        main = next((e for e in exports if e.name == top), None)
+        main = next((e for e in parts if e.name == top), None)
         if main is None or not (main.is_callable or "=>" in (main.type_text or "")):
             continue  # a signature: the removed type was a parameter's or the result's
-        used = _mentions(_texts(exports)) & gone
-        now = " ".join(_texts(new_texts[top]))
-        used = {word for word in used if not _inlined(before.get(word), now)}
-        if used and _texts(exports) != _texts(new_texts[top]):
+        now = " ".join(_texts(new_parts[top]))
+        used = {
+            word for word in _mentions(_texts(parts)) & gone if not _inlined(before.get(word), now)
+        }
+        if used and _texts(parts) != _texts(new_parts[top]):
             found[top] = sorted(used)[0]
     return found
 
