@@ -40,6 +40,7 @@ _FUNCTION_NODES = {
 }
 _CLASS_NODES = {"class_declaration", "abstract_class_declaration", "class"}
 _METHOD_NODES = {"method_definition", "method_signature", "abstract_method_signature"}
+_TYPE_KINDS = ("interface", "type")
 _TYPE_DECLARATIONS = {"interface_declaration", "type_alias_declaration"}
 _DECLARED_NAME = re.compile(
     r"\b(?:interface|type|class|function|enum|namespace|module|const|let|var)\s+([A-Za-z_$][\w$]*)"
@@ -47,7 +48,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-6"
+JS_SURFACE_VERSION = "js-surface-7"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -443,6 +444,11 @@ class _Extractor:
 
     def _add(self, item: JsExport) -> None:
         existing = self.exports.get(item.name)
+        if existing is not None and item.kind == "namespace" and existing.kind in _TYPE_KINDS:
+            # ``interface Seq`` merged with ``namespace Seq``: the namespace's members are
+            # names of their own; the interface keeps its members to compare.
+            self.exported_locals.add(item.name.split(".", 1)[0])
+            return
         if existing is not None and existing.is_callable and item.is_callable:
             # Overloads: the surface is every signature together.
             item = replace(
