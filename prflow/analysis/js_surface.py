@@ -66,8 +66,9 @@ class PackageSurface:
     unique_symbols: set[str] = field(default_factory=set)
     """``unique symbol`` constants declared in the files read: each release's is its own type."""
     hidden: dict[str, list[JsExport]] = field(default_factory=dict)
-    """Declarations consumers use without naming them, by declared name: the instance side
-    of an ``export =`` class (``import ws = require("ws")`` reaches it only through ``new``)."""
+    """Declarations consumers use without naming them, by declared name (the declaration and
+    its members): classes, interfaces and aliases the main entry's names use but the entry
+    does not export, and the instance side of an ``export =`` class."""
 
 
 def js_parser() -> ParserSpec:
@@ -219,7 +220,7 @@ class SurfaceReader:
                 if module is None:
                     continue
                 for word in sorted(_mentioned(export) - seen):
-                    found = self._declaration(path, module, word, resolver, read)
+                    found = self._declaration(path, module, word, resolver, read, surface)
                     if found is None:
                         continue
                     seen.add(word)
@@ -237,6 +238,7 @@ class SurfaceReader:
         word: str,
         resolver: JsResolver,
         read: dict[str, dict[str, SurfaceItem]],
+        surface: PackageSurface,
     ) -> tuple[str, list[JsExport]] | None:
         """``word`` as ``path`` sees it: declared there, or imported from a module of ours."""
         where, wanted = path, word
@@ -249,7 +251,11 @@ class SurfaceReader:
                 return None
             where, wanted = target, imported[1]
         if where not in read:
-            read[where] = self._module_surface(where, resolver, set(), PackageSurface("", {}))
+            scratch = PackageSurface("", {})  # what it cannot read is not the surface's
+            read[where] = self._module_surface(where, resolver, set(), scratch)
+            for name, text in scratch.aliases.items():
+                surface.aliases.setdefault(name, text)
+            surface.unique_symbols |= scratch.unique_symbols
         names = read[where]
         items = [
             replace(item.export, name=word + key[len(wanted) :])
