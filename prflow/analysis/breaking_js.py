@@ -51,6 +51,7 @@ from prflow.analysis.js_surface import (
 from prflow.analysis.js_textual import (
     NO_COMPILER,
     hidden_pairs,
+    retyped_values,
     rewritten_members,
     spread,
     through_hidden,
@@ -226,6 +227,13 @@ def _without_compiler(
             continue
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    declared = {name: items[0] for name, items in hidden[1].items() if items}
+    declared.update({name: export for name, export in after.items() if "." not in name})
+    for name, reason in sorted(retyped_values(before, after, declared).items()):
+        if name not in changed:
+            report.changed(
+                before[name], after[name], BreakingKind.changed_type, reason + NO_COMPILER
+            )
     changed |= {_top(c.symbol) for c in report.changes}
     nested = [c.symbol for c in [*found, *report.changes]]
     for name, cause in sorted(through_nested(before, after, nested).items()):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from prflow.analysis.js_exports import JsExport
+from prflow.analysis.js_exports import JsExport, read_module
 
 NO_COMPILER = " (tree-sitter, no compiler)"
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
@@ -534,3 +534,39 @@ def through_nested(
                 found[top] = match.group(1)
                 break
     return found
+
+
+def retyped_values(
+    before: dict[str, JsExport], after: dict[str, JsExport], declared: dict[str, JsExport]
+) -> dict[str, str]:
+    """Exported variables whose object type now comes from an interface that reads less.
+
+    ``const config: { Promise: P; … }`` -> ``const config: GlobalConfig``: the
+    interface (exported or not, in ``declared`` by name) is compared with the
+    old object type as a reader sees it: a member gone or made optional.
+    """
+    found: dict[str, str] = {}
+    for name, old in sorted(before.items()):
+        new = after.get(name)
+        if old.kind != "variable" or new is None or new.kind != "variable" or "." in name:
+            continue
+        old_text, new_text = (old.type_text or "").strip(), (new.type_text or "").strip()
+        target = declared.get(new_text)
+        if not old_text.startswith("{") or target is None or target.members is None:
+            continue
+        now = dict(target.members)
+        for member, text in _object_members(old_text):
+            current = now.get(member)
+            if current is None:
+                found[name] = f"member `{member}` of its type was removed"
+                break
+            if not _is_optional(text) and _is_optional(current):
+                found[name] = f"member `{member}` of its type became optional"
+                break
+    return found
+
+
+def _object_members(text: str) -> tuple[tuple[str, str], ...]:
+    """The members of an object type's text, read by the same extractor as interfaces."""
+    alias = read_module("object.d.ts", f"export type Object = {text};\n").exports.get("Object")
+    return alias.members or () if alias is not None else ()

@@ -235,3 +235,30 @@ def test_names_using_a_changed_type_nested_in_a_namespace_change_with_it() -> No
 
     assert "uses `Seq.Indexed`, which changed" in found["Range"][1]
     assert "count" not in found
+
+
+def test_a_value_whose_object_type_became_an_interface_with_an_optional_member_is_a_change() -> (
+    None
+):
+    base = {
+        "index.d.ts": (
+            "export declare const config: { Promise: PromiseLike<any>; sync: boolean };\n"
+            "export declare const limits: { size: number };\n"
+        ),
+    }
+    head = {
+        "index.d.ts": (
+            "import { GlobalConfig, Limits } from './config';\n"
+            "export declare const config: GlobalConfig;\n"
+            "export declare const limits: Limits;\n"
+        ),
+        "config.d.ts": (
+            "export interface GlobalConfig { Promise?: PromiseLike<any>; sync: boolean; x: any }\n"
+            "export interface Limits { size: number; depth?: number }\n"
+        ),
+    }
+
+    found = _found(_compare_files(base, head))
+
+    assert set(found) == {"config"}
+    assert "member `Promise` of its type became optional" in found["config"][1]
