@@ -60,6 +60,10 @@ class PairScore:
     crashed: str | None = None
     mode: str = ""
     """How prflow ran: "" for Python; "tree-sitter" or "+ tsc" (its TypeScript compiler)."""
+    missed: tuple[str, ...] = ()
+    """Names the oracle lists that prflow did not report (TypeScript pairs)."""
+    extra: tuple[str, ...] = ()
+    """Names prflow reported that the oracle does not list (TypeScript pairs)."""
 
     @property
     def recall(self) -> float:
@@ -200,12 +204,21 @@ def _ts_oracle(pair: TypeScriptPair, work: WorkDir, base: Path, head: Path) -> t
     return json.loads(done.stdout), time.perf_counter() - start
 
 
-def score_typescript(pair: TypeScriptPair, work: WorkDir) -> list[PairScore]:
-    """Scores without a compiler (tree-sitter alone) and with the bench's TypeScript."""
+def score_typescript(
+    pair: TypeScriptPair, work: WorkDir, modes: tuple[str, ...] = ("tree-sitter", "+ tsc")
+) -> list[PairScore]:
+    """Scores without a compiler (tree-sitter alone) and with the bench's TypeScript.
+
+    With only the tree-sitter mode and a stored oracle the compiler is not run at
+    all (no anchor time: it prints 0).
+    """
     repo = _repo(pair, work)
     base, head = snapshot_pair(repo, work.anchor(pair))
     oracle_file = ORACLES / f"{pair.slug}.json"
-    data, anchor = _ts_oracle(pair, work, base, head)
+    if modes == ("tree-sitter",) and oracle_file.is_file():
+        data, anchor = {}, 0.0
+    else:
+        data, anchor = _ts_oracle(pair, work, base, head)
     if not oracle_file.is_file():
         keys = ("removed", "broken", "old_exports", "reasons", "changed_only_through_other_exports")
         stored = {k: data[k] for k in keys}
@@ -220,8 +233,10 @@ def score_typescript(pair: TypeScriptPair, work: WorkDir) -> list[PairScore]:
     expected = set(stored["removed"]) | set(stored["broken"])
     changed = changed_files(repo)
     scores = []
-    compiler = TypeScriptCompiler(_typescript(work).resolve())
+    compiler = TypeScriptCompiler(_typescript(work).resolve()) if "+ tsc" in modes else None
     for mode, judge in (("tree-sitter", None), ("+ tsc", compiler)):
+        if mode not in modes:
+            continue
         cache = MemoryParseCache()
         try:
             cold, changes = _analyse(changed, base, head, cache, judge)
@@ -236,8 +251,22 @@ def score_typescript(pair: TypeScriptPair, work: WorkDir) -> list[PairScore]:
             if ":" not in path  # the compiler checks the main entry point
         }
         hit = len(names & expected)
+        missed, extra = tuple(sorted(expected - names)), tuple(sorted(names - expected))
         scores.append(
-            PairScore(pair, len(expected), len(names), hit, hit, cold, warm, anchor, None, mode)
+            PairScore(
+                pair,
+                len(expected),
+                len(names),
+                hit,
+                hit,
+                cold,
+                warm,
+                anchor,
+                None,
+                mode,
+                missed,
+                extra,
+            )
         )
     return scores
 
@@ -338,6 +367,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cli-runs", type=int, default=2, help="warm CLI runs per Python pair (0: skip)"
     )
+    parser.add_argument(
+        "--judge",
+        choices=("both", "tree-sitter"),
+        default="both",
+        help="TypeScript pairs: both paths, or tree-sitter alone (no compiler run at all)",
+    )
+    parser.add_argument(
+        "--show-misses",
+        action="store_true",
+        help="TypeScript pairs: list the names missed and the names reported beyond the oracle",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
     scores: list[PairScore] = []
@@ -351,7 +391,10 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(pair, PythonPair):
                 scores.append(score_python(pair, work))
             elif isinstance(pair, TypeScriptPair):
-                scores += score_typescript(pair, work)
+                modes = (
+                    ("tree-sitter",) if args.judge == "tree-sitter" else ("tree-sitter", "+ tsc")
+                )
+                scores += score_typescript(pair, work, modes)
         small = small_pr(work) if args.only in (None, "python") else None
         warm_runs: list[warm_cli.WarmRun] = []
         if args.only in (None, "python") and args.cli_runs > 0:
@@ -373,6 +416,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{language} (oracle: {oracle})")
         for score in group:
             print(_row(score))
+            if args.show_misses and (score.missed or score.extra):
+                print(f"      missed: {', '.join(score.missed) or '-'}")
+                print(f"      extra:  {', '.join(score.extra) or '-'}")
         for line in _language_lines(language, group):
             print("  " + line)
     python = [s for s in scores if s.pair.language == "python" and not s.crashed]

@@ -34,7 +34,13 @@ from prflow.analysis.findings import (
     Language,
     NotAnalysed,
 )
-from prflow.analysis.js_exports import JsExport, JsParam, is_js_path, is_typescript_path
+from prflow.analysis.js_exports import (
+    JsExport,
+    JsParam,
+    MemberSignature,
+    is_js_path,
+    is_typescript_path,
+)
 from prflow.analysis.js_surface import (
     PackageSurface,
     SurfaceReader,
@@ -42,7 +48,16 @@ from prflow.analysis.js_surface import (
     owning_root,
     package_roots,
 )
-from prflow.analysis.js_textual import NO_COMPILER, rewritten_members, spread
+from prflow.analysis.js_textual import (
+    NO_COMPILER,
+    hidden_pairs,
+    retyped_values,
+    rewritten_members,
+    spread,
+    through_hidden,
+    through_nested,
+    through_removed,
+)
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParseCache, ParsedFiles
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeJudge
@@ -153,7 +168,11 @@ def compare_surfaces(
         not_analysed = [n for n in not_analysed if n.symbol not in judged] + note
     if not judged:
         aliases = (old.aliases, new.aliases)
-        changes += _without_compiler(old.entries.get(".", ""), before, after, changes, aliases)
+        hidden = (old.hidden, new.hidden)
+        unique = frozenset(old.unique_symbols | new.unique_symbols)
+        changes += _without_compiler(
+            old.entries.get(".", ""), before, after, changes, aliases, hidden, unique
+        )
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
         name = change.symbol
@@ -178,18 +197,72 @@ def _without_compiler(
     after: dict[str, JsExport],
     found: list[BreakingChange],
     aliases: tuple[dict[str, str], dict[str, str]],
+    hidden: tuple[dict[str, list[JsExport]], dict[str, list[JsExport]]] = ({}, {}),
+    unique_symbols: frozenset[str] = frozenset(),
 ) -> list[BreakingChange]:
-    """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`)."""
+    """Tree-sitter's own judgements where no compiler answered (:mod:`js_textual`).
+
+    Declarations the entry's names use without exporting them are judged by
+    the same rules; their changes land on the exported names that use them.
+    """
     report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
-    for name, reasons in sorted(rewritten_members(before, after, aliases).items()):
+    old_hidden, new_hidden = hidden_pairs(before, hidden, aliases)
+    hidden_found = compare_exports(file, old_hidden, new_hidden)
+    both_before, both_after = {**old_hidden, **before}, {**new_hidden, **after}
+    for name, reasons in sorted(rewritten_members(both_before, both_after, aliases).items()):
         if name in before and name in after:
             detail = "; ".join(reasons) + NO_COMPILER
             report.changed(before[name], after[name], BreakingKind.changed_type, detail)
-    changed = {_top(c.symbol) for c in [*found, *report.changes]}
-    for name, cause in sorted(spread(before, after, changed).items()):
+        elif name in old_hidden:
+            hidden_found.append(_hidden_change(file, old_hidden[name]))
+    changed = {_top(c.symbol) for c in [*found, *report.changes, *hidden_found]}
+    old_scope, new_scope = _Scope(both_before), _Scope(both_after)
+    for name, cause in sorted(spread(both_before, both_after, changed).items()):
+        if both_before[name].kind == "interface" and both_after[name].kind == "interface":
+            old_all = old_scope.members(both_before[name])
+            if old_all is not None and old_all == new_scope.members(both_after[name]):
+                continue  # its members, inherited ones included, read the same
+        if name in old_hidden:
+            hidden_found.append(_hidden_change(file, old_hidden[name]))
+            continue
         detail = f"changes with `{cause}`, which it mentions{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    declared = {name: items[0] for name, items in hidden[1].items() if items}
+    declared.update({name: export for name, export in after.items() if "." not in name})
+    for name, reason in sorted(retyped_values(before, after, declared).items()):
+        if name not in changed:
+            report.changed(
+                before[name], after[name], BreakingKind.changed_type, reason + NO_COMPILER
+            )
+    changed |= {_top(c.symbol) for c in report.changes}
+    nested = [c.symbol for c in [*found, *report.changes]]
+    for name, cause in sorted(through_nested(before, after, nested).items()):
+        if name not in changed and name in before and name in after:
+            detail = f"uses `{cause}`, which changed{NO_COMPILER}"
+            report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed |= {_top(c.symbol) for c in report.changes}
+    for name, cause in sorted(through_removed(before, after).items()):
+        if name not in changed and name in before and name in after:
+            detail = f"rewritten without `{cause}`, which is no longer exported{NO_COMPILER}"
+            report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    changed |= {_top(c.symbol) for c in report.changes}
+    changed_hidden = {_top(c.symbol) for c in hidden_found}
+    reached = through_hidden(
+        before, after, (old_hidden, new_hidden), changed_hidden, unique_symbols
+    )
+    for name, cause in sorted(reached.items()):
+        if name in changed or name not in before or name not in after:
+            continue
+        detail = f"uses `{cause}`, which is not exported and changed{NO_COMPILER}"
+        report.changed(before[name], after[name], BreakingKind.changed_type, detail)
     return report.changes
+
+
+def _hidden_change(file: str, export: JsExport) -> BreakingChange:
+    """A marker for a hidden declaration judged changed (never reported itself)."""
+    report = _Report(file, "typescript")
+    report.changed(export, export, BreakingKind.changed_type, "hidden")
+    return report.changes[0]
 
 
 def _declared_in(paths: frozenset[str], base: SurfaceReader, head: SurfaceReader) -> frozenset[str]:
@@ -535,10 +608,19 @@ def _callable_differences(before: JsExport, after: JsExport) -> list[Difference]
                 (BreakingKind.changed_signature, f"required parameter `{new.name}` was added")
             )
     found += _local_type_differences(before, after)
-    if incompatible(before.returns, after.returns, Flow.out_of):
+    if incompatible(before.returns, after.returns, Flow.out_of) or _now_void(
+        before.returns, after.returns
+    ):
         detail = f"return type changed from {before.returns} to {after.returns}"
         found.append((BreakingKind.changed_type, detail))
     return found
+
+
+def _now_void(old: str | None, new: str | None) -> bool:
+    """A result callers used (any type but ``void``/``any``/``undefined``) is no more."""
+    if old is None or new is None or new.strip() != "void":
+        return False
+    return not re.search(r"(?<![\w$])(?:void|any|unknown|undefined|never)(?![\w$])", old)
 
 
 def _local_type_differences(before: JsExport, after: JsExport) -> list[Difference]:
@@ -617,7 +699,47 @@ def _member_differences(
         for name, text in own_new.items():
             if name not in all_old and _is_required_member(name, text):
                 notes.append(f"required member `{text}` was added")
+    notes += _signature_differences(before, after)
     return [(BreakingKind.changed_type, note) for note in notes]
+
+
+def _signature_differences(before: JsExport, after: JsExport) -> list[str]:
+    """Callable members (call signatures, methods, function-typed properties) by their parameters.
+
+    Consumers both call and implement an interface: a parameter removed or a
+    required one added breaks one of them; no overload taking as many
+    arguments breaks callers. A parameter made required breaks implementers
+    of a call signature or function property, whose parameters the compiler
+    compares strictly (not a method's).
+    """
+    olds: dict[str, list[MemberSignature]] = {}
+    news: dict[str, list[MemberSignature]] = {}
+    for group, export in ((olds, before), (news, after)):
+        for signature in export.member_signatures:
+            group.setdefault(signature.name, []).append(signature)
+    notes: list[str] = []
+    for name, old_sigs in olds.items():
+        new_sigs = news.get(name)
+        if not new_sigs or old_sigs[0].strict != new_sigs[0].strict:
+            continue
+        shown = {"call_signature": "call signature", "construct_signature": "constructor"}
+        label = shown.get(name, f"member `{name}`")
+        if len(old_sigs) > 1 or len(new_sigs) > 1:
+            lost = _overload_differences([s.params for s in old_sigs], [s.params for s in new_sigs])
+            notes += [f"{label}: {detail}" for _, detail in lost]
+            continue
+        old_params, new_params = old_sigs[0].params, new_sigs[0].params
+        if any(p.rest for p in old_params + new_params):
+            continue
+        if len(new_params) < len(old_params):
+            notes.append(f"{label}: parameter `{old_params[len(new_params)].name}` was removed")
+        for new in new_params[len(old_params) :]:
+            if not new.optional:
+                notes.append(f"{label}: required parameter `{new.name}` was added")
+        for old, new in zip(old_params, new_params, strict=False):
+            if old_sigs[0].strict and old.optional and not new.optional:
+                notes.append(f"{label}: parameter `{new.name}` became required")
+    return notes
 
 
 def _member_type(text: str) -> str | None:

@@ -40,6 +40,7 @@ _FUNCTION_NODES = {
 }
 _CLASS_NODES = {"class_declaration", "abstract_class_declaration", "class"}
 _METHOD_NODES = {"method_definition", "method_signature", "abstract_method_signature"}
+_TYPE_KINDS = ("interface", "type")
 _TYPE_DECLARATIONS = {"interface_declaration", "type_alias_declaration"}
 _DECLARED_NAME = re.compile(
     r"\b(?:interface|type|class|function|enum|namespace|module|const|let|var)\s+([A-Za-z_$][\w$]*)"
@@ -47,7 +48,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-4"
+JS_SURFACE_VERSION = "js-surface-7"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -67,6 +68,21 @@ class JsParam:
         mark = "?" if self.optional and not self.rest else ""
         annotation = f": {self.type}" if self.type else ""
         return f"{prefix}{self.name}{mark}{annotation}"
+
+
+@dataclass(frozen=True)
+class MemberSignature:
+    """One signature of an interface member that takes arguments.
+
+    ``name`` is the member's (``call_signature``/``construct_signature`` for
+    the interface's own). ``strict``: a call signature or a property of
+    function type, whose parameters the compiler compares strictly (a method's
+    are compared both ways).
+    """
+
+    name: str
+    params: tuple[JsParam, ...]
+    strict: bool
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,8 @@ class JsExport:
     """A class member declared ``static`` (on the constructor, not on instances)."""
     export_equals: bool = False
     """Exported by ``export =`` / ``module.exports =``: importers see its members as the module."""
+    member_signatures: tuple[MemberSignature, ...] = ()
+    """Interfaces and object types: the parameters of each callable member, overloads apart."""
 
     @property
     def parent(self) -> str:
@@ -148,6 +166,10 @@ class JsModule:
     """False when any part of the file did not parse."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Top-level type aliases (exported or not) to their type text, for reading member types."""
+    unique_symbols: tuple[str, ...] = ()
+    """Top-level ``const X: unique symbol`` names: a new release declares a new, unrelated X."""
+    imports: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Local names bound by ``import``: (module specifier, imported name or ``*``/``default``)."""
 
 
 _MODULE_ENCODER = msgspec.json.Encoder()
@@ -199,6 +221,14 @@ def read_module(path: str, text: str) -> JsModule:
             for item in items
             if item.kind == "type" and item.type_text and item.members is None
         },
+        imports=dict(extractor.imports),
+        unique_symbols=tuple(
+            sorted(
+                name
+                for name, items in extractor.locals.items()
+                if any(i.kind == "variable" and i.type_text == "unique symbol" for i in items)
+            )
+        ),
     )
 
 
@@ -414,6 +444,11 @@ class _Extractor:
 
     def _add(self, item: JsExport) -> None:
         existing = self.exports.get(item.name)
+        if existing is not None and item.kind == "namespace" and existing.kind in _TYPE_KINDS:
+            # ``interface Seq`` merged with ``namespace Seq``: the namespace's members are
+            # names of their own; the interface keeps its members to compare.
+            self.exported_locals.add(item.name.split(".", 1)[0])
+            return
         if existing is not None and existing.is_callable and item.is_callable:
             # Overloads: the surface is every signature together.
             item = replace(
@@ -617,6 +652,7 @@ class _Extractor:
             members=members,
             body=_body_key(node, name),
             bases=bases,
+            member_signatures=_member_signatures(body),
         )
 
     def _type_alias(self, name: str, node: Node) -> JsExport:
@@ -633,6 +669,7 @@ class _Extractor:
             type_text=text,
             members=members,
             body=_body_key(node, name),
+            member_signatures=_member_signatures(value) if members is not None else (),
         )
 
     def _enum(self, name: str, node: Node) -> JsExport:
@@ -742,6 +779,27 @@ def _type_members(body: Node | None) -> tuple[tuple[str, str], ...]:
         name = _text(child.child_by_field_name("name")) or child.type
         members.append((name, normalize(_text(child))))
     return tuple(members)
+
+
+def _member_signatures(body: Node | None) -> tuple[MemberSignature, ...]:
+    """Parameters of the callable members of an interface body or object type."""
+    found: list[MemberSignature] = []
+    for child in body.named_children if body is not None else []:
+        if child.type in ("call_signature", "construct_signature"):
+            params = _parameters(child.child_by_field_name("parameters"))
+            found.append(MemberSignature(child.type, params, child.type == "call_signature"))
+        elif child.type == "method_signature":
+            params = _parameters(child.child_by_field_name("parameters"))
+            name = _text(child.child_by_field_name("name"))
+            found.append(MemberSignature(name, params, False))
+        elif child.type == "property_signature":
+            annotation = child.child_by_field_name("type")
+            function = annotation.named_children[0] if annotation is not None else None
+            if function is not None and function.type == "function_type":
+                params = _parameters(function.child_by_field_name("parameters"))
+                name = _text(child.child_by_field_name("name"))
+                found.append(MemberSignature(name, params, True))
+    return tuple(found)
 
 
 def _render_members(members: tuple[tuple[str, str], ...]) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,6 +37,9 @@ from prflow.source_tree import SourceTree
 
 _CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
 _MAX_DEPTH = 30
+_HIDDEN_DEPTH = 4
+_TYPE_WORD = re.compile(r"(?<![\w$.])[A-Z][\w$]*")
+_DECLARED = re.compile(r"\b(?:class|namespace|function|const|let|var)\s+([A-Za-z_$][\w$]*)")
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,12 @@ class PackageSurface:
     """Names declared in statements that did not parse, with their file."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Type aliases declared in the files read (exported or not), by name."""
+    unique_symbols: set[str] = field(default_factory=set)
+    """``unique symbol`` constants declared in the files read: each release's is its own type."""
+    hidden: dict[str, list[JsExport]] = field(default_factory=dict)
+    """Declarations consumers use without naming them, by declared name (the declaration and
+    its members): classes, interfaces and aliases the main entry's names use but the entry
+    does not export, and the instance side of an ``export =`` class."""
 
 
 def js_parser() -> ParserSpec:
@@ -150,6 +160,9 @@ class SurfaceReader:
             names = self._module_surface(entry, resolver, set(), surface)
             for name, item in _flatten_export_equals(names).items():
                 surface.names[f"{label}{name}"] = item
+            if not label:
+                surface.hidden.update(_export_equals_class(names))
+                self._hidden_types(resolver, surface)
         return surface
 
     def _module_surface(
@@ -167,6 +180,7 @@ class SurfaceReader:
             surface.damaged.setdefault(name, path)
         for name, text in module.aliases.items():
             surface.aliases.setdefault(name, text)
+        surface.unique_symbols.update(module.unique_symbols)
         exports = module.exports
         names: dict[str, SurfaceItem] = {}
         stars: list[JsExport] = []
@@ -185,6 +199,73 @@ class SurfaceReader:
                 if name != "default" and name.split(".", 1)[0] not in names:
                     names.setdefault(name, item)
         return names
+
+    def _hidden_types(self, resolver: JsResolver, surface: PackageSurface) -> None:
+        """Declarations the main entry's names use without exporting them, by name.
+
+        ``export const asyncScheduler: AsyncScheduler`` with ``AsyncScheduler``
+        imported from a module the entry does not re-export: consumers use
+        ``AsyncScheduler`` (and what it uses) without being able to name it.
+        """
+        exported = {_short_name(key) for key in surface.names}
+        frontier: list[tuple[str, JsExport]] = [
+            (item.file, item.export) for key, item in surface.names.items() if ":" not in key
+        ]
+        seen: set[str] = set(exported) | set(surface.hidden)
+        read: dict[str, dict[str, SurfaceItem]] = {}
+        for _ in range(_HIDDEN_DEPTH):
+            following: list[tuple[str, JsExport]] = []
+            for path, export in frontier:
+                module = self.module(path)
+                if module is None:
+                    continue
+                for word in sorted(_mentioned(export) - seen):
+                    found = self._declaration(path, module, word, resolver, read, surface)
+                    if found is None:
+                        continue
+                    seen.add(word)
+                    where, items = found
+                    surface.hidden[word] = items
+                    following += [(where, item) for item in items]
+            frontier = following
+            if not frontier:
+                break
+
+    def _declaration(
+        self,
+        path: str,
+        module: JsModule,
+        word: str,
+        resolver: JsResolver,
+        read: dict[str, dict[str, SurfaceItem]],
+        surface: PackageSurface,
+    ) -> tuple[str, list[JsExport]] | None:
+        """``word`` as ``path`` sees it: declared there, or imported from a module of ours."""
+        where, wanted = path, word
+        if word not in module.exports:
+            imported = module.imports.get(word)
+            if imported is None or imported[1] in ("*", "default"):
+                return None
+            target = resolver.resolve(path, imported[0])
+            if target is None:
+                return None
+            where, wanted = target, imported[1]
+        if where not in read:
+            scratch = PackageSurface("", {})  # what it cannot read is not the surface's
+            read[where] = self._module_surface(where, resolver, set(), scratch)
+            for name, text in scratch.aliases.items():
+                surface.aliases.setdefault(name, text)
+            surface.unique_symbols |= scratch.unique_symbols
+        names = read[where]
+        items = [
+            replace(item.export, name=word + key[len(wanted) :])
+            for key, item in sorted(names.items())
+            if key == wanted or (key.startswith(f"{wanted}.") and key.count(".") == 1)
+        ]
+        files = {item.file for key, item in names.items() if key == wanted}
+        if not items or any(i.kind in ("reexport", "star") for i in items):
+            return None
+        return (min(files) if files else where), items
 
     def _follow(
         self,
@@ -229,6 +310,16 @@ def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceIt
         for k, v in names.items()
         if keep_default or (k != "default" and not k.startswith("default."))
     }
+    is_class = default.export.kind == "class" or any(
+        key.startswith("default.")
+        and "." not in key.removeprefix("default.")
+        and item.export.kind in ("method", "property")
+        for key, item in names.items()
+    )  # a class merged with a namespace is recorded as the namespace; its members tell
+    if is_class:
+        # The module is the constructor: ``require("x").prototype`` is a name of it too.
+        prototype = JsExport("prototype", "property", default.export.line, "prototype", static=True)
+        flattened.setdefault("prototype", SurfaceItem(default.file, prototype))
     for key, item in names.items():
         if not key.startswith("default."):
             continue
@@ -238,6 +329,35 @@ def _flatten_export_equals(names: dict[str, SurfaceItem]) -> dict[str, SurfaceIt
             continue  # an instance member: reached through an instance, not the module
         flattened.setdefault(short, SurfaceItem(item.file, replace(item.export, name=short)))
     return flattened
+
+
+def _short_name(key: str) -> str:
+    return key.split(":", 1)[-1].split(".", 1)[0]
+
+
+def _mentioned(export: JsExport) -> set[str]:
+    """Capitalised names a declaration's text uses (types and classes, by convention)."""
+    parts = [export.declaration, export.type_text or "", export.returns or ""]
+    parts += [text for _, text in export.members or ()]
+    parts += [p.type or "" for p in export.params or ()]
+    return {w for w in _TYPE_WORD.findall(" ".join(parts)) if w != export.name.split(".")[0]}
+
+
+def _export_equals_class(names: dict[str, SurfaceItem]) -> dict[str, list[JsExport]]:
+    """``export = C`` of a class: C and its own members, under C's declared name."""
+    default = names.get("default")
+    if default is None or not default.export.export_equals:
+        return {}
+    declared = _DECLARED.search(default.export.declaration)
+    if declared is None:
+        return {}
+    own = [
+        replace(item.export, name=declared.group(1) + key.removeprefix("default"))
+        for key, item in sorted(names.items())
+        if (key == "default" or (key.startswith("default.") and key.count(".") == 1))
+        and item.export.kind in ("class", "method", "property")
+    ]
+    return {declared.group(1): own} if own else {}
 
 
 def _manifest(tree: SourceTree, path: str) -> dict[str, Any]:

@@ -84,19 +84,33 @@ def test_a_class_property_whose_type_changed_and_its_subclasses_are_reported() -
     changes = _compare(base, head)
 
     found = {c.symbol: c.detail for c in changes}
-    assert set(found) == {"AxiosError", "AxiosError.status", "CanceledError", "Deeper"}
+    assert set(found) == {
+        "AxiosError",
+        "AxiosError.status",
+        "CanceledError",
+        "Deeper",
+        "Unrelated",
+    }
     assert "changes with `AxiosError`" in found["CanceledError"]
     assert "changes with `CanceledError`" in found["Deeper"]
+    # a class is compared member by member: a member typed by the changed class changes too
+    assert "changes with `AxiosError`" in found["Unrelated"]
 
 
-def test_an_interface_extending_a_changed_interface_is_not_claimed_without_a_compiler() -> None:
+def test_an_interface_extending_a_changed_interface_changes_with_it() -> None:
     base = (
         "export interface Base { key: string; }\n"
         "export interface Child extends Base { other: number; }\n"
+        "export interface Wrapper { base: Base; }\n"
     )
     head = base.replace("key: string", "key: Key")
 
-    assert [c.symbol for c in _compare(base, head)] == ["Base"]
+    changes = {c.symbol: c.detail for c in _compare(base, head)}
+
+    # the compiler compares Child member by member, inherited ones included; a member typed
+    # by Base is Base's change, reported once at Base
+    assert set(changes) == {"Base", "Child"}
+    assert "changes with `Base`" in changes["Child"]
 
 
 def test_a_union_alias_that_lost_a_member_is_a_change_and_a_function_alias_is_not_judged() -> None:
@@ -126,5 +140,6 @@ def test_export_equals_of_a_class_merged_with_a_namespace_exposes_its_statics_an
 
     removed = {c.symbol for c in _compare(base, head) if c.kind is BreakingKind.removed_export}
 
-    # ``import E = require()`` reached ``E.prefixed`` and ``E.Listener``; ``emit`` is on instances
-    assert removed == {"prefixed", "Listener"}
+    # ``import E = require()`` reached ``E.prefixed``, ``E.Listener`` and ``E.prototype``;
+    # ``emit`` is on instances
+    assert removed == {"prefixed", "Listener", "prototype"}
