@@ -15,7 +15,11 @@ Every answer received is kept by the question it answers (see
 completion never reached the server (the server died, the report was lost)
 is retried, and the retry returns the kept answer instead of sending again;
 so does any later request of the run identical to one already answered. Such
-an attempt's ledger row says ``reused`` at $0.
+an attempt's ledger row says ``reused`` at $0. A request identical to one
+still in flight (two agents asking the same question at once) waits for that
+answer instead of sending: the first attempt claims the question, the others
+poll for the answer, heartbeating, and take the claim over if it is released
+(the request failed) or outlives the request timeout (its worker died).
 """
 
 from __future__ import annotations
@@ -49,7 +53,14 @@ from prflow.llm.token_estimate import tokens_for_chars
 from prflow.llm.usage import Usage
 from prflow.store.blobs import BlobNotFound, get_json, get_text, put_json
 from prflow.store.ledger import REUSED, SENT, SUCCESS, LlmAttempt, complete_attempt, record_sent
-from prflow.store.llm_answers import KeptAnswer, find_answer, keep_answer
+from prflow.store.llm_answers import (
+    ClaimState,
+    KeptAnswer,
+    claim_question,
+    find_answer,
+    keep_answer,
+    release_claim,
+)
 from prflow.store.transcripts import load_transcript, store_transcript
 
 if TYPE_CHECKING:  # the SDK takes ~2 s to import: only runs that call the model pay for it
@@ -59,6 +70,10 @@ __all__ = ["API_KEY_ENV", "llm_call", "llm_configured"]
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 HEARTBEAT_INTERVAL_SECONDS = 5.0
+CLAIM_POLL_SECONDS = (0.1, 0.25, 0.5, 1.0)
+"""How long a waiting attempt sleeps between looks at a claimed question (the last repeats)."""
+CLAIM_GRACE_SECONDS = 30.0
+"""A claim outlives its request's timeout by this much before another attempt takes it over."""
 _T = TypeVar("_T")
 
 
@@ -71,6 +86,16 @@ class _AttemptRecord:
     worst_case_usd: float = 0.0
     latency_ms: int = 0
     outcome: str = SUCCESS
+
+
+@dataclass(frozen=True)
+class _Question:
+    """One attempt's request, its digest, the conversation it grows and its answer scopes."""
+
+    request: dict[str, Any]
+    digest: str
+    transcript: list[MessageRef]
+    scopes: list[str]
 
 
 @activity.defn(name="llm_configured")
@@ -114,10 +139,60 @@ async def _attempt(
     request = await asyncio.to_thread(_build_request, inp, transcript, db_url)
     digest = request_digest(request)
     scopes = _answer_scopes(inp)
-    kept = await asyncio.to_thread(find_answer, db_url, scopes, digest, inp.max_tokens)
+    kept, claimed = await _kept_or_claimed(inp, settings, db_url, scopes, digest)
     if kept is not None:
         record.outcome = REUSED
         return await asyncio.to_thread(_reused, db_url, kept, scopes[0])
+    try:
+        sent = _Question(request, digest, transcript, scopes)
+        return await _send(inp, settings, db_url, price, record, sent, api_key)
+    except BaseException:
+        if claimed is not None:
+            await asyncio.to_thread(release_claim, db_url, claimed, digest, scopes[0])
+        raise
+
+
+async def _kept_or_claimed(
+    inp: LlmCallInput, settings: Settings, db_url: str, scopes: list[str], digest: str
+) -> tuple[KeptAnswer | None, str | None]:
+    """A kept answer to reuse, else the scope this attempt claimed the question in (if any).
+
+    While another attempt of the run holds the question, wait for its answer.
+    """
+    run = inp.answer_scope
+    expires = timedelta(seconds=settings.models.request_timeout_seconds + CLAIM_GRACE_SECONDS)
+    polls = 0
+    while True:
+        kept = await asyncio.to_thread(find_answer, db_url, scopes, digest, inp.max_tokens)
+        if kept is not None or run is None:
+            return kept, None
+        state = await asyncio.to_thread(
+            claim_question, db_url, run, digest, scopes[0], expires_after=expires
+        )
+        if state is ClaimState.mine:
+            return None, run
+        if state is ClaimState.answered:
+            return None, None
+        activity.heartbeat()
+        await asyncio.sleep(CLAIM_POLL_SECONDS[min(polls, len(CLAIM_POLL_SECONDS) - 1)])
+        polls += 1
+
+
+async def _send(
+    inp: LlmCallInput,
+    settings: Settings,
+    db_url: str,
+    price: PriceRow,
+    record: _AttemptRecord,
+    question: _Question,
+    api_key: str,
+) -> LlmCallResult:
+    request, digest, transcript, scopes = (
+        question.request,
+        question.digest,
+        question.transcript,
+        question.scopes,
+    )
     record.worst_case_usd = worst_case_usd(
         price, tokens_for_chars(content_chars([request])), inp.max_tokens
     )

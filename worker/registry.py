@@ -30,6 +30,7 @@ PLATFORM_WORKFLOWS: tuple[str, ...] = (
 PLATFORM_ACTIVITIES: dict[QueueRole, tuple[str, ...]] = {
     QueueRole.MAIN: (
         "activities.agent_messages:compose_message",
+        "activities.phase_cuts:record_phase_cut",
         "activities.repo_tools:resolve_range_activity",
         "activities.repo_tools:run_repo_tool",
         "activities.workspace:WORKSPACE_ACTIVITIES",

@@ -22,6 +22,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from activities.agent_messages import compose_message
     from activities.llm import llm_call
+    from activities.phase_cuts import record_phase_cut
     from activities.repo_tools import run_repo_tool
     from activities.workspace import workspace_tool
     from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, fit_call, raised
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
     from prflow.repo_models import ToolCallInput, ToolCallOutput
     from prflow.run_progress import AgentProgress, PhaseState
+    from prflow.store.costs import PhaseCut
     from prflow.tools.read_file import NAME as READ_FILE_TOOL
     from prflow.workspace.models import WorkspaceToolInput, WorkspaceToolOutput
 
@@ -44,6 +46,8 @@ CONTINUE_PROMPT = (
 ANSWER_SCOPE_PATCH = "llm-answer-scope-v1"
 AGENT_WORKFLOW_TYPE = "agent"
 """The child agent workflow's type name (``workflows.agent_workflow.AGENT_WORKFLOW``)."""
+CUT_RECORD_PATCH = "agent-cut-recorded-v1"
+"""Patch: an agent stopped by a cap records the cut in the store for ``prflow costs``."""
 SIZE_TO_FIT_PATCH = "agent-call-sized-to-fit-v1"
 """Patch: a call that does not fit its caps at full max_tokens is sized down, and the
 prefix the previous request cached is priced at the cache-read rate."""
@@ -138,6 +142,7 @@ class AgentLoop:
                 check = await self._wait_for_raise(check)
             if not check.allowed:
                 assert check.limit is not None
+                await self._record_cut(check.limit, check.reason)
                 return self._finish(_STOP_FOR_LIMIT[check.limit], check.reason)
 
             try:
@@ -391,6 +396,28 @@ class AgentLoop:
                 transcript_key=st.transcript_key,
                 base_messages=[] if st.transcript_key else list(st.transcript),
                 max_tool_result_chars=cap,
+            ),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=RetryPolicy(maximum_attempts=5),
+        )
+
+    async def _record_cut(self, limit: LimitKind, reason: str) -> None:
+        """Say in the store which cap stopped this agent (histories before the patch do not)."""
+        if not workflow.patched(CUT_RECORD_PATCH):
+            return
+        spec = self.state.spec
+        await workflow.execute_local_activity(
+            record_phase_cut,
+            PhaseCut(
+                workflow_id=workflow.info().workflow_id,
+                workflow_kind=spec.workflow_kind,
+                phase=spec.phase,
+                agent=spec.name,
+                model=spec.plan.model,
+                cap=limit.value,
+                reason=reason,
+                repo=spec.repo,
+                pr_number=spec.pr_number,
             ),
             start_to_close_timeout=timedelta(seconds=30),
             retry_policy=RetryPolicy(maximum_attempts=5),

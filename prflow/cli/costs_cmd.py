@@ -16,6 +16,7 @@ from prflow.store.costs import (
     GROUPINGS,
     CostReport,
     GroupSpend,
+    PhaseCut,
     Spend,
     group_spend,
     parse_since,
@@ -29,8 +30,9 @@ COSTS_HELP = (
     "Show LLM spend from the cost ledger.\n\n"
     "One table groups spend by workflow kind, phase and model, another by workflow id "
     "(with its repository and PR); both show attempts, failed attempts, tokens by kind "
-    "and USD, followed by the totals. With --by, one table groups spend by repository, "
-    "pull request, kind, phase or model instead.\n\n"
+    "and USD, followed by the totals and the phases a cap cut (which agent, which cap, "
+    "why). With --by, one table groups spend by repository, pull request, kind, phase or "
+    "model instead.\n\n"
     "Example: prflow costs --since 2026-11-01 --until 2026-12-01 --by repo"
 )
 
@@ -90,11 +92,13 @@ def costs(
     url = database_url or settings.resolved_database_url()
     from prflow.cli.ledger_check import existing_ledger
     from prflow.store.ledger import spend_slices  # SQLAlchemy: only when costs are asked for
+    from prflow.store.phase_cuts import phase_cuts
 
     # A read never creates a database (a typo must not leave an empty one behind).
     exists = existing_ledger(url, explicit=database_url is not None)
     slices = spend_slices(url, workflow_id=workflow_id, since=start, until=end) if exists else []
-    report = summarize(slices)
+    cuts = phase_cuts(url, workflow_id=workflow_id, since=start, until=end) if exists else []
+    report = summarize(slices, cuts)
     groups = group_spend(slices, by) if by else None
     if as_json:
         payload: dict[str, object] = {
@@ -115,8 +119,21 @@ def costs(
         console = Console(width=PLAIN_OUTPUT_WIDTH)
     if groups is not None and by is not None:
         print_groups(console, by, groups, report.totals)
+    else:
+        print_report(console, report)
+    print_cuts(console, report.cuts)
+
+
+def print_cuts(console: Console, cuts: list[PhaseCut]) -> None:
+    """Which phases a cap cut short, by which cap and why (nothing when none was cut)."""
+    if not cuts:
         return
-    print_report(console, report)
+    table = Table(title="Phases cut by a cap")
+    for header in ("Workflow id", "Kind", "Phase", "Agent", "Cap", "Why"):
+        table.add_column(header, no_wrap=header != "Why")
+    for cut in cuts:
+        table.add_row(cut.workflow_id, cut.workflow_kind, cut.phase, cut.agent, cut.cap, cut.reason)
+    console.print(table)
 
 
 def print_groups(console: Console, by: str, groups: list[GroupSpend], totals: Spend) -> None:

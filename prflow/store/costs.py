@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from prflow.agent.state import run_of
 from prflow.errors import UserError
@@ -76,12 +76,29 @@ class WorkflowSpend(Spend):
     pr_number: int | None = None
 
 
+class PhaseCut(BaseModel):
+    """What ``prflow costs`` says about one cut: the run, the phase, the cap and why."""
+
+    workflow_id: str
+    workflow_kind: str
+    phase: str
+    agent: str
+    model: str
+    cap: str
+    reason: str
+    repo: str | None = None
+    pr_number: int | None = None
+
+
 class CostReport(BaseModel):
     """Everything ``prflow costs`` prints; its JSON form is the ``--json`` output."""
 
     by_phase: list[PhaseSpend]
     by_workflow: list[WorkflowSpend]
     totals: Spend
+    cuts: list[PhaseCut] = Field(
+        default_factory=list, description="Agents a cap stopped: their phase, the cap and why"
+    )
 
 
 Row = TypeVar("Row", bound=Spend)
@@ -122,8 +139,9 @@ def group_spend(slices: Iterable[SpendSlice], by: str) -> list[GroupSpend]:
     return sorted(groups, key=lambda g: (-g.usd, g.key))
 
 
-def summarize(slices: Iterable[SpendSlice]) -> CostReport:
-    """Group slices per kind/phase/model and per workflow id, most expensive first."""
+def summarize(slices: Iterable[SpendSlice], cuts: Iterable[PhaseCut] = ()) -> CostReport:
+    """Group slices per kind/phase/model and per workflow id, most expensive first; ``cuts``
+    (agents a cap stopped) are passed through in order."""
     slice_list = list(slices)
     by_phase = _group(
         slice_list,
@@ -147,6 +165,7 @@ def summarize(slices: Iterable[SpendSlice]) -> CostReport:
         by_phase=sorted(by_phase, key=lambda r: (-r.usd, r.workflow_kind, r.phase, r.model)),
         by_workflow=sorted(by_workflow, key=lambda r: (-r.usd, r.workflow_id)),
         totals=totals,
+        cuts=list(cuts),
     )
 
 

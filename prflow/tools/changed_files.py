@@ -6,13 +6,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from prflow.changes import ChangedFile, FileStatus
 from prflow.repo_models import ResolvedRange
-from prflow.tools.output import Page, ToolOutput, paginate
+from prflow.tools.output import Page, ToolOutput, page_footer, paginate, shown_path
 from prflow.tools.reader import RepoReader
 
 NAME = "list_changed_files"
 DESCRIPTION = (
-    "Changed files of the pull request: path, status, lines added and deleted, the old "
-    "path of a rename, binary or not. Paged: with `has_next`, call again at `next_offset`."
+    "Changed files of the pull request, one a line: status, path (`old -> new` for a "
+    "rename), lines added and deleted, binary or not. Paged: the last line says which "
+    "offset gives more."
 )
 
 
@@ -47,7 +48,18 @@ class ListChangedFilesResult(ToolOutput):
     page: Page[ChangedFileEntry]
 
     def to_text(self) -> str:
-        return self.page.model_dump_json(exclude_none=True)
+        """One line per file (``status path +added -deleted``) and the page's place."""
+        lines = [_entry_line(entry) for entry in self.page.items]
+        lines.append(page_footer(self.page, "files"))
+        return "\n".join(lines)
+
+
+def _entry_line(entry: ChangedFileEntry) -> str:
+    path = shown_path(entry.path)
+    if entry.old_path is not None:
+        path = f"{shown_path(entry.old_path)} -> {path}"
+    size = "binary" if entry.binary else f"+{entry.additions} -{entry.deletions}"
+    return f"{entry.status.value} {path} {size}"
 
 
 def list_changed_files(

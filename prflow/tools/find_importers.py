@@ -15,7 +15,7 @@ DESCRIPTION = (
     "Files that import `path` (Python and JS/TS imports resolved to repository files): "
     "direct importers, or with transitive=true every file that reaches it, with its hop "
     "distance; once per changed source file is enough. At head unless ref='base' (for a "
-    "deleted file). Paged like search_code."
+    "deleted file). Paged: with `has_next`, call again at `next_offset`."
 )
 
 

@@ -6,6 +6,7 @@ every shortened output ends with a marker that names the call to make next.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
@@ -101,3 +102,21 @@ def paginate(items: Sequence[T], offset: int, limit: int) -> Page[T]:
         has_next=has_next,
         next_offset=end if has_next else None,
     )
+
+
+def shown_path(path: str) -> str:
+    """A path on a line of its own: as is, or JSON-quoted when it would not read back
+    (control characters, surrounding spaces, or a leading quote)."""
+    plain = path.isprintable() and path == path.strip() and not path.startswith('"')
+    return path if plain else json.dumps(path, ensure_ascii=False)
+
+
+def page_footer(page: Page[T], noun: str) -> str:
+    """The line after a page: where it sits in the whole list and how to get the next one."""
+    if not page.items:
+        return f"no {noun}" if page.total == 0 else f"no {noun} at offset {page.offset}"
+    last = page.offset + len(page.items)
+    where = f"{noun} {page.offset + 1}-{last} of {page.total}"
+    if page.next_offset is None:
+        return where
+    return f"{where}; more: call again with offset={page.next_offset}"

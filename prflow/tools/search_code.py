@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from prflow.repo_models import ResolvedRange
-from prflow.tools.output import Page, ToolOutput, paginate
+from prflow.tools.output import Page, ToolOutput, page_footer, paginate, shown_path
 from prflow.tools.paths import clean_glob
 from prflow.tools.reader import MAX_GREP_HITS, GrepHit, RepoReader, ToolError
 from prflow.tools.refs import SideName, side_sha
@@ -14,10 +14,13 @@ NAME = "search_code"
 DESCRIPTION = (
     "Regular-expression search (POSIX extended, as `git grep -E`: [[:space:]] not \\s, no "
     "lookarounds) over text files at head, or base with ref='base'. `glob` narrows the "
-    "files ('*.py', 'src/*.ts'). Gives file, line and text; no match is an empty list. "
-    "Paged: with `has_next`, call again at `next_offset`."
+    "files ('*.py', 'src/*.ts'). Gives each matching file, then its line numbers and text. "
+    "Paged: the last line says which offset gives more."
 )
 MAX_MATCH_CHARS = 300
+SEARCH_PAGE = 30
+"""Matches per page unless asked: enough to judge how a name is used; a broad pattern pages
+or is narrowed (each page is sent with every later request of the conversation)."""
 
 
 class SearchCodeArgs(BaseModel):
@@ -27,7 +30,7 @@ class SearchCodeArgs(BaseModel):
     glob: str | None = None
     ref: SideName = "head"
     offset: int = Field(default=0, ge=0)
-    limit: int = Field(default=50, ge=1, le=200)
+    limit: int = Field(default=SEARCH_PAGE, ge=1, le=200)
 
 
 class SearchCodeResult(ToolOutput):
@@ -37,6 +40,21 @@ class SearchCodeResult(ToolOutput):
     sha: str
     note: str | None = None
     page: Page[GrepHit]
+
+    def to_text(self) -> str:
+        """Hits grouped by file, one ``line: text`` each: the path is not repeated per hit."""
+        where = f" in {self.glob}" if self.glob else ""
+        lines = [f"search_code {self.pattern!r}{where} at {self.ref} ({self.sha[:12]})"]
+        current: str | None = None
+        for hit in self.page.items:
+            if hit.file != current:
+                current = hit.file
+                lines.append(shown_path(hit.file))
+            lines.append(f"  {hit.line}: {hit.match}")
+        lines.append(page_footer(self.page, "matches"))
+        if self.note:
+            lines.append(self.note)
+        return "\n".join(lines)
 
 
 def search_code(reader: RepoReader, r: ResolvedRange, args: SearchCodeArgs) -> SearchCodeResult:

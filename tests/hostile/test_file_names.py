@@ -95,8 +95,9 @@ def test_the_tools_take_and_give_display_names(awkward_range: ResolvedRange) -> 
     diff = run_tool(reader, awkward_range, "git_diff", {"file": LATIN1_SHOWN})
     for result in (listed, read, diff):
         result.text.encode("utf-8")  # what goes to the model and the blob store
-    paths = {item["path"] for item in json.loads(listed.text)["items"]}  # the model reads JSON
+    paths = {item["path"] for item in listed.data["page"]["items"]}
     assert LATIN1_SHOWN in paths
+    assert LATIN1_SHOWN in listed.text  # the model reads the same name
     assert "PRICE = 3" in read.text
     assert "+PRICE = 3" in diff.text
 

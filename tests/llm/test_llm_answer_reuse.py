@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
+import pytest
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.llm import llm_call
@@ -11,7 +14,7 @@ from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef
 from prflow.llm.request_identity import run_scope
 from prflow.store.blobs import put_json, put_text
 from prflow.store.ledger import attempts_for_workflow
-from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
+from tests.support.scripted_anthropic import Hang, ScriptedAnthropic, ToolUse, Turn
 
 ROOT = "review:acme/widgets#42"
 RUN = run_scope(ROOT, "run-1")
@@ -102,3 +105,22 @@ async def test_a_different_question_is_sent(
     second = await _call(_input(llm_db_url, "Review billing."), f"{ROOT}/agent:b", "1")
     assert second.text == "Two." and not second.reused
     assert len(scripted_anthropic.requests) == 2
+
+
+async def test_a_question_whose_first_asker_fails_is_asked_by_the_one_waiting_for_it(
+    scripted_anthropic: ScriptedAnthropic, llm_db_url: str
+) -> None:
+    # The first request is held 2 s, then its connection drops: its asker fails and lets go.
+    scripted_anthropic.script([Turn(text="Bounded.", faults=[Hang(seconds=2)])])
+    same = _input(llm_db_url, "Is the retry loop bounded?")
+
+    first = asyncio.ensure_future(_call(same, f"{ROOT}/agent:a", "1"))
+    await asyncio.to_thread(scripted_anthropic.wait_for_requests, 1, 10)
+    second = await _call(same, f"{ROOT}/agent:b", "1")  # waits while the first is out
+    with pytest.raises(ApplicationError):
+        await first
+
+    assert second.text == "Bounded." and not second.reused, "the waiting agent asked itself"
+    assert [r.served for r in scripted_anthropic.requests] == ["hang", "answer"]
+    [row] = attempts_for_workflow(llm_db_url, f"{ROOT}/agent:b")
+    assert row.outcome == "success" and row.usd > 0

@@ -84,7 +84,8 @@ def test_tables_show_spend_per_phase_per_workflow_and_in_total(ledger: str) -> N
 
 def test_json_has_stable_keys_and_correct_totals(ledger: str) -> None:
     report = json.loads(invoke("--database-url", ledger, "--json"))
-    assert set(report) == {"filters", "by_phase", "by_workflow", "totals"}
+    assert set(report) == {"filters", "by_phase", "by_workflow", "totals", "cuts"}
+    assert report["cuts"] == [], "no phase of this ledger was cut"
     assert report["totals"] == {
         "attempts": 3,
         "failed_attempts": 1,

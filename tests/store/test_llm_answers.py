@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from alembic import command
@@ -10,7 +11,13 @@ from sqlalchemy import create_engine, inspect, text
 from prflow.llm.request_identity import attempt_scope, request_digest, run_scope
 from prflow.store.database import alembic_config, engine_for
 from prflow.store.ledger import LlmAttempt, record_attempt, spend_slices
-from prflow.store.llm_answers import find_answer, keep_answer
+from prflow.store.llm_answers import (
+    ClaimState,
+    claim_question,
+    find_answer,
+    keep_answer,
+    release_claim,
+)
 
 REQUEST = {
     "model": "claude-sonnet-5-5",
@@ -91,3 +98,29 @@ def test_migration_0009_adds_the_answers_and_goes_back_down(tmp_path: Path) -> N
         columns = connection.execute(text("SELECT * FROM prflow_cost_by_phase")).keys()
         assert "reused_attempts" not in columns and "failed_attempts" in columns
     engine.dispose()
+
+
+def test_a_claimed_question_is_held_until_answered_released_or_expired(db_url: str) -> None:
+    digest = request_digest(REQUEST)
+    run = run_scope("review:a/b#7", "r1")
+    first, second = (
+        attempt_scope("review:a/b#1/agent:x", "1"),
+        attempt_scope("review:a/b#1/agent:y", "1"),
+    )
+    soon = timedelta(minutes=5)
+
+    assert claim_question(db_url, run, digest, first, expires_after=soon) == ClaimState.mine
+    assert claim_question(db_url, run, digest, first, expires_after=soon) == ClaimState.mine
+    assert claim_question(db_url, run, digest, second, expires_after=soon) == ClaimState.held
+    assert find_answer(db_url, [run], digest, 2048) is None, "a claim is no answer"
+
+    release_claim(db_url, run, digest, first)  # the first request failed
+    assert claim_question(db_url, run, digest, second, expires_after=soon) == ClaimState.mine
+    assert claim_question(db_url, run, digest, first, expires_after=timedelta(0)) == ClaimState.mine
+
+    keep_answer(db_url, [run], digest, "sha256:answer", max_tokens=64, stop_reason="max_tokens")
+    found = find_answer(db_url, [run], digest, 64)
+    assert found is not None and found.answer_key == "sha256:answer", "the answer replaced it"
+    assert claim_question(db_url, run, digest, second, expires_after=soon) == ClaimState.answered
+    release_claim(db_url, run, digest, first)
+    assert find_answer(db_url, [run], digest, 64) is not None, "an answer is never released"

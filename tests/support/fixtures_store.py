@@ -82,5 +82,7 @@ def db_url(request: pytest.FixtureRequest) -> str:
         return url
     url = request.getfixturevalue("postgres_url")
     with engine_for(url).begin() as connection:
-        connection.exec_driver_sql("TRUNCATE llm_attempts, blobs, review_marks")
+        connection.exec_driver_sql(
+            "TRUNCATE llm_attempts, blobs, review_marks, llm_answers, llm_phase_cuts"
+        )
     return url

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from prflow.tools import ToolError, run_tool
 
 
 def _search(reader: GitRepoReader, r: ResolvedRange, **arguments: Any) -> dict[str, Any]:
-    result: dict[str, Any] = json.loads(run_tool(reader, r, "search_code", arguments).text)
+    result: dict[str, Any] = run_tool(reader, r, "search_code", arguments).data
     return result
 
 
@@ -79,3 +78,23 @@ def test_results_are_paged(pr_reader: GitRepoReader, pr_range: ResolvedRange) ->
     assert second["page"]["has_next"] is False
     lines = [h["line"] for h in first["page"]["items"] + second["page"]["items"]]
     assert lines == list(range(100, 200))
+
+
+def test_the_model_reads_hits_grouped_by_file_and_where_the_page_sits(
+    pr_reader: GitRepoReader, pr_range: ResolvedRange
+) -> None:
+    text = run_tool(
+        pr_reader, pr_range, "search_code", {"pattern": "^line 1[0-9]{2}$", "limit": 3}
+    ).text
+    lines = text.splitlines()
+    assert lines[0] == f"search_code '^line 1[0-9]{{2}}$' at head ({pr_range.head_sha[:12]})"
+    assert lines[1].startswith("data/") and lines[2:5] == [
+        "  100: line 100",
+        "  101: line 101",
+        "  102: line 102",
+    ]
+    assert lines[-1] == "matches 1-3 of 100; more: call again with offset=3"
+    assert text.count(lines[1]) == 1, "the path is named once for its hits"
+    assert run_tool(pr_reader, pr_range, "search_code", {"pattern": "zz_[0-9]{9}"}).text.endswith(
+        "\nno matches"
+    )
