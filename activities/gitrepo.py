@@ -29,14 +29,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from prflow.analysis.parse_cache import ParsedFiles
+from prflow.analysis.py_summary import cached_imports, summary_parser
 from prflow.changes import ChangedFile, FileStatus
-from prflow.config import cache_dir
+from prflow.config import cache_dir, cached_settings
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
 from prflow.file_names import display_fs, display_name, fs_candidates
 from prflow.imports import ImportGraph, build_import_graph
+from prflow.imports.build import GraphReuse
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.source_tree import DirectoryTree, SourceTree
+from prflow.store.parse_cache import StoreParseCache
 from prflow.tools.paths import resolve_inside
 from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
 
@@ -626,8 +630,15 @@ class _GraphCache:
 _GRAPHS = _GraphCache(size=8)
 
 
-def import_graph(repo: GitRepo, sha: str) -> ImportGraph:
-    """The import graph of ``sha``: from memory, else from JSON beside the snapshot, else built."""
+def import_graph(
+    repo: GitRepo, sha: str, near: tuple[str, Sequence[ChangedFile]] | None = None
+) -> ImportGraph:
+    """The import graph of ``sha``: from memory, else from JSON beside the snapshot, else built.
+
+    Built, it takes each Python file's imports from the parse cache (by blob SHA);
+    ``near`` (a commit whose graph is known, and the files changed from it to ``sha``)
+    lets files the change did not edit keep that graph's edges.
+    """
     key = (repo.key, sha)
     cached = _GRAPHS.get(key)
     if cached is not None:
@@ -636,12 +647,26 @@ def import_graph(repo: GitRepo, sha: str) -> ImportGraph:
     if stored.is_file():
         graph = ImportGraph.model_validate_json(stored.read_bytes())
     else:
-        graph = build_import_graph(DirectoryTree(snapshot(repo, sha)))
+        tree = DirectoryTree(snapshot(repo, sha))
+        reuse = None
+        if near is not None and _known_graph(repo, near[0]):
+            other = import_graph(repo, near[0])
+            reuse = GraphReuse(other, DirectoryTree(snapshot(repo, near[0])), near[1])
+        db = cached_settings().resolved_database_url()
+        parsed = ParsedFiles(summary_parser(), StoreParseCache(db))
+        graph = build_import_graph(tree, cached_imports(parsed, tree), reuse)
         staging = stored.with_name(f".tmp-{stored.name}-{uuid.uuid4().hex}")
         staging.write_text(graph.model_dump_json(), encoding="utf-8")
         staging.replace(stored)
     _GRAPHS.put(key, graph)
     return graph
+
+
+def _known_graph(repo: GitRepo, sha: str) -> bool:
+    """True when the graph of ``sha`` is in memory or stored (it need not be built)."""
+    if _GRAPHS.get((repo.key, sha)) is not None:
+        return True
+    return (snapshot_root(repo.key) / f"{sha}.imports.json").is_file()
 
 
 # --------------------------------------------------------------------------- the reader
@@ -704,8 +729,10 @@ class GitRepoReader:
     def tree(self, sha: str) -> SourceTree:
         return DirectoryTree(snapshot(self.repo, sha))
 
-    def import_graph(self, sha: str) -> ImportGraph:
-        return import_graph(self.repo, sha)
+    def import_graph(
+        self, sha: str, near: tuple[str, Sequence[ChangedFile]] | None = None
+    ) -> ImportGraph:
+        return import_graph(self.repo, sha, near)
 
 
 def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepHit]:
