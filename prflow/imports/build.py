@@ -72,23 +72,16 @@ class GraphReuse:
 
 
 def reusable_edits(changed: Iterable[ChangedFile]) -> frozenset[str] | None:
-    """The edited code files when only code files were edited (no file added, deleted,
-    renamed, and no other file touched); None when other files' imports may resolve
-    differently, so the whole graph must be built."""
+    """The edited code files, when the change cannot make other files' imports resolve
+    differently: every file modified in place (none added, deleted or renamed) and no JSON
+    touched (``tsconfig.json`` and what it extends). None: the whole graph must be built."""
     edited: set[str] = set()
     for item in changed:
-        code = _is_code(item.path)
-        if (
-            item.status is not FileStatus.modified
-            or not code
-            or item.old_path
-            not in (
-                None,
-                item.path,
-            )
-        ):
+        moved = item.old_path is not None and item.old_path != item.path
+        if item.status is not FileStatus.modified or moved or item.path.endswith(".json"):
             return None
-        edited.add(item.path)
+        if _is_code(item.path):
+            edited.add(item.path)
     return frozenset(edited)
 
 

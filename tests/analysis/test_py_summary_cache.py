@@ -9,7 +9,7 @@ from prflow.analysis.breaking_python import find_python_breaking_changes, python
 from prflow.analysis.parse_cache import MemoryParseCache, ParsedFiles
 from prflow.analysis.py_summary import cached_imports
 from prflow.changes import ChangedFile, FileStatus
-from prflow.imports.build import GraphReuse, build_import_graph
+from prflow.imports.build import GraphReuse, build_import_graph, reusable_edits
 from prflow.source_tree import MemoryTree
 from prflow.store.parse_cache import StoreParseCache
 
@@ -103,3 +103,14 @@ def test_an_added_module_makes_every_file_resolve_again() -> None:
 
     assert reused.edges == build_import_graph(grown).edges
     assert ("pkg/extra.py", "pkg/helpers.py") in {(e.importer, e.target) for e in reused.edges}
+
+
+def test_edits_to_docs_keep_the_other_graph_but_json_and_moves_do_not() -> None:
+    code = ChangedFile(path="pkg/client.py", status=FileStatus.modified)
+    doc = ChangedFile(path="README.md", status=FileStatus.modified)
+    config = ChangedFile(path="tsconfig.base.json", status=FileStatus.modified)
+    moved = ChangedFile(path="pkg/web.py", status=FileStatus.renamed, old_path="pkg/client.py")
+
+    assert reusable_edits([code, doc]) == frozenset({"pkg/client.py"})
+    assert reusable_edits([code, config]) is None
+    assert reusable_edits([moved]) is None
