@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -29,14 +30,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from prflow.analysis.parse_cache import ParsedFiles
+from prflow.analysis.py_summary import cached_imports, summary_parser
 from prflow.changes import ChangedFile, FileStatus
-from prflow.config import cache_dir
+from prflow.config import cache_dir, cached_settings
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
 from prflow.file_names import display_fs, display_name, fs_candidates
 from prflow.imports import ImportGraph, build_import_graph
+from prflow.imports.build import GraphReuse
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.source_tree import DirectoryTree, SourceTree
+from prflow.store.parse_cache import StoreParseCache
 from prflow.tools.paths import resolve_inside
 from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
 
@@ -520,13 +525,16 @@ def snapshot_root(repo_key: str) -> Path:
     return cache_dir() / "snapshots" / repo_key
 
 
-def snapshot(repo: GitRepo, sha: str) -> Path:
+def snapshot(repo: GitRepo, sha: str, near: str | None = None) -> Path:
     """A read-only copy of the files of commit ``sha``, built once per machine.
 
     The tree is written to a private temporary directory and renamed into place,
     so a directory at the final path is always complete and concurrent builders
     simply keep whichever rename won. Files are made read-only; symlinks are kept
-    as symlinks (readers must confine them, see ``resolve_inside``).
+    as symlinks (readers must confine them, see ``resolve_inside``). With ``near``
+    (a commit whose snapshot exists, the PR's base most often), every file that
+    commit has unchanged is hard-linked from its snapshot instead of written again.
+    Beside the tree, ``<sha>.paths.json`` lists its files (see :func:`snapshot_tree`).
     """
     final = snapshot_root(repo.key) / sha
     if final.is_dir():
@@ -535,7 +543,14 @@ def snapshot(repo: GitRepo, sha: str) -> Path:
     staging = final.with_name(f".tmp-{sha}-{uuid.uuid4().hex}")
     staging.mkdir()
     try:
-        _write_tree(repo, sha, staging)
+        near_root = snapshot_root(repo.key) / near if near is not None else None
+        if near_root is not None and not near_root.is_dir():
+            near_root = None
+        files = _write_tree(repo, sha, staging, near_root, near)
+        listing = _listing_path(repo, sha)
+        listing_staging = listing.with_name(f".tmp-{listing.name}-{uuid.uuid4().hex}")
+        listing_staging.write_text(json.dumps(files), encoding="utf-8")
+        listing_staging.replace(listing)
         try:
             staging.rename(final)
         except OSError:
@@ -544,6 +559,20 @@ def snapshot(repo: GitRepo, sha: str) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+def _listing_path(repo: GitRepo, sha: str) -> Path:
+    return snapshot_root(repo.key) / f"{sha}.paths.json"
+
+
+def snapshot_tree(repo: GitRepo, sha: str, near: str | None = None) -> DirectoryTree:
+    """The snapshot of ``sha`` as a tree whose file list comes from its listing, not a walk."""
+    root = snapshot(repo, sha, near)
+    listing = _listing_path(repo, sha)
+    paths: list[str] | None = None
+    with contextlib.suppress(OSError, ValueError):
+        paths = [str(p) for p in json.loads(listing.read_text(encoding="utf-8"))]
+    return DirectoryTree(root, paths)
 
 
 def _tree_entries(repo: GitRepo, sha: str) -> list[tuple[str, str, str, str]]:
@@ -564,9 +593,19 @@ def _safe_relative(path: str) -> bool:
     return not path.startswith("/") and all(p not in ("", ".", "..", ".git") for p in parts)
 
 
-def _write_tree(repo: GitRepo, sha: str, dest: Path) -> None:
-    """Stream every blob of the commit out of one ``git cat-file --batch`` process."""
+def _write_tree(
+    repo: GitRepo, sha: str, dest: Path, near_root: Path | None = None, near: str | None = None
+) -> list[str]:
+    """Stream every blob of the commit out of one ``git cat-file --batch`` process.
+
+    Blobs that commit ``near`` has at the same path with the same mode are hard-linked
+    from ``near_root`` (its snapshot). Returns the display names of the regular files.
+    """
     entries = _tree_entries(repo, sha)
+    same: set[tuple[str, str, str]] = set()
+    if near_root is not None and near is not None:
+        same = {(mode, oid, path) for mode, kind, oid, path in _tree_entries(repo, near)}
+    files: list[str] = []
     command = ["git", f"--git-dir={repo.git_dir}", "cat-file", "--batch"]
     with subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_git_env()
@@ -580,6 +619,12 @@ def _write_tree(repo: GitRepo, sha: str, dest: Path) -> None:
             if kind != "blob":  # a submodule: only its directory exists in this commit
                 target.mkdir(exist_ok=True)
                 continue
+            if mode != "120000":
+                files.append(display_fs(path))
+                if near_root is not None and (mode, oid, path) in same:
+                    with contextlib.suppress(OSError):
+                        os.link(near_root / path, target, follow_symlinks=False)
+                        continue
             proc.stdin.write(oid.encode() + b"\n")
             proc.stdin.flush()
             header = proc.stdout.readline().split()
@@ -595,6 +640,7 @@ def _write_tree(repo: GitRepo, sha: str, dest: Path) -> None:
         proc.stdin.close()
     if proc.returncode != 0:
         raise GitError(f"git cat-file --batch exited with {proc.returncode} for {sha}")
+    return sorted(files)
 
 
 # --------------------------------------------------------------------------- import graphs
@@ -626,8 +672,15 @@ class _GraphCache:
 _GRAPHS = _GraphCache(size=8)
 
 
-def import_graph(repo: GitRepo, sha: str) -> ImportGraph:
-    """The import graph of ``sha``: from memory, else from JSON beside the snapshot, else built."""
+def import_graph(
+    repo: GitRepo, sha: str, near: tuple[str, Sequence[ChangedFile]] | None = None
+) -> ImportGraph:
+    """The import graph of ``sha``: from memory, else from JSON beside the snapshot, else built.
+
+    Built, it takes each Python file's imports from the parse cache (by blob SHA);
+    ``near`` (a commit whose graph is known, and the files changed from it to ``sha``)
+    lets files the change did not edit keep that graph's edges.
+    """
     key = (repo.key, sha)
     cached = _GRAPHS.get(key)
     if cached is not None:
@@ -636,12 +689,26 @@ def import_graph(repo: GitRepo, sha: str) -> ImportGraph:
     if stored.is_file():
         graph = ImportGraph.model_validate_json(stored.read_bytes())
     else:
-        graph = build_import_graph(DirectoryTree(snapshot(repo, sha)))
+        tree = snapshot_tree(repo, sha, near[0] if near is not None else None)
+        reuse = None
+        if near is not None and _known_graph(repo, near[0]):
+            other = import_graph(repo, near[0])
+            reuse = GraphReuse(other, snapshot_tree(repo, near[0]), near[1])
+        db = cached_settings().resolved_database_url()
+        parsed = ParsedFiles(summary_parser(), StoreParseCache(db))
+        graph = build_import_graph(tree, cached_imports(parsed, tree), reuse)
         staging = stored.with_name(f".tmp-{stored.name}-{uuid.uuid4().hex}")
         staging.write_text(graph.model_dump_json(), encoding="utf-8")
         staging.replace(stored)
     _GRAPHS.put(key, graph)
     return graph
+
+
+def _known_graph(repo: GitRepo, sha: str) -> bool:
+    """True when the graph of ``sha`` is in memory or stored (it need not be built)."""
+    if _GRAPHS.get((repo.key, sha)) is not None:
+        return True
+    return (snapshot_root(repo.key) / f"{sha}.imports.json").is_file()
 
 
 # --------------------------------------------------------------------------- the reader
@@ -701,11 +768,14 @@ class GitRepoReader:
     def grep(self, sha: str, pattern: str, glob: str | None = None) -> list[GrepHit]:
         return _grep(self.repo, sha, pattern, glob)
 
-    def tree(self, sha: str) -> SourceTree:
-        return DirectoryTree(snapshot(self.repo, sha))
+    def tree(self, sha: str, near: str | None = None) -> SourceTree:
+        """``near``: a commit whose snapshot shares most files (see :func:`snapshot`)."""
+        return snapshot_tree(self.repo, sha, near)
 
-    def import_graph(self, sha: str) -> ImportGraph:
-        return import_graph(self.repo, sha)
+    def import_graph(
+        self, sha: str, near: tuple[str, Sequence[ChangedFile]] | None = None
+    ) -> ImportGraph:
+        return import_graph(self.repo, sha, near)
 
 
 def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepHit]:

@@ -89,10 +89,11 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
     analysed = files_for_analysis(changed, inp.changes.large_pr)
     reader = GitRepoReader.for_range(rng)
     base_tree = reader.tree(rng.merge_base_sha)
-    head_tree = reader.tree(rng.head_sha)
+    head_tree = reader.tree(rng.head_sha, near=rng.merge_base_sha)
     activity.heartbeat("import graphs")
-    head_graph = reader.import_graph(rng.head_sha)
+    # Base first: the head graph then keeps base edges for every file the PR did not edit.
     base_graph = reader.import_graph(rng.merge_base_sha)
+    head_graph = reader.import_graph(rng.head_sha, near=(rng.merge_base_sha, changed))
     activity.heartbeat("breaking changes")
     checkout = Path(rng.location)
     api = analyse_breaking_changes(

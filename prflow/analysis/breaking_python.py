@@ -51,15 +51,13 @@ from prflow.analysis.py_package import (
     is_python_path,
     kind_of,
 )
+from prflow.analysis.py_summary import summary_parser
 from prflow.analysis.py_surface import (
-    SURFACE_VERSION,
     Attribute,
     Class,
     Definition,
     Function,
     Param,
-    encode_surface,
-    read_surface,
 )
 from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.changes import ChangedFile, FileStatus
@@ -91,12 +89,9 @@ _MAX_NOT_ANALYSED_OBJECTS = 200
 _T = TypeVar("_T")
 
 
-def parse_python(text: str, path: str) -> bytes:
-    return encode_surface(read_surface(text, path))
-
-
 def python_parser() -> ParserSpec:
-    return ParserSpec("python", SURFACE_VERSION, parse_python)
+    """Module summaries (surface and imports): the import graph's parses serve this analysis."""
+    return summary_parser()
 
 
 @dataclass

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from prflow.analysis.parse_cache import ParsedFiles
+from prflow.analysis.py_summary import decode_summary
 from prflow.analysis.py_surface import (
     Attribute,
     Binding,
@@ -32,7 +33,6 @@ from prflow.analysis.py_surface import (
     Function,
     Import,
     ModuleSurface,
-    decode_surface,
 )
 from prflow.imports.build import is_skipped
 from prflow.source_tree import SourceTree
@@ -248,7 +248,7 @@ class PythonView:
         found = self.parsed.get_many(self.tree, paths.values())
         for name, path in paths.items():
             data = found.get(path)
-            surface = decode_surface(data) if data is not None else None
+            surface = decode_summary(data).surface if data is not None else None
             if surface is not None and surface.error is not None:
                 self.parsed.skip(path, surface.error)
                 surface = None

@@ -119,7 +119,18 @@ def read_surface(text: str, filename: str = "<module>") -> ModuleSurface:
     try:
         module = ast.parse(text, filename=filename)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        return ModuleSurface(bindings={}, lines=lines, error=f"{type(exc).__name__}: {exc}")
+        return unreadable_surface(text, exc)
+    return surface_of_module(module, lines)
+
+
+def unreadable_surface(text: str, error: BaseException) -> ModuleSurface:
+    """The surface of a file that does not parse: nothing bound, the error kept."""
+    lines = text.count("\n") + 1
+    return ModuleSurface(bindings={}, lines=lines, error=f"{type(error).__name__}: {error}")
+
+
+def surface_of_module(module: ast.Module, lines: int) -> ModuleSurface:
+    """The surface of an already parsed module (``lines``: its source's line count)."""
     reader = _ModuleReader()
     reader.read_block(module.body)
     return ModuleSurface(

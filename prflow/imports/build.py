@@ -1,12 +1,32 @@
-"""Building the import graph of a whole tree: pick the files, parse each once."""
+"""Building the import graph of a whole tree: pick the files, parse each once.
+
+A big repository's graph is rebuilt cheaply: Python files' import statements
+can come from a cache by blob SHA (``python_imports``), and a tree that differs
+from an already graphed one only by edited code files keeps the other graph's
+edges for every file it did not edit (``reuse``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from prflow.changes import ChangedFile, FileStatus
 from prflow.imports.graph import ImportEdge, ImportGraph
 from prflow.imports.js_imports import JsResolver, is_js_file, js_import_edges
-from prflow.imports.python_imports import PythonModuleIndex, is_python_file, python_import_edges
+from prflow.imports.python_imports import (
+    PythonImports,
+    PythonModuleIndex,
+    is_python_file,
+    python_import_edges,
+    resolve_python_imports,
+)
 from prflow.imports.tsconfig import TsConfigIndex
 from prflow.source_tree import SourceTree, on_disk
+
+PythonImportSource = Callable[[Sequence[str]], Mapping[str, PythonImports | None]]
+"""Paths -> their parsed import statements (None: does not parse); paths left out are read
+and parsed in place. The activity passes one backed by the blob-SHA parse cache."""
 
 # Vendored, generated or tool-owned directories: never part of the project's own graph.
 SKIPPED_DIRS = frozenset(
@@ -42,21 +62,77 @@ def _too_large(tree: SourceTree, path: str) -> bool:
         return True
 
 
-def build_import_graph(tree: SourceTree) -> ImportGraph:
+@dataclass(frozen=True)
+class GraphReuse:
+    """An import graph of another tree, and how this tree differs from that one."""
+
+    graph: ImportGraph
+    tree: SourceTree
+    changed: Sequence[ChangedFile]
+
+
+def reusable_edits(changed: Iterable[ChangedFile]) -> frozenset[str] | None:
+    """The edited code files, when the change cannot make other files' imports resolve
+    differently: every file modified in place (none added, deleted or renamed) and no JSON
+    touched (``tsconfig.json`` and what it extends). None: the whole graph must be built."""
+    edited: set[str] = set()
+    for item in changed:
+        moved = item.old_path is not None and item.old_path != item.path
+        if item.status is not FileStatus.modified or moved or item.path.endswith(".json"):
+            return None
+        if _is_code(item.path):
+            edited.add(item.path)
+    return frozenset(edited)
+
+
+def _is_code(path: str) -> bool:
+    return is_python_file(path) or is_js_file(path)
+
+
+def _code_paths(tree: SourceTree) -> list[str]:
+    return [path for path in tree.paths() if not is_skipped(path) and _is_code(path)]
+
+
+def build_import_graph(
+    tree: SourceTree,
+    python_imports: PythonImportSource | None = None,
+    reuse: GraphReuse | None = None,
+) -> ImportGraph:
     """Every resolvable Python and JS/TS import between files of ``tree``.
 
-    Unparsable files contribute no edges; they never fail the build.
+    Unparsable files contribute no edges; they never fail the build. With
+    ``reuse``, files not edited keep their edges from ``reuse.graph`` when the
+    difference allows it (see :func:`reusable_edits`); the result is the same graph.
     """
     paths = [path for path in tree.paths() if not is_skipped(path)]
-    code_paths = [path for path in paths if is_python_file(path) or is_js_file(path)]
+    code_paths = [path for path in paths if _is_code(path)]
+    edited = reusable_edits(reuse.changed) if reuse is not None else None
+    kept: dict[str, list[ImportEdge]] | None = None
+    if reuse is not None and edited is not None and _code_paths(reuse.tree) == code_paths:
+        kept = {}
+        for edge in reuse.graph.edges:
+            kept.setdefault(edge.importer, []).append(edge)
     python_index = PythonModuleIndex.from_paths(code_paths)
     js_resolver = JsResolver(
         files=frozenset(path for path in code_paths if is_js_file(path)),
         configs=TsConfigIndex(tree, paths),
     )
+    to_read = [p for p in code_paths if kept is None or (edited is not None and p in edited)]
+    wanted = [p for p in to_read if is_python_file(p) and not _too_large(tree, p)]
+    parsed = python_imports(wanted) if python_imports is not None and wanted else {}
+    reading = frozenset(to_read)
     edges: list[ImportEdge] = []
     for path in code_paths:
+        if path not in reading:
+            assert kept is not None
+            edges.extend(kept.get(path, ()))
+            continue
         if _too_large(tree, path):
+            continue
+        if path in parsed:
+            imports = parsed[path]
+            if imports is not None:
+                edges.extend(resolve_python_imports(path, imports, python_index))
             continue
         text = tree.read_text(path)
         if text is None or len(text) > MAX_FILE_BYTES:

@@ -14,6 +14,8 @@ import posixpath
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from prflow.imports.graph import ImportEdge
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -81,17 +83,74 @@ class PythonModuleIndex:
         return [*self.roots, here]
 
 
+IMPORTS_VERSION = "py-imports-1"
+"""Bump when :class:`PythonImports` changes shape, so cached records are read again."""
+
+
+class ModuleImport(msgspec.Struct, frozen=True, array_like=True, tag="m"):
+    """``import a.b.c`` (each alias), or ``importlib.import_module("a.b")`` with a literal."""
+
+    dotted: str
+
+
+class FromImport(msgspec.Struct, frozen=True, array_like=True, tag="f"):
+    """``from <level dots><module> import name [as alias], ...``."""
+
+    module: str | None
+    level: int
+    top_level: bool
+    names: tuple[tuple[str, bool], ...]
+    """Each imported name, and whether it is re-bound under its own name (``x as x``)."""
+
+
+class PythonImports(msgspec.Struct, frozen=True):
+    """What one file imports, before resolution: it depends on the file's bytes alone,
+    so it can be cached by blob SHA and resolved against any tree's module index."""
+
+    statements: tuple[ModuleImport | FromImport, ...]
+    exported: frozenset[str] = frozenset()
+
+
+def read_python_imports(text: str, filename: str = "<module>") -> PythonImports | None:
+    """The import statements of one file; None when it does not parse."""
+    try:
+        module = ast.parse(text, filename=filename)
+    except (SyntaxError, ValueError):
+        return None
+    return imports_of_module(module, text)
+
+
+def imports_of_module(module: ast.Module, text: str) -> PythonImports:
+    """The import statements of an already parsed file (``text`` is its source)."""
+    with_calls = any(hint in text for hint in _DYNAMIC_IMPORT_HINTS)
+    statements: list[ModuleImport | FromImport] = []
+    for node, top_level in _walk_with_scope(module, with_calls):
+        if isinstance(node, ast.Import):
+            statements.extend(ModuleImport(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names = tuple((a.name, a.asname is not None and a.asname == a.name) for a in node.names)
+            statements.append(FromImport(node.module, node.level, top_level, names))
+        elif isinstance(node, ast.Call):
+            literal = _dynamic_import_literal(node)
+            if literal is not None:
+                statements.append(ModuleImport(literal))
+    return PythonImports(tuple(statements), _exported_names(module))
+
+
+def resolve_python_imports(
+    importer: str, imports: PythonImports, index: PythonModuleIndex
+) -> list[ImportEdge]:
+    """Edges from ``importer`` to the files of the tree ``index`` describes."""
+    collector = _EdgeCollector(importer, index, imports.exported)
+    for statement in imports.statements:
+        collector.add(statement)
+    return collector.edges()
+
+
 def python_import_edges(importer: str, text: str, index: PythonModuleIndex) -> list[ImportEdge]:
     """Edges from ``importer`` to the tree's files it imports; [] for unparsable files."""
-    try:
-        module = ast.parse(text, filename=importer)
-    except (SyntaxError, ValueError):
-        return []
-    collector = _EdgeCollector(importer, index, _exported_names(module))
-    with_calls = any(hint in text for hint in _DYNAMIC_IMPORT_HINTS)
-    for node, top_level in _walk_with_scope(module, with_calls):
-        collector.add(node, top_level)
-    return collector.edges()
+    imports = read_python_imports(text, importer)
+    return resolve_python_imports(importer, imports, index) if imports is not None else []
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -159,16 +218,11 @@ class _EdgeCollector:
         self._whole: dict[str, bool] = {}
         self._named: dict[tuple[str, bool], list[str]] = {}
 
-    def add(self, node: ast.AST, top_level: bool) -> None:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                self._add_module(alias.name)
-        elif isinstance(node, ast.ImportFrom):
-            self._add_from(node, top_level)
-        elif isinstance(node, ast.Call):
-            literal = _dynamic_import_literal(node)
-            if literal is not None:
-                self._add_module(literal)
+    def add(self, statement: ModuleImport | FromImport) -> None:
+        if isinstance(statement, ModuleImport):
+            self._add_module(statement.dotted)
+        else:
+            self._add_from(statement)
 
     def edges(self) -> list[ImportEdge]:
         result = [
@@ -204,30 +258,28 @@ class _EdgeCollector:
                     self._link_whole(target)
                     return
 
-    def _add_from(self, node: ast.ImportFrom, top_level: bool) -> None:
+    def _add_from(self, node: FromImport) -> None:
         bases = self._from_bases(node)
         if not bases:
             return
-        for alias in node.names:
-            reexport = top_level and (
-                self._is_package_init
-                or alias.name in self._exported
-                or (alias.asname is not None and alias.asname == alias.name)
+        for name, same_alias in node.names:
+            reexport = node.top_level and (
+                self._is_package_init or name in self._exported or same_alias
             )
-            if alias.name == "*":
+            if name == "*":
                 self._link_whole(_first(self._index.module_file(base) for base in bases), reexport)
                 continue
             for base in bases:
-                submodule = self._index.module_file(_join(base, alias.name))
+                submodule = self._index.module_file(_join(base, name))
                 if submodule is not None:
                     self._link_whole(submodule, reexport)
                     break
                 module_file = self._index.module_file(base)
                 if module_file is not None:
-                    self._link_name(module_file, alias.name, reexport)
+                    self._link_name(module_file, name, reexport)
                     break
 
-    def _from_bases(self, node: ast.ImportFrom) -> list[str]:
+    def _from_bases(self, node: FromImport) -> list[str]:
         """Candidate directories-or-modules (paths without suffix) the import names."""
         parts = node.module.split(".") if node.module else []
         if node.level == 0:

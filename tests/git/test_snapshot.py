@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import filecmp
 import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from activities.gitrepo import open_repo, snapshot
+from activities.gitrepo import open_repo, snapshot, snapshot_tree
+from prflow.source_tree import DirectoryTree
 from tests.support.fixtures_git import CORE_BASE, CORE_HEAD, PullRequestRepo
 
 
@@ -68,3 +70,23 @@ def test_concurrent_builders_agree_and_leave_no_temporary_dirs(
     assert (built / "data/big.txt").stat().st_size > 0
     leftovers = [p.name for p in built.parent.iterdir() if p.name.startswith(".tmp-")]
     assert leftovers == []
+
+
+def test_a_snapshot_near_another_links_its_unchanged_files_and_lists_the_same_paths(
+    pr_repo: PullRequestRepo, prflow_cache: Path
+) -> None:
+    repo = open_repo(str(pr_repo.path))
+    base = snapshot(repo, pr_repo.fork_sha)
+
+    head = snapshot(repo, pr_repo.head_sha, near=pr_repo.fork_sha)
+    listed = snapshot_tree(repo, pr_repo.head_sha)
+
+    walked = DirectoryTree(head).paths()
+    assert listed.paths() == walked
+    assert (head / "pkg/core.py").read_text() == CORE_HEAD
+    assert os.readlink(head / "links/core_link.py") == "../pkg/core.py"
+    assert (head / "scripts/run.sh").stat().st_mode & stat.S_IXUSR
+    shared = [p for p in walked if (base / p).is_file() and filecmp.cmp(base / p, head / p, False)]
+    assert shared, "the fixture has files the PR did not change"
+    assert all((head / p).stat().st_ino == (base / p).stat().st_ino for p in shared)
+    assert (head / "pkg/core.py").stat().st_ino != (base / "pkg/core.py").stat().st_ino
