@@ -110,8 +110,9 @@ def _usage_hint(err: typer.TyperException) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
-    from prflow.cli import interrupts
+    from prflow.cli import interrupts, timings
 
+    timings.mark("main")
     interrupts.install()
     try:
         code, line = _run(argv)
@@ -124,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     gc.collect()
     if line is not None:
         print(line, file=sys.stderr)
+    timings.mark("exit")
+    timings.flush()
     sys.exit(code)
 
 

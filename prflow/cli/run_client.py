@@ -24,6 +24,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError
 from temporalio.service import RPCError, RPCStatusCode
 
+from prflow.cli import timings
 from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
 from prflow.config import Settings
@@ -204,6 +205,9 @@ async def run_on(
             f"/workflows/{workflow_id}"
         )
     handle = await start_or_attach(runtime.client, kind, request, runtime.task_queue)
+    timings.mark("started")
+    timings.fact("workflow_id", handle.id)
+    timings.fact("run_id", handle.result_run_id or "")
     own_queues = owner_pid(runtime.task_queue) is not None
     note_run(workflow_id, own_queues=own_queues)
     if not runtime.serves_queue:
@@ -215,10 +219,12 @@ async def run_on(
             with contextlib.suppress(RPCError, asyncio.CancelledError):
                 await terminate_orphan(runtime.client, workflow_id, runtime.task_queue)
         raise
+    timings.mark("result")
     texts = {
         key: await read_blob(runtime.client, runtime.task_queue, key)
         for key in wanted_blobs(result)
     }
+    timings.mark("fetched")
     return result, texts
 
 
@@ -241,6 +247,8 @@ async def run_with_display(
 
         check_ledger_reachable(settings.resolved_database_url())
     with PhaseDisplay(title, quiet=quiet) as display:
+        timings.mark("connecting")
         async with temporal_runtime(settings) as runtime:
+            timings.mark("connected")
             request = build(runtime.settings)
             return await run_on(runtime, kind, request, display, wanted_blobs=wanted_blobs)
