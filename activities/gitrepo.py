@@ -28,17 +28,19 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
 from prflow.file_names import display_fs, display_name, fs_candidates
-from prflow.imports import ImportGraph, build_import_graph
 from prflow.repo_models import RepoSpec, ResolvedRange
-from prflow.source_tree import DirectoryTree, SourceTree
-from prflow.tools.paths import resolve_inside
-from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
+
+if TYPE_CHECKING:  # loaded where used: the CLI's ref checks import this module, not these
+    from prflow.imports import ImportGraph
+    from prflow.source_tree import SourceTree
+    from prflow.tools.reader import GrepHit
 
 LOCAL_TIMEOUT = 300.0
 NETWORK_TIMEOUT = 1_800.0
@@ -628,6 +630,9 @@ _GRAPHS = _GraphCache(size=8)
 
 def import_graph(repo: GitRepo, sha: str) -> ImportGraph:
     """The import graph of ``sha``: from memory, else from JSON beside the snapshot, else built."""
+    from prflow.imports import ImportGraph, build_import_graph
+    from prflow.source_tree import DirectoryTree
+
     key = (repo.key, sha)
     cached = _GRAPHS.get(key)
     if cached is not None:
@@ -676,6 +681,9 @@ class GitRepoReader:
         return _diff_text(self.repo, base_sha, head_sha, paths, context)
 
     def read_file(self, sha: str, path: str) -> bytes | None:
+        from prflow.tools.paths import resolve_inside
+        from prflow.tools.reader import ToolError
+
         root = snapshot(self.repo, sha)
         targets = [resolve_inside(root, name) for name in fs_candidates(path)]
         target = next((t for t in targets if t.exists()), targets[0])
@@ -702,6 +710,8 @@ class GitRepoReader:
         return _grep(self.repo, sha, pattern, glob)
 
     def tree(self, sha: str) -> SourceTree:
+        from prflow.source_tree import DirectoryTree
+
         return DirectoryTree(snapshot(self.repo, sha))
 
     def import_graph(self, sha: str) -> ImportGraph:
@@ -710,6 +720,8 @@ class GitRepoReader:
 
 def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepHit]:
     """``git grep -n -I -E`` at one commit; exit 1 (no match) is an empty list."""
+    from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
+
     command = [
         "git",
         f"--git-dir={repo.git_dir}",

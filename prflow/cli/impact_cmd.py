@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -153,6 +154,8 @@ def impact(
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
     timings.mark("command")
+    importlib.import_module("prflow.cli.run_client")  # the Temporal client, needed from here on
+    timings.mark("imported")
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
     check_number("--budget-usd", budget_usd, MAX_USD, "5")

@@ -21,12 +21,18 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import ActivityError, ApplicationError, FailureError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    FailureError,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.service import RPCError, RPCStatusCode
 
 from prflow.cli import timings
 from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
+from prflow.cli.workflow_failed import WorkflowFailed
 from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
@@ -39,32 +45,35 @@ WORKER_WAIT_SECONDS = 10.0
 BLOB_READ_WORKFLOW = "blob_read"
 
 
-class WorkflowFailed(Exception):
-    """The workflow failed for a reason that is not the user's; the message says where to look."""
-
-
 async def start_or_attach(
     client: Client, kind: KindDeclaration, request: BaseModel, task_queue: str
 ) -> WorkflowHandle[Any, Any]:
     """Start the run, or attach to the one already running under the same id.
 
     A run left on the private queue of a command that is gone (killed, interrupted) has
-    nothing to serve it: it is terminated and started over, not attached to.
+    nothing to serve it: it is terminated and started over, not attached to. A run this
+    call started itself is on ``task_queue``: only an attached run is described.
     """
     from worker.orphans import owner_gone
 
     workflow_id = kind.workflow_id(request)
-    for _ in range(2):
-        handle = await client.start_workflow(
+
+    async def start(conflict: WorkflowIDConflictPolicy) -> WorkflowHandle[Any, Any]:
+        return await client.start_workflow(
             kind.name,
             request,
             id=workflow_id,
             task_queue=task_queue,
             result_type=kind.result_type,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_conflict_policy=conflict,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
             static_summary=f"{kind.name} {workflow_id}",
         )
+
+    with contextlib.suppress(WorkflowAlreadyStartedError):
+        return await start(WorkflowIDConflictPolicy.FAIL)
+    for _ in range(2):
+        handle = await start(WorkflowIDConflictPolicy.USE_EXISTING)
         running_on = (await handle.describe()).task_queue
         if running_on == task_queue or not owner_gone(running_on):
             break
@@ -138,7 +147,16 @@ async def follow(
     *,
     server_wait: float = SERVER_WAIT_SECONDS,
 ) -> Any:
-    """Wait for the result while refreshing the display from the ``progress`` query."""
+    """Wait for the result while refreshing the display from the ``progress`` query.
+
+    A display that shows nothing (``--quiet``) asks for no progress: each query is a
+    round trip to a worker, and the last one comes after the result is in.
+    """
+    if not display.shows_progress:
+        try:
+            return await _patient_result(handle, display, server_wait)
+        except WorkflowFailureError as err:
+            raise explain_failure(err, handle.id) from None
     result_task = asyncio.ensure_future(_patient_result(handle, display, server_wait))
     try:
         while not result_task.done():
