@@ -92,8 +92,22 @@ def _command_asked(args: list[str]) -> str | None:
     return None
 
 
+def _asks_version(args: list[str]) -> bool:
+    """Whether ``args`` print the version and exit before any command could run (``--version``
+    comes before ``--help`` and before any command word: eager options act in order)."""
+    for arg in args:
+        if arg == "--version":
+            return True
+        if arg == "--help" or not arg.startswith("-"):
+            return False
+    return False
+
+
 def _register_commands(args: list[str] | None = None) -> None:
-    """Add the commands to the app: only the one ``args`` runs when known, else all of them."""
+    """Add the commands to the app: only the one ``args`` runs when known, none for
+    ``--version``, else all of them."""
+    if args is not None and _asks_version(args):
+        return
     asked = _command_asked(args) if args is not None else None
     if asked is not None:
         import importlib
