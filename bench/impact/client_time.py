@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import statistics
 import sys
 import time
@@ -39,8 +40,9 @@ from bench.impact.prflow_cli import PrflowCli
 WARM_SECONDS = "600"
 DEFAULT_PAIR = "packaging"
 PHASES = (
-    ("start-up", "spawn", "command"),  # interpreter, imports, argument parsing
-    ("checks", "command", "connecting"),  # settings, refs checked in the checkout, request
+    ("start-up", "spawn", "command"),  # interpreter, the command's module, argument parsing
+    ("client libs", "command", "imported"),  # the Temporal SDK and the run client
+    ("checks", "imported", "connecting"),  # settings, refs checked in the checkout, request
     ("connect", "connecting", "connected"),  # warm worker found, client connected
     ("start", "connected", "started"),
     ("wait", "started", "result"),  # includes the workflow's own time
@@ -51,10 +53,13 @@ PHASES = (
 
 @dataclass(frozen=True)
 class ClientRun:
-    """One warm command: its marks (seconds since spawn) and the workflow's own seconds."""
+    """One warm command: its marks (seconds since spawn), the workflow's own seconds, and
+    the CPU seconds the command's process used (all of it client work: the workflow runs
+    in the warm worker's process)."""
 
     marks: dict[str, float]
     workflow: float
+    cpu: float
 
     @property
     def wall(self) -> float:
@@ -87,20 +92,35 @@ async def _workflow_seconds(port: int, workflow_id: str, run_id: str) -> float:
     return (described.close_time - described.start_time).total_seconds()
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _one_run(cli: PrflowCli, repo: Path, report: Path, times: Path) -> ClientRun:
+    cpu_before = _children_cpu()
     spawned = time.time()
     cli.impact(repo, report)
     ended = time.time()
+    cpu = _children_cpu() - cpu_before
     record = _last_record(times)
-    marks = {str(name): float(at) - spawned for name, at in record["marks"]}  # type: ignore[attr-defined]
+    pairs: list[list[object]] = record["marks"]  # type: ignore[assignment]
+    marks = {str(name): float(str(at)) - spawned for name, at in pairs}
     marks["spawn"] = 0.0
     marks["end"] = ended - spawned
     facts: dict[str, str] = record["facts"]  # type: ignore[assignment]
     workflow = asyncio.run(_workflow_seconds(cli.port, facts["workflow_id"], facts["run_id"]))
-    return ClientRun(marks, workflow)
+    return ClientRun(marks, workflow, cpu)
 
 
-def measure(pair: PythonPair, work: WorkDir, runs: int) -> tuple[list[ClientRun], Timing]:
+def _griffe_once(repo: Path, pair: PythonPair) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``griffe check`` process."""
+    cpu_before = _children_cpu()
+    seconds, _found = timed(lambda: griffe_check(repo, pair.import_package, pair.search_path))
+    return seconds, _children_cpu() - cpu_before
+
+
+def measure(pair: PythonPair, work: WorkDir, runs: int) -> tuple[list[ClientRun], Timing, Timing]:
     """``runs`` warm commands after one that starts the warm worker, each followed by one
     ``griffe check`` (interleaved, so both see the same load on a shared machine)."""
     repo = prepare_repo(pair, work).resolve()
@@ -113,22 +133,22 @@ def measure(pair: PythonPair, work: WorkDir, runs: int) -> tuple[list[ClientRun]
     report = state / "reports" / "impact.json"
     results: list[ClientRun] = []
     griffe: list[float] = []
+    griffe_cpu: list[float] = []
     try:
         print(f"bench: {pair.label}: first command (starts the warm worker)", file=sys.stderr)
         cli.impact(repo, report)
         print(f"bench: {pair.label}: {runs} warm commands and griffe checks", file=sys.stderr)
         for _ in range(runs):
             results.append(_one_run(cli, repo, report, times))
-            seconds, _found = timed(
-                lambda: griffe_check(repo, pair.import_package, pair.search_path)
-            )
+            seconds, cpu = _griffe_once(repo, pair)
             griffe.append(seconds)
+            griffe_cpu.append(cpu)
     finally:
         cli.stop_warm_worker()
-    return results, Timing(tuple(griffe))
+    return results, Timing(tuple(griffe)), Timing(tuple(griffe_cpu))
 
 
-def report(label: str, runs: list[ClientRun], griffe: Timing) -> list[str]:
+def report(label: str, runs: list[ClientRun], griffe: Timing, griffe_cpu: Timing) -> list[str]:
     def median(values: list[float]) -> float:
         return statistics.median(values)
 
@@ -142,14 +162,18 @@ def report(label: str, runs: list[ClientRun], griffe: Timing) -> list[str]:
     wall = median([r.wall for r in runs])
     workflow = median([r.workflow for r in runs])
     client = median([r.client for r in runs])
+    cpu = median([r.cpu for r in runs])
     lines += [
         "",
         f"  whole command        {wall:6.3f}s",
         f"  workflow (server)    {workflow:6.3f}s  (close - start, as the server recorded it)",
         f"  client's own share   {client:6.3f}s  (whole command - workflow; goal <= 0.5 s)",
-        f"  griffe check         {griffe.median:6.3f}s  (same pair, whole CLI process)",
+        f"  client CPU           {cpu:6.3f}s  (user + sys of the command's process)",
+        f"  griffe check         {griffe.median:6.3f}s  wall, {griffe_cpu.median:.3f}s CPU "
+        "(same pair, whole CLI process)",
         "",
-        f"ratio client share / griffe check (same run): {client / griffe.median:.2f}x",
+        f"client CPU / griffe CPU: {cpu / griffe_cpu.median:.2f}x",
+        f"ratio client share / griffe check (wall, same run): {client / griffe.median:.2f}x",
     ]
     return lines
 
@@ -177,11 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: no Python release pair named {args.pair!r}", file=sys.stderr)
         return 2
     try:
-        runs, griffe = measure(pairs[0], WorkDir(args.work_dir.resolve()), args.runs)
+        runs, griffe, griffe_cpu = measure(pairs[0], WorkDir(args.work_dir.resolve()), args.runs)
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
-    print("\n".join(report(pairs[0].label, runs, griffe)))
+    print("\n".join(report(pairs[0].label, runs, griffe, griffe_cpu)))
     return 0
 
 
