@@ -8,6 +8,7 @@ unexpected errors with their traceback.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -204,12 +205,15 @@ def _exit_process(code: int) -> None:
     main_thread = threading.main_thread()
     if any(t is not main_thread and not t.daemon for t in threading.enumerate()):
         return
-    atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):
-        return
+        return  # before the exit handlers ran: the ordinary exit runs them once
+    atexit._run_exitfuncs()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()  # anything an exit handler printed
+        sys.stderr.flush()
     os._exit(code)
 
 
