@@ -97,3 +97,21 @@ def test_only_a_known_command_is_registered_alone(args: list[str], asked: str | 
 def test_shell_completion_registers_every_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("_PRFLOW_COMPLETE", "complete_bash")
     assert _command_asked(["impact"]) is None
+
+
+def test_python_dash_m_prflow_is_the_same_command() -> None:
+    """``python -m prflow`` runs the CLI (so ``-X importtime`` can show a command's imports)."""
+    from prflow import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "prflow", "--version"], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, f"prflow {__version__}")
+    wrong = subprocess.run(
+        [sys.executable, "-m", "prflow", "impact", "--no-such-option"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert wrong.returncode == 2
+    assert wrong.stderr.count("\n") == 1 and "Traceback" not in wrong.stderr
