@@ -29,21 +29,19 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from prflow.analysis.parse_cache import ParsedFiles
-from prflow.analysis.py_summary import cached_imports, summary_parser
 from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir, cached_settings
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
 from prflow.file_names import display_fs, display_name, fs_candidates
-from prflow.imports import ImportGraph, build_import_graph
-from prflow.imports.build import GraphReuse
 from prflow.repo_models import RepoSpec, ResolvedRange
-from prflow.source_tree import DirectoryTree, SourceTree
-from prflow.store.parse_cache import StoreParseCache
-from prflow.tools.paths import resolve_inside
-from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
+
+if TYPE_CHECKING:  # loaded where used: the CLI's ref checks import this module, not these
+    from prflow.imports import ImportGraph
+    from prflow.source_tree import DirectoryTree, SourceTree
+    from prflow.tools.reader import GrepHit
 
 LOCAL_TIMEOUT = 300.0
 NETWORK_TIMEOUT = 1_800.0
@@ -567,6 +565,8 @@ def _listing_path(repo: GitRepo, sha: str) -> Path:
 
 def snapshot_tree(repo: GitRepo, sha: str, near: str | None = None) -> DirectoryTree:
     """The snapshot of ``sha`` as a tree whose file list comes from its listing, not a walk."""
+    from prflow.source_tree import DirectoryTree
+
     root = snapshot(repo, sha, near)
     listing = _listing_path(repo, sha)
     paths: list[str] | None = None
@@ -681,6 +681,12 @@ def import_graph(
     ``near`` (a commit whose graph is known, and the files changed from it to ``sha``)
     lets files the change did not edit keep that graph's edges.
     """
+    from prflow.analysis.parse_cache import ParsedFiles
+    from prflow.analysis.py_summary import cached_imports, summary_parser
+    from prflow.imports import ImportGraph, build_import_graph
+    from prflow.imports.build import GraphReuse
+    from prflow.store.parse_cache import StoreParseCache
+
     key = (repo.key, sha)
     cached = _GRAPHS.get(key)
     if cached is not None:
@@ -743,6 +749,9 @@ class GitRepoReader:
         return _diff_text(self.repo, base_sha, head_sha, paths, context)
 
     def read_file(self, sha: str, path: str) -> bytes | None:
+        from prflow.tools.paths import resolve_inside
+        from prflow.tools.reader import ToolError
+
         root = snapshot(self.repo, sha)
         targets = [resolve_inside(root, name) for name in fs_candidates(path)]
         target = next((t for t in targets if t.exists()), targets[0])
@@ -780,6 +789,8 @@ class GitRepoReader:
 
 def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepHit]:
     """``git grep -n -I -E`` at one commit; exit 1 (no match) is an empty list."""
+    from prflow.tools.reader import MAX_GREP_HITS, GrepHit, ToolError
+
     command = [
         "git",
         f"--git-dir={repo.git_dir}",

@@ -76,10 +76,21 @@ def code_stamp() -> str:
     digest = hashlib.sha256(__version__.encode())
     root = Path(__file__).resolve().parent.parent
     for package in _CODE_PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            with contextlib.suppress(OSError):
-                digest.update(f"{path}:{path.stat().st_mtime_ns}".encode())
+        for path, mtime_ns in sorted(_sources(str(root / package))):
+            digest.update(f"{path}:{mtime_ns}".encode())
     return digest.hexdigest()
+
+
+def _sources(directory: str) -> Iterator[tuple[str, int]]:
+    """Every ``.py`` file under ``directory`` with its mtime (``os.scandir``: every command
+    computes the stamp, and this is several times faster than ``Path.rglob`` plus ``stat``)."""
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    yield from _sources(entry.path)
+                elif entry.name.endswith(".py"):
+                    yield entry.path, entry.stat().st_mtime_ns
 
 
 def fingerprint(settings: Settings) -> str:

@@ -8,6 +8,7 @@ unexpected errors with their traceback.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -57,7 +58,63 @@ def _global_options(
         os.environ[VERBOSE_ENV] = "1"  # read by in-process workers too (worker processes inherit)
 
 
-def _register_commands() -> None:
+COMMAND_MODULES: dict[str, str] = {
+    "server": "prflow.cli.runtime_cmd",
+    "worker": "prflow.cli.runtime_cmd",
+    "impact": "prflow.cli.impact_cmd",
+    "pr": "prflow.cli.pr_cmd",
+    "review": "prflow.cli.review_cmd",
+    "queue": "prflow.cli.queue_cmd",
+    "webhook": "prflow.cli.queue_cmd",
+    "docsync": "prflow.cli.docsync_cmd",
+    "refactor": "prflow.cli.refactor_cmd",
+    "costs": "prflow.cli.costs_cmd",
+    "budget": "prflow.cli.budget_cmd",
+    "cancel": "prflow.cli.cancel_cmd",
+    "mcp": "prflow.cli.mcp_cmd",
+}
+"""The module whose ``register(app)`` adds each top-level command (a test checks it against
+the full registration), so a command imports its own module only, not every kind's."""
+
+
+def _command_asked(args: list[str]) -> str | None:
+    """The top-level command ``args`` run when it is one this process can register alone.
+
+    The global options take no values, so the first word that is not an option names the
+    command. None (register everything) for help, completion and anything unknown.
+    """
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return None  # shell completion lists every command
+    for arg in args:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in COMMAND_MODULES else None
+    return None
+
+
+def _asks_version(args: list[str]) -> bool:
+    """Whether ``args`` print the version and exit before any command could run (``--version``
+    comes before ``--help`` and before any command word: eager options act in order)."""
+    for arg in args:
+        if arg == "--version":
+            return True
+        if arg == "--help" or not arg.startswith("-"):
+            return False
+    return False
+
+
+def _register_commands(args: list[str] | None = None) -> None:
+    """Add the commands to the app: only the one ``args`` runs when known, none for
+    ``--version``, else all of them."""
+    if args is not None and _asks_version(args):
+        return
+    asked = _command_asked(args) if args is not None else None
+    if asked is not None:
+        import importlib
+
+        importlib.import_module(COMMAND_MODULES[asked]).register(app)
+        return
     from prflow.cli import budget_cmd, cancel_cmd, costs_cmd, mcp_cmd, runtime_cmd
     from prflow.kinds import import_path
     from prflow.registry import KINDS
@@ -110,35 +167,69 @@ def _usage_hint(err: typer.TyperException) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes print one line and exit 2; failed runs exit 3."""
-    from prflow.cli import interrupts
+    from prflow.cli import interrupts, timings
 
+    timings.mark("main")
     interrupts.install()
     try:
         code, line = _run(argv)
     except interrupts.Interrupted:  # raised outside any command (the line is out already)
         code, line = EXIT_INTERRUPTED, None
+    if line is not None:
+        print(line, file=sys.stderr)
+    timings.mark("exit")
+    timings.flush()
+    if argv is None:  # the console script: this process ends here
+        _exit_process(code)
     # Temporal clients own Rust threads that abort the interpreter ("PyGILState_Release")
     # when they are still alive while it finalizes (temporalio/sdk-python#300). The
     # exception that ended the command may hold the last reference through its
     # traceback; it is gone now, so collect the clients while Python is still whole.
     gc.collect()
-    if line is not None:
-        print(line, file=sys.stderr)
     sys.exit(code)
 
 
+def _exit_process(code: int) -> None:
+    """End the process now, skipping the interpreter's teardown, when nothing needs it.
+
+    Tearing down a process that loaded the Temporal SDK (its core runtime's threads,
+    thousands of modules and protobuf descriptors) takes longer than a warm command's
+    whole client work. The exit handlers still run (logging flushes its files there) and
+    the standard streams are flushed; the teardown itself frees memory only. A thread
+    still running, or a stream that cannot be flushed, takes the ordinary way out, which
+    waits for the one and reports the other as it always did.
+    """
+    import atexit
+    import threading
+
+    main_thread = threading.main_thread()
+    if any(t is not main_thread and not t.daemon for t in threading.enumerate()):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # before the exit handlers ran: the ordinary exit runs them once
+    atexit._run_exitfuncs()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()  # anything an exit handler printed
+        sys.stderr.flush()
+    os._exit(code)
+
+
 def _run(argv: list[str] | None) -> Outcome:
-    from prflow.cli.run_client import WorkflowFailed
+    from prflow.cli.workflow_failed import WorkflowFailed
 
     debug = bool(os.environ.get("PRFLOW_DEBUG"))
-    undecodable = _first_undecodable(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    undecodable = _first_undecodable(args)
     if undecodable is not None:
         return _error(
             f"argument '{undecodable}' is not valid UTF-8; prflow needs UTF-8 paths, refs and "
             "ids (for a path, use a UTF-8 symlink to it)",
             EXIT_USAGE,
         )
-    _register_commands()
+    _register_commands(args)
     try:
         code = app(args=argv, standalone_mode=False)
     except UserError as err:

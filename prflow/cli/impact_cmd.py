@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from prflow.cli import timings
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
@@ -151,6 +153,9 @@ def impact(
 
     Exit codes: 0 success, 1 score >= --threshold, 2 usage error, 3 analysis failed.
     """
+    timings.mark("command")
+    importlib.import_module("prflow.cli.run_client")  # the Temporal client, needed from here on
+    timings.mark("imported")
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
     check_number("--budget-usd", budget_usd, MAX_USD, "5")
@@ -197,6 +202,7 @@ def impact(
         draft = build(settings)
     result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
     emit_report(result, texts, output_format, output)
+    timings.mark("written")
     if threshold is not None and result.score >= threshold:
         typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)

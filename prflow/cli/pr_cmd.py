@@ -48,7 +48,7 @@ def _call_github(pr: PullRequestRef, read: Callable[[], T]) -> T:
     """Run a GitHub read; an outage is one line (exit 3), never a traceback."""
     from temporalio.exceptions import ApplicationError
 
-    from prflow.cli.run_client import WorkflowFailed
+    from prflow.cli.workflow_failed import WorkflowFailed
 
     try:
         return read()

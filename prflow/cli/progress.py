@@ -1,16 +1,22 @@
-"""Live phase display: a redrawn table on a terminal, plain lines in CI logs."""
+"""Live phase display: a redrawn table on a terminal, plain lines in CI logs.
+
+Quiet, it shows nothing and never loads ``rich`` (a tenth of a second of a short
+command's start-up); :attr:`PhaseDisplay.shows_progress` tells the caller it need
+not ask the run for its progress at all.
+"""
 
 from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import TextIO
-
-from rich.console import Console
-from rich.live import Live
-from rich.table import Table
+from typing import TYPE_CHECKING, TextIO
 
 from prflow.run_progress import PhaseState, RunProgress
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.live import Live
+    from rich.table import Table
 
 _ICONS = {
     PhaseState.pending: "·",
@@ -26,7 +32,11 @@ class PhaseDisplay:
 
     def __init__(self, title: str, *, stream: TextIO | None = None, quiet: bool = False) -> None:
         self._stream = stream or sys.stderr
-        self._console = Console(file=self._stream, highlight=False)
+        self._console: Console | None = None
+        if not quiet:
+            from rich.console import Console
+
+            self._console = Console(file=self._stream, highlight=False)
         self._live: Live | None = None
         self._title = title
         self._quiet = quiet
@@ -35,10 +45,17 @@ class PhaseDisplay:
 
     @property
     def interactive(self) -> bool:
-        return self._console.is_terminal and not self._quiet
+        return self._console is not None and self._console.is_terminal and not self._quiet
+
+    @property
+    def shows_progress(self) -> bool:
+        """Whether :meth:`update` shows anything (a quiet display drops every update)."""
+        return not self._quiet
 
     def __enter__(self) -> PhaseDisplay:
         if self.interactive:
+            from rich.live import Live
+
             self._live = Live(self._table(None), console=self._console, refresh_per_second=8)
             self._live.__enter__()
         return self
@@ -87,6 +104,8 @@ class PhaseDisplay:
                 )
 
     def _table(self, progress: RunProgress | None) -> Table:
+        from rich.table import Table
+
         table = Table(title=self._title, show_header=False, box=None, pad_edge=False)
         table.add_column(width=2)
         table.add_column(style="bold")

@@ -21,11 +21,18 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import ActivityError, ApplicationError, FailureError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    FailureError,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.service import RPCError, RPCStatusCode
 
+from prflow.cli import timings
 from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
+from prflow.cli.workflow_failed import WorkflowFailed
 from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
@@ -38,32 +45,35 @@ WORKER_WAIT_SECONDS = 10.0
 BLOB_READ_WORKFLOW = "blob_read"
 
 
-class WorkflowFailed(Exception):
-    """The workflow failed for a reason that is not the user's; the message says where to look."""
-
-
 async def start_or_attach(
     client: Client, kind: KindDeclaration, request: BaseModel, task_queue: str
 ) -> WorkflowHandle[Any, Any]:
     """Start the run, or attach to the one already running under the same id.
 
     A run left on the private queue of a command that is gone (killed, interrupted) has
-    nothing to serve it: it is terminated and started over, not attached to.
+    nothing to serve it: it is terminated and started over, not attached to. A run this
+    call started itself is on ``task_queue``: only an attached run is described.
     """
     from worker.orphans import owner_gone
 
     workflow_id = kind.workflow_id(request)
-    for _ in range(2):
-        handle = await client.start_workflow(
+
+    async def start(conflict: WorkflowIDConflictPolicy) -> WorkflowHandle[Any, Any]:
+        return await client.start_workflow(
             kind.name,
             request,
             id=workflow_id,
             task_queue=task_queue,
             result_type=kind.result_type,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_conflict_policy=conflict,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
             static_summary=f"{kind.name} {workflow_id}",
         )
+
+    with contextlib.suppress(WorkflowAlreadyStartedError):
+        return await start(WorkflowIDConflictPolicy.FAIL)
+    for _ in range(2):
+        handle = await start(WorkflowIDConflictPolicy.USE_EXISTING)
         running_on = (await handle.describe()).task_queue
         if running_on == task_queue or not owner_gone(running_on):
             break
@@ -137,7 +147,16 @@ async def follow(
     *,
     server_wait: float = SERVER_WAIT_SECONDS,
 ) -> Any:
-    """Wait for the result while refreshing the display from the ``progress`` query."""
+    """Wait for the result while refreshing the display from the ``progress`` query.
+
+    A display that shows nothing (``--quiet``) asks for no progress: each query is a
+    round trip to a worker, and the last one comes after the result is in.
+    """
+    if not display.shows_progress:
+        try:
+            return await _patient_result(handle, display, server_wait)
+        except WorkflowFailureError as err:
+            raise explain_failure(err, handle.id) from None
     result_task = asyncio.ensure_future(_patient_result(handle, display, server_wait))
     try:
         while not result_task.done():
@@ -204,6 +223,9 @@ async def run_on(
             f"/workflows/{workflow_id}"
         )
     handle = await start_or_attach(runtime.client, kind, request, runtime.task_queue)
+    timings.mark("started")
+    timings.fact("workflow_id", handle.id)
+    timings.fact("run_id", handle.result_run_id or "")
     own_queues = owner_pid(runtime.task_queue) is not None
     note_run(workflow_id, own_queues=own_queues)
     if not runtime.serves_queue:
@@ -215,10 +237,12 @@ async def run_on(
             with contextlib.suppress(RPCError, asyncio.CancelledError):
                 await terminate_orphan(runtime.client, workflow_id, runtime.task_queue)
         raise
+    timings.mark("result")
     texts = {
         key: await read_blob(runtime.client, runtime.task_queue, key)
         for key in wanted_blobs(result)
     }
+    timings.mark("fetched")
     return result, texts
 
 
@@ -241,6 +265,8 @@ async def run_with_display(
 
         check_ledger_reachable(settings.resolved_database_url())
     with PhaseDisplay(title, quiet=quiet) as display:
+        timings.mark("connecting")
         async with temporal_runtime(settings) as runtime:
+            timings.mark("connected")
             request = build(runtime.settings)
             return await run_on(runtime, kind, request, display, wanted_blobs=wanted_blobs)

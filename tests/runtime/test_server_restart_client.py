@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from prflow.cli.progress import PhaseDisplay
-from prflow.cli.run_client import WorkflowFailed, follow
+from prflow.cli.run_client import follow
+from prflow.cli.workflow_failed import WorkflowFailed
 from prflow.config import Settings
 from tests.support.cli_runs import free_port
 from worker.client import CORE_LOGGER, connect
