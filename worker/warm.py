@@ -209,11 +209,6 @@ async def _serve(expected_fingerprint: str) -> None:
     actual = fingerprint(settings)
     if actual != expected_fingerprint:
         raise SystemExit("settings changed between the command and the warm worker; not starting")
-    # Importing every workflow and activity module (~1.3 s) needs no server: it runs while
-    # the dev server boots, and the workers are built from the modules it left loaded.
-    registry_loaded = asyncio.get_running_loop().run_in_executor(
-        None, _import_registry, settings.model_copy(deep=True)
-    )
     queues = warm_queues(settings, actual)
     settings.temporal.task_queue = queues["main"]
     settings.temporal.llm_task_queue = queues["llm"]
@@ -232,7 +227,6 @@ async def _serve(expected_fingerprint: str) -> None:
             await server.start()
             stack.push_async_callback(server.stop)
             client = await connect(settings, server.address)
-        await registry_loaded
         await stack.enter_async_context(running_workers(client, settings))
         state = WarmState(
             pid=os.getpid(),
@@ -255,24 +249,15 @@ async def _serve(expected_fingerprint: str) -> None:
             await preload
 
 
-def _import_registry(settings: Settings) -> None:
-    """Import what the workers will serve (the registry's modules), so building them is quick."""
-    from worker.registry import activities_for, queue_names, workflows
-
-    workflows()
-    for queue in queue_names(settings).values():
-        activities_for(queue, settings)
-
-
 def _prepare_first_run() -> None:
-    """Import Alembic (which :func:`prflow.store.database.upgrade_to_head` loads on first use)
-    and start the parse workers' fork server with the parsers loaded."""
-    import alembic.command
-    import alembic.config  # noqa: F401
-
+    """Start the parse workers' fork server with the parsers loaded (in its own process),
+    and import Alembic (which :func:`prflow.store.database.upgrade_to_head` loads on first use).
+    """
     from prflow.analysis.parse_cache import start_parse_workers
 
     start_parse_workers()
+    import alembic.command
+    import alembic.config  # noqa: F401
 
 
 def _write_state(state: WarmState) -> None:
