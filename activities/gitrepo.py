@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir, cached_settings
@@ -596,7 +596,7 @@ def _safe_relative(path: str) -> bool:
 def _write_tree(
     repo: GitRepo, sha: str, dest: Path, near_root: Path | None = None, near: str | None = None
 ) -> list[str]:
-    """Stream every blob of the commit out of one ``git cat-file --batch`` process.
+    """Write every file of the commit under ``dest``; blobs come from one ``git cat-file``.
 
     Blobs that commit ``near`` has at the same path with the same mode are hard-linked
     from ``near_root`` (its snapshot). Returns the display names of the regular files.
@@ -606,41 +606,75 @@ def _write_tree(
     if near_root is not None and near is not None:
         same = {(mode, oid, path) for mode, kind, oid, path in _tree_entries(repo, near)}
     files: list[str] = []
+    blobs: list[tuple[str, str, Path, str]] = []
+    made: set[Path] = set()
+    for mode, kind, oid, path in entries:
+        if not _safe_relative(path):
+            continue
+        target = dest / path
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        if kind != "blob":  # a submodule: only its directory exists in this commit
+            target.mkdir(exist_ok=True)
+            continue
+        if mode != "120000":
+            files.append(display_fs(path))
+            if near_root is not None and (mode, oid, path) in same:
+                with contextlib.suppress(OSError):
+                    os.link(near_root / path, target, follow_symlinks=False)
+                    continue
+        blobs.append((mode, oid, target, path))
+    if blobs:
+        _write_blobs(repo, sha, blobs)
+    return sorted(files)
+
+
+def _write_blobs(repo: GitRepo, sha: str, blobs: list[tuple[str, str, Path, str]]) -> None:
+    """Stream ``(mode, object id, target, path)`` blobs out of one ``git cat-file --batch``.
+
+    A thread sends every object id while this one reads the answers in order, so
+    git never waits for a round trip per file (the pipes would fill, and both
+    sides block, if one thread did both).
+    """
     command = ["git", f"--git-dir={repo.git_dir}", "cat-file", "--batch"]
     with subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_git_env()
     ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
-        for mode, kind, oid, path in entries:
-            if not _safe_relative(path):
-                continue
-            target = dest / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if kind != "blob":  # a submodule: only its directory exists in this commit
-                target.mkdir(exist_ok=True)
-                continue
-            if mode != "120000":
-                files.append(display_fs(path))
-                if near_root is not None and (mode, oid, path) in same:
-                    with contextlib.suppress(OSError):
-                        os.link(near_root / path, target, follow_symlinks=False)
-                        continue
-            proc.stdin.write(oid.encode() + b"\n")
-            proc.stdin.flush()
-            header = proc.stdout.readline().split()
-            if len(header) != 3 or header[1] != b"blob":
-                raise GitError(f"git cat-file returned {header!r} for {oid} ({display_fs(path)})")
-            data = proc.stdout.read(int(header[2]))
-            proc.stdout.read(1)
-            if mode == "120000":
-                os.symlink(os.fsdecode(data), target)
-            else:
-                target.write_bytes(data)
-                target.chmod(0o555 if mode == "100755" else 0o444)
-        proc.stdin.close()
+        feeder = threading.Thread(
+            target=_request_objects, args=(proc.stdin, [oid for _, oid, _, _ in blobs]), daemon=True
+        )
+        feeder.start()
+        try:
+            for mode, oid, target, path in blobs:
+                header = proc.stdout.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    raise GitError(
+                        f"git cat-file returned {header!r} for {oid} ({display_fs(path)})"
+                    )
+                data = proc.stdout.read(int(header[2]))
+                proc.stdout.read(1)
+                if mode == "120000":
+                    os.symlink(os.fsdecode(data), target)
+                else:
+                    target.write_bytes(data)
+                    target.chmod(0o555 if mode == "100755" else 0o444)
+        except BaseException:
+            proc.kill()  # the feeder's next write then fails, and it ends
+            raise
+        finally:
+            feeder.join()
     if proc.returncode != 0:
         raise GitError(f"git cat-file --batch exited with {proc.returncode} for {sha}")
-    return sorted(files)
+
+
+def _request_objects(stdin: IO[bytes], oids: list[str]) -> None:
+    """Send ``git cat-file --batch`` every object id, then end its input."""
+    with contextlib.suppress(OSError):  # git died: the reader reports why
+        for oid in oids:
+            stdin.write(oid.encode() + b"\n")
+        stdin.close()
 
 
 # --------------------------------------------------------------------------- import graphs

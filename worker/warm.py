@@ -241,7 +241,23 @@ async def _serve(expected_fingerprint: str) -> None:
         _write_state(state)
         stack.callback(_remove_state, state.pid)
         print(f"prflow warm worker serving {queues['main']} on {state.address}", flush=True)
+        # While the command connects, get ready for a first run: its first database use
+        # migrates (Alembic), and its analysis parses in processes forked from a server.
+        preload = loop.run_in_executor(None, _prepare_first_run)
         await _until_idle(client, queues["main"], settings.temporal.warm_seconds, stop_requested)
+        with contextlib.suppress(Exception):
+            await preload
+
+
+def _prepare_first_run() -> None:
+    """Start the parse workers' fork server with the parsers loaded (in its own process),
+    and import Alembic (which :func:`prflow.store.database.upgrade_to_head` loads on first use).
+    """
+    from prflow.analysis.parse_cache import start_parse_workers
+
+    start_parse_workers()
+    import alembic.command
+    import alembic.config  # noqa: F401
 
 
 def _write_state(state: WarmState) -> None:

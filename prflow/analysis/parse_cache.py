@@ -171,6 +171,26 @@ class ParsedFiles:
         return done
 
 
+PARSER_MODULES = ("prflow.analysis.py_summary",)
+"""Modules of the parsers a big tree needs; :func:`start_parse_workers` preloads them."""
+
+
+def start_parse_workers(modules: Sequence[str] = PARSER_MODULES) -> None:
+    """Start the server that parse pools fork their processes from, with ``modules`` loaded.
+
+    A long-lived process that will parse a big tree (the warm worker) calls this
+    while it waits for work: the first pool's processes then start without
+    importing the parsers (a fresh machine's first PR saves a start-up here).
+    Without it, the server starts on first use, loading ``__main__`` only; with it,
+    ``__main__`` is not loaded there, so a parser must live in an importable module.
+    """
+    import multiprocessing.forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(modules))
+    multiprocessing.forkserver.ensure_running()
+
+
 def _parse_in_workers(
     parse: Parser,
     paths: list[str],

@@ -126,10 +126,7 @@ class ImportGraph(BaseModel):
                 if edge.names is not None:
                     uses = symbol in edge.names
                 else:
-                    if edge.importer not in words:
-                        text = tree.read_text(edge.importer) or ""
-                        words[edge.importer] = frozenset(_IDENTIFIER.findall(text))
-                    uses = symbol in words[edge.importer] or edge.reexport
+                    uses = edge.reexport or _mentions(edge.importer, symbol, tree, words)
                 if not uses:
                     continue
                 consumers.add(edge.importer)
@@ -140,6 +137,20 @@ class ImportGraph(BaseModel):
 
 
 _IDENTIFIER = re.compile(r"[\w$]+")
+
+
+def _mentions(path: str, word: str, tree: SourceTree, words: dict[str, frozenset[str]]) -> bool:
+    """Whether ``word`` is one of the file's identifiers (``words`` caches each file's set).
+
+    A word the text does not even hold as a substring is not among them: most files
+    are ruled out this way without collecting their identifiers.
+    """
+    if path not in words:
+        text = tree.read_text(path) or ""
+        if word not in text:
+            return False
+        words[path] = frozenset(_IDENTIFIER.findall(text))
+    return word in words[path]
 
 
 def _names_carried(

@@ -122,9 +122,9 @@ def read_python_imports(text: str, filename: str = "<module>") -> PythonImports 
 
 def imports_of_module(module: ast.Module, text: str) -> PythonImports:
     """The import statements of an already parsed file (``text`` is its source)."""
-    with_calls = any(hint in text for hint in _DYNAMIC_IMPORT_HINTS)
+    hint_lines = _hint_lines(text)
     statements: list[ModuleImport | FromImport] = []
-    for node, top_level in _walk_with_scope(module, with_calls):
+    for node, top_level in _walk_with_scope(module, hint_lines):
         if isinstance(node, ast.Import):
             statements.extend(ModuleImport(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -157,19 +157,55 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _DYNAMIC_IMPORT_HINTS = ("import_module", "__import__")
 
 
-def _walk_with_scope(module: ast.Module, with_calls: bool) -> Iterator[tuple[ast.AST, bool]]:
+def _hint_lines(text: str) -> frozenset[int]:
+    """Line numbers (1-based) that name ``import_module`` or ``__import__``; most files: none."""
+    if not any(hint in text for hint in _DYNAMIC_IMPORT_HINTS):
+        return frozenset()
+    return frozenset(
+        number
+        for number, line in enumerate(text.splitlines(), start=1)
+        if any(hint in line for hint in _DYNAMIC_IMPORT_HINTS)
+    )
+
+
+_STATEMENT_BEARING = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _may_call_importer(node: ast.AST, hint_lines: frozenset[int]) -> bool:
+    """Whether an expression-side node can hold an ``import_module``/``__import__`` call.
+
+    Such a call names its function inside the node's lines; a node without positions
+    (``arguments``, ``comprehension``...) is always descended into.
+    """
+    first = getattr(node, "lineno", None)
+    last = getattr(node, "end_lineno", None)
+    if first is None or last is None:
+        return True
+    return any(first <= line <= last for line in hint_lines)
+
+
+def _walk_with_scope(
+    module: ast.Module, hint_lines: frozenset[int]
+) -> Iterator[tuple[ast.AST, bool]]:
     """Import-bearing nodes, flagged True when they run when the module itself is imported.
 
-    Only statements are visited (imports are statements) unless ``with_calls`` asks
-    for every node, which finding ``importlib.import_module(...)`` calls needs.
+    Only statements are visited (imports are statements) unless the file names
+    ``import_module``/``__import__`` somewhere (``hint_lines``): then every node whose
+    lines may hold such a call is visited too (an expression holds no statement, so
+    one whose lines name neither is skipped whole).
     """
+    with_calls = bool(hint_lines)
     stack: list[tuple[ast.AST, bool]] = [(node, True) for node in reversed(module.body)]
     while stack:
         node, top_level = stack.pop()
         yield node, top_level
         nested = top_level and not isinstance(node, _SCOPES)
         if with_calls:
-            children = list(ast.iter_child_nodes(node))
+            children = [
+                child
+                for child in ast.iter_child_nodes(node)
+                if isinstance(child, _STATEMENT_BEARING) or _may_call_importer(child, hint_lines)
+            ]
         elif isinstance(node, ast.stmt | ast.excepthandler | ast.match_case):
             children = [
                 child

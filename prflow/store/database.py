@@ -18,10 +18,8 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
@@ -29,6 +27,9 @@ from sqlalchemy.pool import StaticPool
 
 from prflow.credentials import redact
 from prflow.errors import Unreachable, UserError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 try:  # POSIX only; elsewhere concurrent first use of one SQLite file is not guarded.
     import fcntl
@@ -108,6 +109,8 @@ def upgrade_to_head(engine: Engine) -> None:
             connection.execute(
                 text("SELECT pg_advisory_xact_lock(:lock_id)"), {"lock_id": MIGRATION_LOCK_ID}
             )
+        from alembic import command  # 0.25 s of imports a worker needs only to migrate
+
         config = alembic_config()
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
@@ -115,6 +118,8 @@ def upgrade_to_head(engine: Engine) -> None:
 
 def alembic_config() -> Config:
     """Alembic settings pointing at the revisions shipped inside the package."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
     return config

@@ -1,0 +1,55 @@
+"""Parse workers forked from a server started ahead of time (the warm worker does this while a
+command connects): files are parsed in other processes, with the same answers as inline."""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from prflow.analysis.parse_cache import (
+    PARSER_MODULES,
+    InputLimits,
+    MemoryParseCache,
+    ParsedFiles,
+    ParserSpec,
+    start_parse_workers,
+)
+from prflow.analysis.py_summary import summary_parser
+from prflow.source_tree import MemoryTree
+
+FILES = {
+    f"pkg/mod{n}.py": f"from pkg import mod{n - 1}\n\n\ndef f{n}(a, b={n}):\n    return a\n"
+    for n in range(1, 8)
+}
+
+
+def _pid_parser(text: str, path: str) -> bytes:
+    """Which process parsed the file."""
+    return str(os.getpid()).encode()
+
+
+def test_every_preloaded_parser_module_imports() -> None:
+    # The fork server ignores a module it cannot import: a renamed module would go unnoticed.
+    for name in PARSER_MODULES:
+        assert importlib.import_module(name).__name__ == name
+
+
+def test_files_are_parsed_in_worker_processes_of_the_started_server() -> None:
+    start_parse_workers()
+    tree = MemoryTree(FILES)
+    parsed = ParsedFiles(
+        ParserSpec("pid", "1", _pid_parser), MemoryParseCache(), InputLimits(parallel_from=2)
+    )
+    pids = {int(data) for data in parsed.get_many(tree, sorted(FILES)).values()}
+    assert pids and os.getpid() not in pids
+    assert parsed.skipped == {}
+
+
+def test_summaries_from_the_workers_equal_summaries_parsed_inline() -> None:
+    start_parse_workers()
+    tree = MemoryTree(FILES)
+    in_workers = ParsedFiles(summary_parser(), MemoryParseCache(), InputLimits(parallel_from=2))
+    inline = ParsedFiles(summary_parser(), MemoryParseCache(), InputLimits(parallel_from=10**6))
+    found = in_workers.get_many(tree, sorted(FILES))
+    assert len(found) == len(FILES)
+    assert found == inline.get_many(tree, sorted(FILES))
