@@ -10,7 +10,9 @@ to a file of the tree (standard library, third-party packages) is dropped.
 from __future__ import annotations
 
 import ast
+import bisect
 import posixpath
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -157,13 +159,20 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _DYNAMIC_IMPORT_HINTS = ("import_module", "__import__")
 
 
-def _hint_lines(text: str) -> frozenset[int]:
-    """Line numbers (1-based) that name ``import_module`` or ``__import__``; most files: none."""
+_SOURCE_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""Where Python's tokenizer ends a line (so ``ast`` line numbers match): not form feeds."""
+
+
+def _hint_lines(text: str) -> tuple[int, ...]:
+    """Sorted line numbers (1-based) that name ``import_module`` or ``__import__``.
+
+    Most files name neither: an empty tuple, and only statements are walked.
+    """
     if not any(hint in text for hint in _DYNAMIC_IMPORT_HINTS):
-        return frozenset()
-    return frozenset(
+        return ()
+    return tuple(
         number
-        for number, line in enumerate(text.splitlines(), start=1)
+        for number, line in enumerate(_SOURCE_LINE_BREAK.split(text), start=1)
         if any(hint in line for hint in _DYNAMIC_IMPORT_HINTS)
     )
 
@@ -171,21 +180,23 @@ def _hint_lines(text: str) -> frozenset[int]:
 _STATEMENT_BEARING = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
-def _may_call_importer(node: ast.AST, hint_lines: frozenset[int]) -> bool:
+def _may_call_importer(node: ast.AST, hint_lines: tuple[int, ...]) -> bool:
     """Whether an expression-side node can hold an ``import_module``/``__import__`` call.
 
     Such a call names its function inside the node's lines; a node without positions
-    (``arguments``, ``comprehension``...) is always descended into.
+    (``arguments``, ``comprehension``...) is always descended into. A binary search
+    keeps a file that names the hint on every line linear, not quadratic.
     """
     first = getattr(node, "lineno", None)
     last = getattr(node, "end_lineno", None)
     if first is None or last is None:
         return True
-    return any(first <= line <= last for line in hint_lines)
+    at = bisect.bisect_left(hint_lines, first)
+    return at < len(hint_lines) and hint_lines[at] <= last
 
 
 def _walk_with_scope(
-    module: ast.Module, hint_lines: frozenset[int]
+    module: ast.Module, hint_lines: tuple[int, ...]
 ) -> Iterator[tuple[ast.AST, bool]]:
     """Import-bearing nodes, flagged True when they run when the module itself is imported.
 

@@ -114,6 +114,23 @@ def test_function_level_imports_and_dynamic_literal_imports_count() -> None:
     }
 
 
+def test_a_dynamic_import_after_form_feeds_or_old_mac_line_ends_is_found() -> None:
+    # Python's tokenizer ends lines at \n, \r\n and \r, not at a form feed; a file that
+    # numbered its lines otherwise would look for the call on the wrong line.
+    tree = MemoryTree(
+        {
+            "src/shop/__init__.py": "",
+            "src/shop/util.py": "",
+            "src/shop/models.py": "",
+            "paged.py": "import os\n\x0c\n\x0c\nplugin = importlib.import_module('shop.util')\n",
+            "mac.py": "x = 1\ry = 2\rdef load():\r    return __import__('shop.models')\r",
+        }
+    )
+    graph = build_import_graph(tree)
+    assert {edge.target for edge in _edges_from(graph, "paged.py")} == {"src/shop/util.py"}
+    assert {edge.target for edge in _edges_from(graph, "mac.py")} == {"src/shop/models.py"}
+
+
 def test_reexports_are_marked_for_init_all_and_redundant_alias() -> None:
     graph = _graph(SHOP)
     init = _edge(graph, "src/shop/__init__.py", "src/shop/core.py", named=True)
