@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, case, func, or_, select, update
+from sqlalchemy.orm import QueryableAttribute
 
 from prflow.agent.state import child_agent_id
 from prflow.llm.usage import Usage
@@ -96,19 +97,38 @@ def attempts_for_workflow(db_url: str, workflow_id: str) -> list[LlmAttempt]:
     """Every recorded attempt of ``workflow_id`` (all runs) and of the child agents it
     started, oldest first."""
     columns = [getattr(LlmAttemptRow, name) for name in LlmAttempt.model_fields]
-    query = select(*columns).where(_run_and_agents(workflow_id)).order_by(LlmAttemptRow.id)
+    of_run = run_and_agents(LlmAttemptRow.workflow_id, workflow_id)
+    query = select(*columns).where(of_run).order_by(LlmAttemptRow.id)
     with engine_for(db_url).connect() as connection:
         rows = connection.execute(query).mappings().all()
     return [LlmAttempt.model_validate(dict(row)) for row in rows]
 
 
-def _run_and_agents(workflow_id: str) -> ColumnElement[bool]:
-    """Rows of ``workflow_id`` and of the child agents it started."""
-    row = LlmAttemptRow
+def run_and_agents(column: QueryableAttribute[str], workflow_id: str) -> ColumnElement[bool]:
+    """Rows whose ``column`` names ``workflow_id`` or one of the child agents it started."""
     return or_(
-        row.workflow_id == workflow_id,
-        row.workflow_id.startswith(child_agent_id(workflow_id, ""), autoescape=True),
+        column == workflow_id,
+        column.startswith(child_agent_id(workflow_id, ""), autoescape=True),
     )
+
+
+def in_selection(
+    workflow_column: QueryableAttribute[str],
+    created_column: QueryableAttribute[datetime],
+    workflow_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> list[ColumnElement[bool]]:
+    """The conditions of what ``prflow costs`` asked for: a run with its child agents,
+    ``since`` (inclusive) and ``until`` (exclusive)."""
+    conditions = []
+    if workflow_id is not None:
+        conditions.append(run_and_agents(workflow_column, workflow_id))
+    if since is not None:
+        conditions.append(created_column >= since)
+    if until is not None:
+        conditions.append(created_column < until)
+    return conditions
 
 
 def spend_for_workflow(db_url: str, workflow_id: str) -> float:
@@ -148,12 +168,7 @@ def spend_slices(
         func.sum(row.cache_read_tokens).label("cache_read_tokens"),
         func.sum(row.usd).label("usd"),
     ).group_by(*keys)
-    if workflow_id is not None:
-        query = query.where(_run_and_agents(workflow_id))
-    if since is not None:
-        query = query.where(row.created_at >= since)
-    if until is not None:
-        query = query.where(row.created_at < until)
+    query = query.where(*in_selection(row.workflow_id, row.created_at, workflow_id, since, until))
     with engine_for(db_url).connect() as connection:
         rows = connection.execute(query).mappings().all()
     return [SpendSlice.model_validate(dict(found)) for found in rows]

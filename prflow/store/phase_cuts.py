@@ -13,9 +13,10 @@ from datetime import datetime
 from sqlalchemy import Index, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from prflow.agent.state import CHILD_AGENT_MARK, run_of
+from prflow.agent.state import run_of
 from prflow.store.costs import PhaseCut
 from prflow.store.database import engine_for
+from prflow.store.ledger import in_selection
 from prflow.store.schema import AutoId, Base, UtcDateTime, utc_now
 from prflow.store.upsert import insert_ignoring_duplicates
 
@@ -73,16 +74,8 @@ def phase_cuts(
     """Cuts in the selection, oldest first; a child agent's cut is shown under its run."""
     row = PhaseCutRow
     columns = [getattr(row, name) for name in PhaseCut.model_fields]
-    query = select(*columns).order_by(row.id)
-    if workflow_id is not None:
-        query = query.where(
-            (row.workflow_id == workflow_id)
-            | row.workflow_id.startswith(f"{workflow_id}{CHILD_AGENT_MARK}", autoescape=True)
-        )
-    if since is not None:
-        query = query.where(row.created_at >= since)
-    if until is not None:
-        query = query.where(row.created_at < until)
+    selected = in_selection(row.workflow_id, row.created_at, workflow_id, since, until)
+    query = select(*columns).where(*selected).order_by(row.id)
     with engine_for(db_url).connect() as connection:
         found = connection.execute(query).mappings().all()
     cuts = [PhaseCut.model_validate(dict(item)) for item in found]
