@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.docsync import build_report, collect_edits, doc_prompts, find_docs
@@ -39,7 +39,6 @@ with workflow.unsafe.imports_passed_through():
         ReportInput,
         ReportRefs,
     )
-    from prflow.errors import USER_ERROR_TYPE
     from prflow.github_models import CommentUpsertResult, PullRequestInfo
     from prflow.impact.run_models import ChangeSet, StaticSummary
     from prflow.impact.stage_inputs import StaticInput
@@ -251,11 +250,10 @@ class DocsyncWorkflow(KindWorkflow):
                 summary=f"commit the doc edits on branch {branch}",
             )
         except ActivityError as err:
-            cause = err.cause
-            if not isinstance(cause, ApplicationError) or cause.type != USER_ERROR_TYPE:
+            refused = self.kit.refusal("publish", err)
+            if refused is None:
                 raise
-            self.kit.set("publish", PhaseState.failed, cause.message[:200])
-            return None, cause.message
+            return None, refused
         return made, None
 
     async def _open_pr(

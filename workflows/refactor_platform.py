@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.github.draft_pr import open_draft_pr
@@ -21,7 +21,6 @@ with workflow.unsafe.imports_passed_through():
     from activities.workspace import workspace_apply, workspace_branch, workspace_open
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import WorkspaceToolBackend
-    from prflow.errors import USER_ERROR_TYPE
     from prflow.refactor.run_models import RefactorRequest, SuiteRun, TaskInput
     from prflow.run_progress import PhaseState
     from prflow.test_runs.models import (
@@ -217,11 +216,9 @@ async def deliver(
             )
             out.applied = True
     except ActivityError as err:
-        cause = err.cause
-        if not isinstance(cause, ApplicationError) or cause.type != USER_ERROR_TYPE:
+        out.refused = kit.refusal("output", err)
+        if out.refused is None:
             raise
-        out.refused = cause.message
-        kit.set("output", PhaseState.failed, cause.message[:200])
         return out
     done = [
         w

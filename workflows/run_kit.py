@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -25,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import AgentRequest, AgentSpec, AgentState, child_agent_id
+    from prflow.errors import USER_ERROR_TYPE
     from prflow.github_models import CommentUpsertInput, CommentUpsertResult
     from prflow.pr_identifier import PullRequestRef
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
@@ -109,6 +111,16 @@ class RunKit:
                 item.state, item.detail = state, detail
         if entering:
             workflow.upsert_search_attributes([sa.PHASE.value_set(phase)])
+
+    def refusal(self, phase: str, err: ActivityError) -> str | None:
+        """The message of a step that failed on the user's mistake (a branch that exists,
+        a tree not at base), marking ``phase`` failed with it; None for any other failure,
+        which the caller re-raises."""
+        cause = err.cause
+        if not isinstance(cause, ApplicationError) or cause.type != USER_ERROR_TYPE:
+            return None
+        self.set(phase, PhaseState.failed, cause.message[:200])
+        return cause.message
 
     async def step(
         self,
