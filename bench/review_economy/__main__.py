@@ -20,11 +20,18 @@ it prints, per pair, which phases were cut and why (issue 20 item 8: planned wor
 runs within the caps). ``--pairs N`` takes the first N pairs. ``--whole-file-reviewers``
 scripts reviewers as they worked before the prompt showed hunks with wide context (fetch
 the diff again, read the whole file), for comparison.
+
+``--latency SECONDS`` (default 1.0) is how long every scripted answer takes, as a real
+model does: a prompt-cache prefix becomes readable only when the response that wrote it
+begins, so agents started together (the reviewers) race to write their shared prefix
+unless they wait for the first; without latency the race never shows. ``--latency 0``
+answers at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import Counter
@@ -50,6 +57,8 @@ PAIRS = [
 ]
 MIN_CACHEABLE_TOKENS = 1024
 BUDGET_USD = "20"
+DEFAULT_LATENCY_SECONDS = 1.0
+"""Every scripted answer's delay: a model answering a short turn takes about a second."""
 COLD = {"PRFLOW_TEMPORAL__WARM_SECONDS": "0"}
 """Each command starts and stops its own server: no warm worker outlives the bench."""
 
@@ -150,6 +159,10 @@ def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, lis
     }
 
 
+def _slowed(turns: list[Turn], latency: float) -> list[Turn]:
+    return [dataclasses.replace(turn, delay_seconds=latency) for turn in turns]
+
+
 def _cuts(report: dict[str, Any]) -> str:
     cut = [f"{p['name']}: {p['detail']}" for p in report.get("phases", [])
            if p.get("state") == "failed"]  # fmt: skip
@@ -166,8 +179,16 @@ def main(argv: list[str] | None = None) -> int:
         help="reviewers fetch their diff again and read whole files (the behaviour before "
         "they were shown hunks with wide context), for comparison",
     )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=DEFAULT_LATENCY_SECONDS,
+        metavar="SECONDS",
+        help="how long every scripted answer takes (default %(default)s)",
+    )
     args = parser.parse_args(argv)
     root = DEFAULT_ROOT
+    print(f"scripted model latency: {args.latency:g} s per answer")
     from bench.review.conversation import PHASE_OF_ROUTE
 
     phases = dict(PHASE_OF_ROUTE) | {INVESTIGATION: "deep_dives"}
@@ -184,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 routes = review_conversation(repo, whole_files=args.whole_file_reviewers)
                 if args.default_caps:
                     routes = _with_deep_dives(repo, routes)
-                server.route(routes)
+                server.route({key: _slowed(turns, args.latency) for key, turns in routes.items()})
                 cli = PrflowCli(fresh_dir(root / "state" / f"economy-review-{package}"), COLD)
                 command = [str(cli.binary), "review", *_args(repo), "--format", "json",
                            "--depth", "standard", *budget]  # fmt: skip
@@ -192,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 review_rows = _figures(server.requests, phases)
                 done = len(server.requests)
                 server.route({})
-                server.script(impact_conversation(repo))
+                server.script(_slowed(impact_conversation(repo), args.latency))
                 cli = PrflowCli(fresh_dir(root / "state" / f"economy-impact-{package}"), COLD)
                 command = [str(cli.binary), "impact", *_args(repo), "--format", "json",
                            "--budget-usd", BUDGET_USD]  # fmt: skip
