@@ -6,7 +6,8 @@ with the representative scripted conversation of ``bench.review`` and one
 ``prflow impact`` with its agent (the anchor), both served by the scripted
 Messages API, which applies Anthropic's prompt-cache rules (breakpoints,
 20-block lookback, 1,024-token minimum). Per phase: requests, prompt tokens
-(input + cache write + cache read), the share read from the cache, and
+(input + cache write + cache read), tokens written to the cache (billed at 1.25× the
+input price), the share read from the cache, and
 repeats: requests identical to an earlier one of the run (model, system,
 tools, messages; cache marks and max_tokens aside). Last: review/impact
 prompt tokens per pair and overall.
@@ -110,8 +111,8 @@ def _figures(requests: list[RecordedRequest], phases: dict[str, str]) -> dict[st
             continue
         phase = _phase_of(request, phases)
         row = out.setdefault(
-            phase, {"requests": 0, "prompt": 0, "read": 0, "later": 0, "later_read": 0,
-                    "repeats": 0},
+            phase, {"requests": 0, "prompt": 0, "read": 0, "written": 0, "later": 0,
+                    "later_read": 0, "repeats": 0},
         )  # fmt: skip
         body = {k: v for k, v in request.body.items() if k != "stream"}
         digest = request_digest(body)
@@ -121,6 +122,7 @@ def _figures(requests: list[RecordedRequest], phases: dict[str, str]) -> dict[st
         row["requests"] += 1
         row["prompt"] += prompt
         row["read"] += read
+        row["written"] += int(usage.get("cache_creation_input_tokens") or 0)
         if request.turn:  # after each agent's first turn
             row["later"] += prompt
             row["later_read"] += read
@@ -138,8 +140,8 @@ def _line(name: str, row: dict[str, int]) -> str:
     share = row["read"] / row["prompt"] if row["prompt"] else 0.0
     later = row["later_read"] / row["later"] if row["later"] else 0.0
     return (
-        f"  {name:<18}{row['requests']:>6}{row['prompt']:>12,}{share:>9.0%}{later:>13.0%}"
-        f"{row['repeats']:>9}"
+        f"  {name:<18}{row['requests']:>6}{row['prompt']:>12,}{row['written']:>10,}{share:>9.0%}"
+        f"{later:>13.0%}{row['repeats']:>9}"
     )
 
 
@@ -223,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             reviews.append(review_total["prompt"])
             impacts.append(impact_total["prompt"])
             print(f"{package} {base}→{head} ({files} files)")
-            print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'cached':>9}"
+            print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'written':>10}{'cached':>9}"
                   f"{'cached t>1':>13}{'repeats':>9}")  # fmt: skip
             order = [p for p in MODEL_PHASES if p in review_rows]
             order += [p for p in review_rows if p not in order]
