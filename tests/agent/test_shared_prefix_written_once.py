@@ -10,7 +10,6 @@ sent at once would each write the shared prefix.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -44,9 +43,7 @@ def _question(name: str) -> str:
     return f"[agent-{name}] Is the change in your file bounded?"
 
 
-async def _run(
-    client: Client, settings: Settings, rng: ResolvedRange, run_id: str
-) -> tuple[ProbeResult, float]:
+async def _run(client: Client, settings: Settings, rng: ResolvedRange, run_id: str) -> ProbeResult:
     db_url = cached_settings().resolved_database_url()
     specs = [
         probe_spec(
@@ -55,14 +52,12 @@ async def _run(
         for name in NAMES
     ]
     async with run_worker(client, settings, workflows=[ProbeWorkflow]):
-        started = time.monotonic()
-        result = await client.execute_workflow(
+        return await client.execute_workflow(
             ProbeWorkflow.run,
             ProbeRequest(specs=specs, max_concurrency=len(specs)),
             id=run_id,
             task_queue=settings.temporal.task_queue,
         )
-        return result, time.monotonic() - started
 
 
 def _cache(requests: list[RecordedRequest]) -> list[tuple[int, int]]:
@@ -83,7 +78,7 @@ async def test_agents_started_together_write_the_shared_prefix_once_and_read_it_
     scripted_anthropic.route(
         {f"[agent-{name}]": [Turn(text="Bounded.", delay_seconds=LATENCY)] for name in NAMES}
     )
-    result, _ = await _run(temporal_client, temporal_settings, probe_range, "probe-prefix-once")
+    result = await _run(temporal_client, temporal_settings, probe_range, "probe-prefix-once")
 
     assert [o.stop for o in result.outcomes] == [StopReason.final_answer] * 3
     cache = _cache(scripted_anthropic.requests)
@@ -109,7 +104,7 @@ async def test_a_failed_prefix_writer_hands_the_prefix_to_a_waiting_agent(
     # One script for all: the first request to arrive (the writer) is refused for good.
     refused = bad_request("messages: the scripted writer is refused")
     scripted_anthropic.script([Turn(text="Bounded.", faults=[refused], delay_seconds=LATENCY)])
-    result, elapsed = await _run(
+    result = await _run(
         temporal_client, temporal_settings, probe_range, "probe-prefix-writer-fails"
     )
 
@@ -121,5 +116,5 @@ async def test_a_failed_prefix_writer_hands_the_prefix_to_a_waiting_agent(
     assert cache[0][1] == 0 and cache[1][1] > 0, (
         f"a waiter wrote the prefix, then one read it: {cache}"
     )
-    timeout = temporal_settings.models.request_timeout_seconds
-    assert elapsed < 20.0 < timeout, f"the waiters sat out the writer (took {elapsed:.1f} s)"
+    handed_over = requests[1].received_at - requests[0].received_at
+    assert handed_over < 10.0, f"the waiters sat out the failed writer ({handed_over:.1f} s)"
