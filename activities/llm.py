@@ -26,8 +26,8 @@ reviewers) would each write that prompt prefix to the cache, since the API
 makes a prefix readable only once the response that wrote it begins. So the
 first request carrying a cacheable shared prefix claims it (see
 :mod:`prflow.store.prefix_claims`) and the others of the run wait, the same
-way, until its answer is in, then send and read the prefix; at most the
-request timeout plus grace, after which they send anyway.
+way, until its answer is in, then send and read the prefix; a waiter sends
+anyway once its own request would no longer fit in the activity's timeout.
 """
 
 from __future__ import annotations
