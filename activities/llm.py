@@ -20,6 +20,14 @@ still in flight (two agents asking the same question at once) waits for that
 answer instead of sending: the first attempt claims the question, the others
 poll for the answer, heartbeating, and take the claim over if it is released
 (the request failed) or outlives the request timeout (its worker died).
+
+Agents started together that open with the same shared context (a run's
+reviewers) would each write that prompt prefix to the cache, since the API
+makes a prefix readable only once the response that wrote it begins. So the
+first request carrying a cacheable shared prefix claims it (see
+:mod:`prflow.store.prefix_claims`) and the others of the run wait, the same
+way, until its answer is in, then send and read the prefix; a waiter sends
+anyway once its own request would no longer fit in the activity's timeout.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import os
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from temporalio import activity
@@ -49,6 +57,7 @@ from prflow.llm.errors import is_retryable_status, retry_after_seconds
 from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
 from prflow.llm.pricing import price_for, usd_for
 from prflow.llm.request_identity import attempt_scope, request_digest
+from prflow.llm.shared_prefix import cacheable_prefix_digest
 from prflow.llm.token_estimate import tokens_for_chars
 from prflow.llm.usage import Usage
 from prflow.store.blobs import BlobNotFound, get_json, get_text, put_json
@@ -60,6 +69,12 @@ from prflow.store.llm_answers import (
     find_answer,
     keep_answer,
     release_claim,
+)
+from prflow.store.prefix_claims import (
+    PrefixState,
+    claim_prefix,
+    mark_prefix_written,
+    release_prefix,
 )
 from prflow.store.transcripts import load_transcript, store_transcript
 
@@ -96,6 +111,15 @@ class _Question:
     digest: str
     transcript: list[MessageRef]
     scopes: list[str]
+
+
+@dataclass(frozen=True)
+class _PrefixClaim:
+    """A run's shared prompt prefix (its digest) as one attempt (``owner``) claims it."""
+
+    run: str
+    digest: str
+    owner: str
 
 
 @activity.defn(name="llm_configured")
@@ -143,13 +167,68 @@ async def _attempt(
     if kept is not None:
         record.outcome = REUSED
         return await asyncio.to_thread(_reused, db_url, kept, scopes[0])
+    prefix = cacheable_prefix_digest(request) if inp.answer_scope is not None else None
+    writing: _PrefixClaim | None = None
     try:
+        if inp.answer_scope is not None and prefix is not None:
+            wanted = _PrefixClaim(inp.answer_scope, prefix, scopes[0])
+            writing = await _wait_for_prefix(settings, db_url, wanted)
         sent = _Question(request, digest, transcript, scopes)
-        return await _send(inp, settings, db_url, price, record, sent, api_key)
+        result = await _send(inp, settings, db_url, price, record, sent, api_key)
     except BaseException:
         if claimed is not None:
             await asyncio.to_thread(release_claim, db_url, claimed, digest, scopes[0])
+        if writing is not None:
+            await asyncio.to_thread(
+                release_prefix, db_url, writing.run, writing.digest, writing.owner
+            )
         raise
+    if writing is not None:
+        await asyncio.to_thread(mark_prefix_written, db_url, writing.run, writing.digest)
+    return result
+
+
+async def _wait_for_prefix(
+    settings: Settings, db_url: str, wanted: _PrefixClaim
+) -> _PrefixClaim | None:
+    """Wait until the run's shared prefix is in the prompt cache (None), or claim it.
+
+    The claim is returned when this attempt writes the prefix (it claimed it, or waited
+    as long as it may): the prefix is marked written once the answer is in, or released
+    if the request fails.
+    """
+    limit = settings.models.request_timeout_seconds + CLAIM_GRACE_SECONDS
+    deadline = time.monotonic() + _prefix_wait_seconds(settings.models.request_timeout_seconds)
+    polls = 0
+    while True:
+        state = await asyncio.to_thread(
+            claim_prefix,
+            db_url,
+            wanted.run,
+            wanted.digest,
+            wanted.owner,
+            expires_after=timedelta(seconds=limit),
+        )
+        if state is PrefixState.written:
+            return None
+        if state is PrefixState.mine or time.monotonic() >= deadline:
+            return wanted
+        activity.heartbeat()
+        await asyncio.sleep(CLAIM_POLL_SECONDS[min(polls, len(CLAIM_POLL_SECONDS) - 1)])
+        polls += 1
+
+
+def _prefix_wait_seconds(request_timeout: float) -> float:
+    """How long this attempt may wait for a shared prefix: never past the point where its
+    own request no longer fits in the activity's timeout, nor past the request timeout
+    plus grace (the writer's claim expires then)."""
+    limit = request_timeout + CLAIM_GRACE_SECONDS
+    info = activity.info()
+    if info.start_to_close_timeout is None:
+        return limit
+    spent = (datetime.now(UTC) - info.started_time).total_seconds()
+    room = info.start_to_close_timeout.total_seconds() - spent - request_timeout
+    return max(0.0, min(limit, room))
 
 
 async def _kept_or_claimed(

@@ -6,7 +6,8 @@ with the representative scripted conversation of ``bench.review`` and one
 ``prflow impact`` with its agent (the anchor), both served by the scripted
 Messages API, which applies Anthropic's prompt-cache rules (breakpoints,
 20-block lookback, 1,024-token minimum). Per phase: requests, prompt tokens
-(input + cache write + cache read), the share read from the cache, and
+(input + cache write + cache read), tokens written to the cache (billed at 1.25× the
+input price), the share read from the cache, and
 repeats: requests identical to an earlier one of the run (model, system,
 tools, messages; cache marks and max_tokens aside). Last: review/impact
 prompt tokens per pair and overall.
@@ -20,11 +21,18 @@ it prints, per pair, which phases were cut and why (issue 20 item 8: planned wor
 runs within the caps). ``--pairs N`` takes the first N pairs. ``--whole-file-reviewers``
 scripts reviewers as they worked before the prompt showed hunks with wide context (fetch
 the diff again, read the whole file), for comparison.
+
+``--latency SECONDS`` (default 1.0) is how long every scripted answer takes, as a real
+model does: a prompt-cache prefix becomes readable only when the response that wrote it
+begins, so agents started together (the reviewers) race to write their shared prefix
+unless they wait for the first; without latency the race never shows. ``--latency 0``
+answers at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import Counter
@@ -50,6 +58,8 @@ PAIRS = [
 ]
 MIN_CACHEABLE_TOKENS = 1024
 BUDGET_USD = "20"
+DEFAULT_LATENCY_SECONDS = 1.0
+"""Every scripted answer's delay: a model answering a short turn takes about a second."""
 COLD = {"PRFLOW_TEMPORAL__WARM_SECONDS": "0"}
 """Each command starts and stops its own server: no warm worker outlives the bench."""
 
@@ -101,8 +111,8 @@ def _figures(requests: list[RecordedRequest], phases: dict[str, str]) -> dict[st
             continue
         phase = _phase_of(request, phases)
         row = out.setdefault(
-            phase, {"requests": 0, "prompt": 0, "read": 0, "later": 0, "later_read": 0,
-                    "repeats": 0},
+            phase, {"requests": 0, "prompt": 0, "read": 0, "written": 0, "later": 0,
+                    "later_read": 0, "repeats": 0},
         )  # fmt: skip
         body = {k: v for k, v in request.body.items() if k != "stream"}
         digest = request_digest(body)
@@ -112,6 +122,7 @@ def _figures(requests: list[RecordedRequest], phases: dict[str, str]) -> dict[st
         row["requests"] += 1
         row["prompt"] += prompt
         row["read"] += read
+        row["written"] += int(usage.get("cache_creation_input_tokens") or 0)
         if request.turn:  # after each agent's first turn
             row["later"] += prompt
             row["later_read"] += read
@@ -129,8 +140,8 @@ def _line(name: str, row: dict[str, int]) -> str:
     share = row["read"] / row["prompt"] if row["prompt"] else 0.0
     later = row["later_read"] / row["later"] if row["later"] else 0.0
     return (
-        f"  {name:<18}{row['requests']:>6}{row['prompt']:>12,}{share:>9.0%}{later:>13.0%}"
-        f"{row['repeats']:>9}"
+        f"  {name:<18}{row['requests']:>6}{row['prompt']:>12,}{row['written']:>10,}{share:>9.0%}"
+        f"{later:>13.0%}{row['repeats']:>9}"
     )
 
 
@@ -150,6 +161,10 @@ def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, lis
     }
 
 
+def _slowed(turns: list[Turn], latency: float) -> list[Turn]:
+    return [dataclasses.replace(turn, delay_seconds=latency) for turn in turns]
+
+
 def _cuts(report: dict[str, Any]) -> str:
     cut = [f"{p['name']}: {p['detail']}" for p in report.get("phases", [])
            if p.get("state") == "failed"]  # fmt: skip
@@ -166,8 +181,16 @@ def main(argv: list[str] | None = None) -> int:
         help="reviewers fetch their diff again and read whole files (the behaviour before "
         "they were shown hunks with wide context), for comparison",
     )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=DEFAULT_LATENCY_SECONDS,
+        metavar="SECONDS",
+        help="how long every scripted answer takes (default %(default)s)",
+    )
     args = parser.parse_args(argv)
     root = DEFAULT_ROOT
+    print(f"scripted model latency: {args.latency:g} s per answer")
     from bench.review.conversation import PHASE_OF_ROUTE
 
     phases = dict(PHASE_OF_ROUTE) | {INVESTIGATION: "deep_dives"}
@@ -184,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                 routes = review_conversation(repo, whole_files=args.whole_file_reviewers)
                 if args.default_caps:
                     routes = _with_deep_dives(repo, routes)
-                server.route(routes)
+                server.route({key: _slowed(turns, args.latency) for key, turns in routes.items()})
                 cli = PrflowCli(fresh_dir(root / "state" / f"economy-review-{package}"), COLD)
                 command = [str(cli.binary), "review", *_args(repo), "--format", "json",
                            "--depth", "standard", *budget]  # fmt: skip
@@ -192,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                 review_rows = _figures(server.requests, phases)
                 done = len(server.requests)
                 server.route({})
-                server.script(impact_conversation(repo))
+                server.script(_slowed(impact_conversation(repo), args.latency))
                 cli = PrflowCli(fresh_dir(root / "state" / f"economy-impact-{package}"), COLD)
                 command = [str(cli.binary), "impact", *_args(repo), "--format", "json",
                            "--budget-usd", BUDGET_USD]  # fmt: skip
@@ -202,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             reviews.append(review_total["prompt"])
             impacts.append(impact_total["prompt"])
             print(f"{package} {base}→{head} ({files} files)")
-            print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'cached':>9}"
+            print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'written':>10}{'cached':>9}"
                   f"{'cached t>1':>13}{'repeats':>9}")  # fmt: skip
             order = [p for p in MODEL_PHASES if p in review_rows]
             order += [p for p in review_rows if p not in order]

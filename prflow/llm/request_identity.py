@@ -19,7 +19,7 @@ IGNORED_PARAMETERS = frozenset({"max_tokens"})
 def request_digest(request: dict[str, Any]) -> str:
     """SHA-256 hex digest of ``request`` without cache marks and ``max_tokens``."""
     question = {
-        name: _without_cache_marks(value)
+        name: without_cache_marks(value)
         for name, value in request.items()
         if name not in IGNORED_PARAMETERS
     }
@@ -37,9 +37,10 @@ def run_scope(workflow_id: str, run_id: str) -> str:
     return f"run:{workflow_id}/{run_id}"
 
 
-def _without_cache_marks(value: Any) -> Any:
+def without_cache_marks(value: Any) -> Any:
+    """``value`` with every ``cache_control`` key dropped, at any depth."""
     if isinstance(value, dict):
-        return {k: _without_cache_marks(v) for k, v in value.items() if k != "cache_control"}
+        return {k: without_cache_marks(v) for k, v in value.items() if k != "cache_control"}
     if isinstance(value, list):
-        return [_without_cache_marks(item) for item in value]
+        return [without_cache_marks(item) for item in value]
     return value

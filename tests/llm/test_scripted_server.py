@@ -113,6 +113,44 @@ async def test_routes_script_each_conversation_apart(
     assert len(scripted_anthropic.requests_of("You plan")) == 2
 
 
+def _shared_then(own: str) -> list[dict[str, Any]]:
+    shared = {
+        "type": "text",
+        "text": "shared context " * 40,
+        "cache_control": {"type": "ephemeral"},
+    }
+    return [{"role": "user", "content": [shared, {"type": "text", "text": own}]}]
+
+
+def _cache_of(request: RecordedRequest) -> tuple[int, int]:
+    usage = request.usage
+    assert usage is not None
+    return usage["cache_creation_input_tokens"], usage["cache_read_input_tokens"]
+
+
+async def test_a_written_prefix_is_readable_only_once_its_response_begins(
+    scripted_anthropic: ScriptedAnthropic,
+) -> None:
+    gate = threading.Event()
+    scripted_anthropic.route(
+        {
+            "first": [Turn(text="1", release=gate)],
+            "second": [Turn(text="2")],
+            "third": [Turn(text="3")],
+        }
+    )
+    held = asyncio.create_task(_ask(scripted_anthropic, _shared_then("first")))
+    await asyncio.to_thread(scripted_anthropic.wait_for_requests, 1)
+    await _ask(scripted_anthropic, _shared_then("second"))  # sent while the first is held
+    gate.set()
+    await held
+    await _ask(scripted_anthropic, _shared_then("third"))  # sent after the first answered
+    first, second, third = scripted_anthropic.requests
+    shared_tokens = _cache_of(third)[1]
+    assert shared_tokens > 0 and _cache_of(first)[1] == 0
+    assert _cache_of(second) == _cache_of(first), "the second wrote the shared prefix too"
+
+
 def test_prefix_stability_fails_when_an_earlier_part_changed() -> None:
     earlier = _recorded({"system": "v1", "messages": [{"role": "user", "content": "go"}]})
     grown = _recorded(

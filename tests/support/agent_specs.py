@@ -45,6 +45,7 @@ def probe_spec(
     turns_per_run: int = 100,
     economy: PromptEconomy | None = None,
     first_message: str = "Look at the change with the tools, then answer.",
+    shared_context: str = "",
 ) -> AgentSpec:
     """An agent with the six repository tools on ``rng``, prompt stored in ``db_url``."""
     prompt = prepare_prompt(
@@ -53,6 +54,7 @@ def probe_spec(
             system="You inspect pull requests with tools.",
             tools=list(TOOL_SPECS),
             first_message=first_message,
+            shared_context=shared_context,
         ),
     )
     return spec_from_prompt(

@@ -14,7 +14,10 @@ its first user message.
 
 Token usage is derived from request size, and a request carrying
 ``cache_control`` reports cache reads for any prefix an earlier request wrote,
-so tests can see whether prompt prefixes stay stable between calls.
+so tests can see whether prompt prefixes stay stable between calls. As on the
+real API, a written prefix becomes readable only when the response of the
+request that wrote it begins (after its delay or release gate; an error or a
+hang writes nothing), so requests sent together all write it.
 """
 
 from __future__ import annotations
@@ -231,15 +234,31 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class CacheUsage:
+    """What one request's prompt costs at the cache, and the prefixes it writes."""
+
+    fresh: int
+    write: int
+    read: int
+    writes: frozenset[str] = frozenset()
+    """Prefix hashes the request writes; readable once :meth:`PromptCache.commit` records them."""
+
+
 class PromptCache:
-    """The server's memory of written prompt prefixes, keyed by model and content hash."""
+    """The server's memory of written prompt prefixes, keyed by model and content hash.
+
+    As on the real API, reads are decided when a request arrives, but what it
+    writes becomes readable only when its response begins (:meth:`commit`), so
+    requests sent together each write a prefix none of them has written yet.
+    """
 
     def __init__(self, min_cacheable_tokens: int) -> None:
         self._written: set[str] = set()
         self._min_tokens = min_cacheable_tokens
 
-    def usage_for(self, body: dict[str, Any]) -> tuple[int, int, int]:
-        """(fresh input, cache write, cache read) tokens of ``body``; records its writes."""
+    def plan(self, body: dict[str, Any]) -> CacheUsage:
+        """``body``'s usage against what is written now; records nothing."""
         segments = _segments_with_marks(body)
         hashes: list[str] = []
         totals: list[int] = []
@@ -257,11 +276,23 @@ class PromptCache:
                     read = max(read, totals[index])
                     break
         write = 0
+        writes: frozenset[str] = frozenset()
         cacheable = [p for p in breakpoints if totals[p] >= self._min_tokens]
         if cacheable:
             write = max(0, totals[cacheable[-1]] - read)
-            self._written.update(hashes[p] for p in cacheable)
-        return running_total - read - write, write, read
+            writes = frozenset(hashes[p] for p in cacheable)
+        return CacheUsage(running_total - read - write, write, read, writes)
+
+    def commit(self, writes: frozenset[str]) -> None:
+        """Make prefixes readable: the response that wrote them has begun."""
+        self._written.update(writes)
+
+    def usage_for(self, body: dict[str, Any]) -> tuple[int, int, int]:
+        """(fresh input, cache write, cache read) tokens of ``body``, its writes readable at once
+        (a request answered before the next is sent)."""
+        usage = self.plan(body)
+        self.commit(usage.writes)
+        return usage.fresh, usage.write, usage.read
 
 
 # ---------------------------------------------------------------- server
@@ -384,7 +415,8 @@ class ScriptedAnthropic:
         if isinstance(fault, Hang):
             return _Decision(turn_index, "hang", 0, {}, {}, hang_seconds=fault.seconds)
         content, stop_reason, output_tokens = _answer(turn, turn_index, fault, body)
-        fresh, write, read = self._cache.usage_for(body)
+        cache = self._cache.plan(body)
+        fresh, write, read = cache.fresh, cache.write, cache.read
         payload = {
             "id": "msg_" + _digest("message", turn_index, attempt)[:24],
             "type": "message",
@@ -414,7 +446,13 @@ class ScriptedAnthropic:
             {},
             release=turn.release,
             delay_seconds=turn.delay_seconds if fault is None else 0.0,
+            cache_writes=cache.writes,
         )
+
+    def _begin_response(self, decision: _Decision) -> None:
+        """The response starts: what its request wrote to the cache becomes readable."""
+        with self._lock:
+            self._cache.commit(decision.cache_writes)
 
     def _wait_for_release(self, gate: threading.Event) -> bool:
         while not gate.wait(_GATE_POLL_SECONDS):
@@ -433,6 +471,7 @@ class _Decision:
     hang_seconds: float = 0.0
     release: threading.Event | None = None
     delay_seconds: float = 0.0
+    cache_writes: frozenset[str] = frozenset()
 
 
 def _error_decision(error: ApiError, *, turn: int | None, served: str) -> _Decision:
@@ -553,6 +592,7 @@ def _handler_for(server: ScriptedAnthropic) -> type[BaseHTTPRequestHandler]:
             if decision.delay_seconds and server._stopping.wait(decision.delay_seconds):
                 self.close_connection = True
                 return
+            server._begin_response(decision)
             self._send(decision)
 
         def _send(self, decision: _Decision) -> None:
