@@ -20,6 +20,7 @@ from activities.agent_messages import prepare_prompt
 from activities.gitrepo import GitError, GitRepoReader, repo_for_range, run_git
 from activities.heartbeats import heartbeating
 from activities.impact_analysis import small_outputs
+from activities.layer_context import code_of, continued
 from prflow import __version__
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.changes import ChangedFile, FileCategory, FileStatus
@@ -40,6 +41,7 @@ from prflow.review.agents.intake import SUBMIT_INTAKE, code_intake, intake_messa
 from prflow.review.agents.layer import (
     TOOL_OF,
     LayerRole,
+    layer_followup,
     layer_message,
     layer_system,
     parse_layer,
@@ -472,18 +474,28 @@ def review_ingest_findings(inp: IngestInput) -> FindingBatch:
 @activity.defn(name="review_layer_prompt")
 @heartbeating
 def review_layer_prompt(inp: LayerPromptInput) -> PreparedPrompt:
-    new, earlier = load_findings(inp.new_keys), load_findings(inp.earlier_keys)
+    """A layer pass's prompt: the previous pass's conversation continued with the new
+    findings when there is one to continue, else a first message; the adversary is shown
+    the code its findings cite."""
+    new = load_findings(inp.new_keys)
+    code = code_of(new, inp.range) if inp.range and inp.role == LayerRole.adversary else {}
+    system = layer_system(inp.role, inp.ai_generated)
+    tools = [*TOOL_SPECS, TOOL_OF[inp.role]]
+    if inp.continue_from is not None:
+        followup = layer_followup(inp.role, new, deep_dives_left=inp.deep_dives_left, code=code)
+        prompt = continued(_db(), inp.continue_from, _prompt(system, tools, followup), followup)
+        if prompt is not None:
+            return prompt
     message = layer_message(
         inp.role,
         new,
-        earlier,
+        load_findings(inp.earlier_keys),
         title=inp.title,
         hints=inp.hints,
         deep_dives_left=inp.deep_dives_left,
+        code=code,
     )
-    return _prompt(
-        layer_system(inp.role, inp.ai_generated), [*TOOL_SPECS, TOOL_OF[inp.role]], message
-    )
+    return _prompt(system, tools, message)
 
 
 @activity.defn(name="review_ingest_layer")

@@ -22,6 +22,7 @@ from tests.support.review_runs import (
     INTAKE,
     PLANNER,
     dimension_key,
+    every_pass,
     finding,
     fingerprint_of,
     reading,
@@ -116,6 +117,20 @@ def _finding(target: AddedLine, title: str) -> dict[str, object]:
     )
 
 
+def _adversary(first_id: str, path: str, whole_files: bool) -> list[Turn]:
+    """One pass of the adversary as its prompt asks: each finding comes with the lines
+    around its citation, so it judges from those and submits. ``whole_files``: as before
+    the code was shown, it reads the whole cited file first."""
+    verdict = submit(
+        "submit_challenges",
+        missed=[],
+        verdicts=[{"id": first_id, "verdict": "confirmed", "reason": "real"}],
+    )
+    if whole_files:
+        return [reading(("read_file_at_ref", {"path": path})), verdict]
+    return [verdict]
+
+
 def review_conversation(
     repo: Path, dimensions: int = 5, *, whole_files: bool = False
 ) -> dict[str, list[Turn]]:
@@ -154,12 +169,8 @@ def review_conversation(
                 cross_ref_hints=["adapter and session changes interact"],
             ),
         ],
-        ADVERSARY: [
-            reading(("read_file_at_ref", {"path": sources[0]} if whole_files else window)),
-            submit("submit_challenges", missed=[],
-                   verdicts=[{"id": first_id, "verdict": "confirmed", "reason": "real"}]),
-        ],
-        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
+        ADVERSARY: every_pass(*_adversary(first_id, sources[0], whole_files)),
+        CROSS_REF: every_pass(submit("submit_interactions", compounds=[], deep_dives=[])),
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
     for name, path, target in zip(names, sources, targets, strict=True):
