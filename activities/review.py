@@ -9,7 +9,7 @@ produced, returning keys and small typed values to the workflow.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from temporalio import activity
@@ -30,7 +30,12 @@ from prflow.impact.scoring import assess_risk
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.llm.messages import ToolSpec
 from prflow.repo_models import ResolvedRange
-from prflow.review.agents.anatomy_reader import SUBMIT_ANATOMY, anatomy_message
+from prflow.review.agents.anatomy_reader import (
+    SUBMIT_ANATOMY,
+    anatomy_message,
+    diffs_within,
+    largest_changes,
+)
 from prflow.review.agents.coverage import (
     SUBMIT_COVERAGE,
     coverage_message,
@@ -314,8 +319,21 @@ def review_intake_prompt(inp: AgentPromptInput) -> PreparedPrompt:
 def review_anatomy_prompt(inp: AgentPromptInput) -> PreparedPrompt:
     facts, structure = _facts(inp.facts_key), _structure(inp.structure_key)
     intake = inp.intake or facts.code_intake
-    message = anatomy_message(facts.metadata, structure, intake)
+    diffs: dict[str, str] = {}
+    if inp.review_range is not None:
+        diffs = diffs_within(
+            _diffs(inp.review_range, facts, largest_changes(structure, facts.reviewable))
+        )
+    message = anatomy_message(facts.metadata, structure, intake, diffs)
     return _prompt(load_prompt("anatomy"), [*TOOL_SPECS, SUBMIT_ANATOMY], message)
+
+
+def _diffs(rng: ResolvedRange, facts: ReviewFacts, paths: list[str]) -> Iterator[tuple[str, str]]:
+    """Each path's diff, read when asked for (both paths of a rename, so git pairs them)."""
+    reader = GitRepoReader.for_range(rng)
+    for path in paths:
+        pair = [p for p in (facts.renamed_from.get(path), path) if p]
+        yield path, reader.diff(rng.merge_base_sha, rng.head_sha, pair)
 
 
 @activity.defn(name="review_planning_prompt")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.impact.repos import BASE_REF, HEAD_REF, git
+from prflow.review.agents.anatomy_reader import MAX_DIFFS_TRIED, diffs_within
 from tests.support.review_runs import (
     ADVERSARY,
     ANATOMY,
@@ -117,6 +118,35 @@ def _finding(target: AddedLine, title: str) -> dict[str, object]:
     )
 
 
+def _anatomy(repo: Path, largest: str, whole_files: bool) -> list[Turn]:
+    """Anatomy as its prompt asks: the changed files are in its first message, and so are
+    the diffs of the largest changes that fit; it reads the diff of the largest source file
+    only when that was not shown. ``whole_files``: as before, it lists the changed files and
+    reads that diff whatever it was shown."""
+    report = submit("submit_anatomy", narrative="A release: new adapter hooks and fixes.",
+                    risk_surfaces=["TLS verification"], unrelated_changes=[],
+                    intent_gaps=[], context_notes="Moves the package under src/.")  # fmt: skip
+    read = reading(("git_diff", {"file": largest}))
+    if whole_files:
+        return [reading(("list_changed_files", {})), read, report]
+    return [report] if largest in anatomy_diffs_shown(repo) else [read, report]
+
+
+def anatomy_diffs_shown(repo: Path) -> set[str]:
+    """The files whose diffs prflow puts in anatomy's first message, as its selection does
+    (largest changes first, whole diffs within the budget), from git's own counts."""
+    rows = git(repo, "diff", "--numstat", "-M", BASE_REF, HEAD_REF).splitlines()
+    counted: list[tuple[int, str]] = []
+    for row in rows:
+        added, deleted, path = row.split("\t", 2)
+        if added.isdigit() and deleted.isdigit() and " => " not in path:
+            counted.append((int(added) + int(deleted), path))
+    counted.sort(key=lambda item: (-item[0], item[1]))
+    paths = [path for _, path in counted[:MAX_DIFFS_TRIED]]
+    diffs = ((path, git(repo, "diff", BASE_REF, HEAD_REF, "--", path)) for path in paths)
+    return set(diffs_within(diffs))
+
+
 def _adversary(first_id: str, path: str, whole_files: bool) -> list[Turn]:
     """One pass of the adversary as its prompt asks: each finding comes with the lines
     around its citation, so it judges from those and submits. ``whole_files``: as before
@@ -149,13 +179,7 @@ def review_conversation(
                    areas_touched=["http", "tls"], risk_signals=["changes adapters"],
                    confident=True)
         ],
-        ANATOMY: [
-            reading(("list_changed_files", {})),
-            reading(("git_diff", {"file": sources[0]})),
-            submit("submit_anatomy", narrative="A release: new adapter hooks and fixes.",
-                   risk_surfaces=["TLS verification"], unrelated_changes=[],
-                   intent_gaps=[], context_notes="Moves the package under src/."),
-        ],
+        ANATOMY: _anatomy(repo, sources[0], whole_files),
         PLANNER: [
             reading(("read_file_at_ref", {"path": sources[0]} if whole_files else window)),
             submit(

@@ -105,6 +105,9 @@ class AgentPromptInput(BaseModel):
     semantic: SemanticAnatomy | None = None
     depth: ReviewDepth = ReviewDepth.standard
     escalation: bool = False
+    review_range: ResolvedRange | None = Field(
+        default=None, description="Where anatomy is shown the diffs of the largest changes"
+    )
 
 
 class PlanInput(BaseModel):

@@ -1,5 +1,6 @@
-"""A layer agent's later pass continues its earlier conversation: the earlier passes are read
-from the prompt cache, and only the new findings are sent; the adversary sees cited code."""
+"""Fewer turns per agent: a layer agent's later pass continues its earlier conversation (the
+earlier passes are read from the prompt cache, only the new findings are sent), the adversary
+sees the code its findings cite, and anatomy the diffs of the largest changes."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from prflow.config import Settings
 from tests.support.fixtures_temporal import run_worker
 from tests.support.review_runs import (
     ADVERSARY,
+    ANATOMY,
     CROSS_REF,
     FORMAT_NAME,
     TYPESCRIPT,
@@ -78,3 +80,7 @@ async def test_a_second_layer_pass_continues_the_first_from_the_cache(
     assert " 9| def total(cart: Cart, tax: float) -> float:" in opening
     cross_ref = json.dumps(scripted_anthropic.requests_of(CROSS_REF)[0].body["messages"][0])
     assert "Code at head:" not in cross_ref
+
+    anatomy = json.dumps(scripted_anthropic.requests_of(ANATOMY)[0].body["messages"][0])
+    assert "Diffs of the largest changes (" in anatomy
+    assert "+def total(cart: Cart, tax: float) -> float:" in anatomy
