@@ -9,7 +9,7 @@ produced, returning keys and small typed values to the workflow.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from temporalio import activity
@@ -33,8 +33,7 @@ from prflow.repo_models import ResolvedRange
 from prflow.review.agents.anatomy_reader import (
     SUBMIT_ANATOMY,
     anatomy_message,
-    diffs_within,
-    largest_changes,
+    largest_source,
 )
 from prflow.review.agents.coverage import (
     SUBMIT_COVERAGE,
@@ -112,6 +111,7 @@ from prflow.review.static_findings import static_review
 from prflow.review.synthesis import SynthesisInputs, synthesize
 from prflow.store.blobs import get_json, put_json, put_text
 from prflow.store.review_marks import last_review, record_review
+from prflow.tools.git_diff import GitDiffArgs, git_diff
 from prflow.tools.reader import ToolError
 from prflow.tools.registry import TOOL_SPECS
 
@@ -319,21 +319,13 @@ def review_intake_prompt(inp: AgentPromptInput) -> PreparedPrompt:
 def review_anatomy_prompt(inp: AgentPromptInput) -> PreparedPrompt:
     facts, structure = _facts(inp.facts_key), _structure(inp.structure_key)
     intake = inp.intake or facts.code_intake
-    diffs: dict[str, str] = {}
-    if inp.review_range is not None:
-        diffs = diffs_within(
-            _diffs(inp.review_range, facts, largest_changes(structure, facts.reviewable))
-        )
-    message = anatomy_message(facts.metadata, structure, intake, diffs)
+    rng, diff = inp.review_range, None
+    path = largest_source(structure, facts.reviewable) if rng is not None else None
+    if rng is not None and path is not None:
+        page = git_diff(GitRepoReader.for_range(rng), rng, GitDiffArgs(file=path))
+        diff = (path, page.to_text())
+    message = anatomy_message(facts.metadata, structure, intake, diff)
     return _prompt(load_prompt("anatomy"), [*TOOL_SPECS, SUBMIT_ANATOMY], message)
-
-
-def _diffs(rng: ResolvedRange, facts: ReviewFacts, paths: list[str]) -> Iterator[tuple[str, str]]:
-    """Each path's diff, read when asked for (both paths of a rename, so git pairs them)."""
-    reader = GitRepoReader.for_range(rng)
-    for path in paths:
-        pair = [p for p in (facts.renamed_from.get(path), path) if p]
-        yield path, reader.diff(rng.merge_base_sha, rng.head_sha, pair)
 
 
 @activity.defn(name="review_planning_prompt")

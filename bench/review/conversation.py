@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.impact.repos import BASE_REF, HEAD_REF, git
-from prflow.review.agents.anatomy_reader import MAX_DIFFS_TRIED, diffs_within
 from tests.support.review_runs import (
     ADVERSARY,
     ANATOMY,
@@ -119,32 +118,32 @@ def _finding(target: AddedLine, title: str) -> dict[str, object]:
 
 
 def _anatomy(repo: Path, largest: str, whole_files: bool) -> list[Turn]:
-    """Anatomy as its prompt asks: the changed files are in its first message, and so are
-    the diffs of the largest changes that fit; it reads the diff of the largest source file
-    only when that was not shown. ``whole_files``: as before, it lists the changed files and
-    reads that diff whatever it was shown."""
+    """Anatomy as its prompt asks: the changed files are in its first message, and so is the
+    first page of the diff of the largest source change; it reads the diff of the largest
+    source file only when that was not the one shown. ``whole_files``: as before, it lists
+    the changed files and reads that diff whatever it was shown."""
     report = submit("submit_anatomy", narrative="A release: new adapter hooks and fixes.",
                     risk_surfaces=["TLS verification"], unrelated_changes=[],
                     intent_gaps=[], context_notes="Moves the package under src/.")  # fmt: skip
     read = reading(("git_diff", {"file": largest}))
     if whole_files:
         return [reading(("list_changed_files", {})), read, report]
-    return [report] if largest in anatomy_diffs_shown(repo) else [read, report]
+    return [report] if anatomy_diff_shown(repo) == largest else [read, report]
 
 
-def anatomy_diffs_shown(repo: Path) -> set[str]:
-    """The files whose diffs prflow puts in anatomy's first message, as its selection does
-    (largest changes first, whole diffs within the budget), from git's own counts."""
+def anatomy_diff_shown(repo: Path) -> str | None:
+    """The file whose diff prflow puts in anatomy's first message, as its selection does (the
+    source file with the most changed lines), from git's counts (source: a ``.py`` file
+    outside tests)."""
     rows = git(repo, "diff", "--numstat", "-M", BASE_REF, HEAD_REF).splitlines()
     counted: list[tuple[int, str]] = []
     for row in rows:
         added, deleted, path = row.split("\t", 2)
-        if added.isdigit() and deleted.isdigit() and " => " not in path:
+        path = path.split(" => ")[-1].replace("{", "").replace("}", "")
+        source = path.endswith(".py") and not path.startswith("tests")
+        if added.isdigit() and deleted.isdigit() and source:
             counted.append((int(added) + int(deleted), path))
-    counted.sort(key=lambda item: (-item[0], item[1]))
-    paths = [path for _, path in counted[:MAX_DIFFS_TRIED]]
-    diffs = ((path, git(repo, "diff", BASE_REF, HEAD_REF, "--", path)) for path in paths)
-    return set(diffs_within(diffs))
+    return min(counted, key=lambda item: (-item[0], item[1]))[1] if counted else None
 
 
 def _adversary(first_id: str, path: str, whole_files: bool) -> list[Turn]:

@@ -92,24 +92,22 @@ def test_evidence_must_be_at_the_cited_lines_and_the_fingerprint_ignores_line_nu
     assert "does not exist" in str(verified(finding, None))
 
 
-def test_anatomy_is_shown_the_largest_whole_diffs_that_fit() -> None:
-    from prflow.review.agents.anatomy_reader import anatomy_message, diffs_within, largest_changes
+def test_anatomy_is_shown_the_first_page_of_the_largest_source_change() -> None:
+    from prflow.review.agents.anatomy_reader import anatomy_message, largest_source
     from prflow.review.models import IntakeResult, PrMetadata
 
     changed = [
         _changed("big.py", FileCategory.source, additions=90),
         _changed("mid.py", FileCategory.source, additions=40),
-        _changed("small.py", FileCategory.source, additions=3),
-        _changed("poetry.lock", FileCategory.source, additions=500),
+        _changed("tests/test_big.py", FileCategory.test, additions=300),
+        _changed("vendored.py", FileCategory.source, additions=500),
     ]
     structure = build_structure(changed, {}, ImportGraph(), ImpactGraph())
-    order = largest_changes(structure, ["big.py", "mid.py", "small.py"])
-    assert order == ["big.py", "mid.py", "small.py"], "largest first, reviewable only"
-    diffs = [("big.py", "b" * 70), ("mid.py", "m" * 40), ("small.py", "s" * 20)]
-    kept = diffs_within(diffs, budget=100)
-    assert kept == {"big.py": "b" * 70, "small.py": "s" * 20}, "whole diffs only, in order"
+    reviewable = ["big.py", "mid.py", "tests/test_big.py"]
+    assert largest_source(structure, reviewable) == "big.py", "source, reviewable, largest"
+    assert largest_source(structure, ["tests/test_big.py"]) is None
     intake = IntakeResult(pr_type="feature", complexity="standard")
-    message = anatomy_message(PrMetadata(title="t"), structure, intake, kept)
-    assert "Diffs of the largest changes (big.py, small.py; other files with git_diff)" in message
-    assert "b" * 70 in message and "m" * 40 not in message
-    assert "Diffs of the largest" not in anatomy_message(PrMetadata(title="t"), structure, intake)
+    message = anatomy_message(PrMetadata(title="t"), structure, intake, ("big.py", "+x = 1"))
+    assert "Diff of the largest source change, big.py (first page" in message
+    assert "+x = 1" in message
+    assert "Diff of the largest" not in anatomy_message(PrMetadata(title="t"), structure, intake)

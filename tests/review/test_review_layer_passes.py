@@ -1,6 +1,6 @@
 """Fewer turns per agent: a layer agent's later pass continues its earlier conversation (the
 earlier passes are read from the prompt cache, only the new findings are sent), the adversary
-sees the code its findings cite, and anatomy the diffs of the largest changes."""
+sees the code its findings cite, and anatomy the diff of the largest source change."""
 
 from __future__ import annotations
 
@@ -82,5 +82,5 @@ async def test_a_second_layer_pass_continues_the_first_from_the_cache(
     assert "Code at head:" not in cross_ref
 
     anatomy = json.dumps(scripted_anthropic.requests_of(ANATOMY)[0].body["messages"][0])
-    assert "Diffs of the largest changes (" in anatomy
-    assert "+def total(cart: Cart, tax: float) -> float:" in anatomy
+    assert "Diff of the largest source change, shop/pricing.py" in anatomy
+    assert "+def discount(amount: float, percent: float) -> int:" in anatomy

@@ -8,9 +8,10 @@ apart from the computed structure and labelled as such wherever it is shown.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from prflow.changes import FileCategory
 from prflow.impact.llm_phase import model_text
 from prflow.llm.messages import ToolSpec
 from prflow.review.agents.finding_input import text_list
@@ -21,10 +22,6 @@ MAX_NARRATIVE_CHARS = 2_000
 MAX_NOTES_CHARS = 2_000
 MAX_ITEMS = 10
 MAX_FILES_SHOWN = 150
-MAX_DIFF_CHARS = 24_000
-"""The diffs of the largest changes anatomy is shown at once, whole files only, together."""
-MAX_DIFFS_TRIED = 8
-
 SUBMIT_ANATOMY = ToolSpec(
     name="submit_anatomy",
     description="Submit your reading of the pull request. Call exactly once.",
@@ -64,43 +61,31 @@ def structure_brief(structure: DiffStructure, max_files: int = MAX_FILES_SHOWN) 
     }
 
 
-def largest_changes(
-    structure: DiffStructure, reviewable: Sequence[str], limit: int = MAX_DIFFS_TRIED
-) -> list[str]:
-    """The reviewable files with the most changed lines, largest first."""
+def largest_source(structure: DiffStructure, reviewable: Sequence[str]) -> str | None:
+    """The reviewable source file with the most changed lines: the diff anatomy would read
+    first (tests, docs and config tell less about what the change does)."""
     allowed = set(reviewable)
-    files = [f for f in structure.files if f.path in allowed]
-    files.sort(key=lambda f: (-(f.additions + f.deletions), f.path))
-    return [f.path for f in files[:limit]]
-
-
-def diffs_within(diffs: Iterable[tuple[str, str]], budget: int = MAX_DIFF_CHARS) -> dict[str, str]:
-    """Whole diffs, in order, while they fit ``budget`` together (one that does not is left
-    for the agent to read; a smaller one after it may still fit)."""
-    kept: dict[str, str] = {}
-    used = 0
-    for path, diff in diffs:
-        if diff and used + len(diff) <= budget:
-            kept[path] = diff
-            used += len(diff)
-    return kept
+    files = [f for f in structure.files if f.path in allowed and f.category == FileCategory.source]
+    if not files:
+        return None
+    return min(files, key=lambda f: (-(f.additions + f.deletions), f.path)).path
 
 
 def anatomy_message(
     meta: PrMetadata,
     structure: DiffStructure,
     intake: IntakeResult,
-    diffs: Mapping[str, str] | None = None,
+    diff: tuple[str, str] | None = None,
 ) -> str:
-    """The PR, its computed structure (every changed file), and the diffs of its largest
-    changes as far as they fit, so the agent reads the rest only when it needs them."""
+    """The PR, its computed structure (every changed file) and, when given, the first page of
+    the diff of its largest source change (``(path, page)``, as ``git_diff`` shows it)."""
     brief = structure_brief(structure)
     shown = ""
-    if diffs:
-        body = "\n".join(diffs.values())
+    if diff is not None:
+        path, page = diff
         shown = (
-            f"Diffs of the largest changes ({', '.join(diffs)}; other files with "
-            f"git_diff):\n```diff\n{body}\n```\n\n"
+            f"Diff of the largest source change, {path} (first page, as git_diff gives "
+            f"it):\n```diff\n{page}\n```\n\n"
         )
     return (
         f"Pull request: {meta.title or '(untitled)'}\n\n"
