@@ -320,7 +320,11 @@ def review_anatomy_prompt(inp: AgentPromptInput) -> PreparedPrompt:
     facts, structure = _facts(inp.facts_key), _structure(inp.structure_key)
     intake = inp.intake or facts.code_intake
     rng, diff = inp.review_range, None
-    path = largest_source(structure, facts.reviewable) if rng is not None else None
+    readable = [  # a change too large for reviewers still tells anatomy what the PR does
+        *facts.reviewable,
+        *(e["path"] for e in facts.not_reviewed if e.get("reason") == SkipReason.size),
+    ]
+    path = largest_source(structure, readable) if rng is not None else None
     if rng is not None and path is not None:
         page = git_diff(GitRepoReader.for_range(rng), rng, GitDiffArgs(file=path))
         diff = (path, page.to_text())

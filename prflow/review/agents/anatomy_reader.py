@@ -61,10 +61,10 @@ def structure_brief(structure: DiffStructure, max_files: int = MAX_FILES_SHOWN) 
     }
 
 
-def largest_source(structure: DiffStructure, reviewable: Sequence[str]) -> str | None:
-    """The reviewable source file with the most changed lines: the diff anatomy would read
-    first (tests, docs and config tell less about what the change does)."""
-    allowed = set(reviewable)
+def largest_source(structure: DiffStructure, readable: Sequence[str]) -> str | None:
+    """The source file among ``readable`` with the most changed lines: the diff anatomy would
+    read first (tests, docs and config tell less about what the change does)."""
+    allowed = set(readable)
     files = [f for f in structure.files if f.path in allowed and f.category == FileCategory.source]
     if not files:
         return None
