@@ -20,6 +20,7 @@ from activities.agent_messages import prepare_prompt
 from activities.gitrepo import GitError, GitRepoReader, repo_for_range, run_git
 from activities.heartbeats import heartbeating
 from activities.impact_analysis import small_outputs
+from activities.layer_context import code_of, continued
 from prflow import __version__
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.changes import ChangedFile, FileCategory, FileStatus
@@ -29,7 +30,11 @@ from prflow.impact.scoring import assess_risk
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.llm.messages import ToolSpec
 from prflow.repo_models import ResolvedRange
-from prflow.review.agents.anatomy_reader import SUBMIT_ANATOMY, anatomy_message
+from prflow.review.agents.anatomy_reader import (
+    SUBMIT_ANATOMY,
+    anatomy_message,
+    largest_source,
+)
 from prflow.review.agents.coverage import (
     SUBMIT_COVERAGE,
     coverage_message,
@@ -40,6 +45,7 @@ from prflow.review.agents.intake import SUBMIT_INTAKE, code_intake, intake_messa
 from prflow.review.agents.layer import (
     TOOL_OF,
     LayerRole,
+    layer_followup,
     layer_message,
     layer_system,
     parse_layer,
@@ -105,6 +111,7 @@ from prflow.review.static_findings import static_review
 from prflow.review.synthesis import SynthesisInputs, synthesize
 from prflow.store.blobs import get_json, put_json, put_text
 from prflow.store.review_marks import last_review, record_review
+from prflow.tools.git_diff import GitDiffArgs, git_diff
 from prflow.tools.reader import ToolError
 from prflow.tools.registry import TOOL_SPECS
 
@@ -312,7 +319,16 @@ def review_intake_prompt(inp: AgentPromptInput) -> PreparedPrompt:
 def review_anatomy_prompt(inp: AgentPromptInput) -> PreparedPrompt:
     facts, structure = _facts(inp.facts_key), _structure(inp.structure_key)
     intake = inp.intake or facts.code_intake
-    message = anatomy_message(facts.metadata, structure, intake)
+    rng, diff = inp.review_range, None
+    readable = [  # a change too large for reviewers still tells anatomy what the PR does
+        *facts.reviewable,
+        *(e["path"] for e in facts.not_reviewed if e.get("reason") == SkipReason.size),
+    ]
+    path = largest_source(structure, readable) if rng is not None else None
+    if rng is not None and path is not None:
+        page = git_diff(GitRepoReader.for_range(rng), rng, GitDiffArgs(file=path))
+        diff = (path, page.to_text())
+    message = anatomy_message(facts.metadata, structure, intake, diff)
     return _prompt(load_prompt("anatomy"), [*TOOL_SPECS, SUBMIT_ANATOMY], message)
 
 
@@ -472,18 +488,28 @@ def review_ingest_findings(inp: IngestInput) -> FindingBatch:
 @activity.defn(name="review_layer_prompt")
 @heartbeating
 def review_layer_prompt(inp: LayerPromptInput) -> PreparedPrompt:
-    new, earlier = load_findings(inp.new_keys), load_findings(inp.earlier_keys)
+    """A layer pass's prompt: the previous pass's conversation continued with the new
+    findings when there is one to continue, else a first message; the adversary is shown
+    the code its findings cite."""
+    new = load_findings(inp.new_keys)
+    code = code_of(new, inp.range) if inp.range and inp.role == LayerRole.adversary else {}
+    system = layer_system(inp.role, inp.ai_generated)
+    tools = [*TOOL_SPECS, TOOL_OF[inp.role]]
+    if inp.continue_from is not None:
+        followup = layer_followup(inp.role, new, deep_dives_left=inp.deep_dives_left, code=code)
+        prompt = continued(_db(), inp.continue_from, _prompt(system, tools, followup), followup)
+        if prompt is not None:
+            return prompt
     message = layer_message(
         inp.role,
         new,
-        earlier,
+        load_findings(inp.earlier_keys),
         title=inp.title,
         hints=inp.hints,
         deep_dives_left=inp.deep_dives_left,
+        code=code,
     )
-    return _prompt(
-        layer_system(inp.role, inp.ai_generated), [*TOOL_SPECS, TOOL_OF[inp.role]], message
-    )
+    return _prompt(system, tools, message)
 
 
 @activity.defn(name="review_ingest_layer")

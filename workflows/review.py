@@ -77,6 +77,8 @@ SHORT = timedelta(minutes=5)
 LONG = timedelta(minutes=20)
 GITHUB_PLACEMENT = "review-placed-on-githubs-patches-v1"
 """A PR run reads GitHub's per-file patches before synthesis and places findings on them."""
+ANATOMY_DIFFS = "review-anatomy-sees-largest-diffs-v1"
+"""Patch: anatomy's first message carries the diffs of the largest changes that fit."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -335,6 +337,7 @@ class ReviewWorkflow(KindWorkflow):
                 facts_key=run.facts.facts_key,
                 structure_key=run.facts.structure_key,
                 intake=run.intake,
+                review_range=run.scope.review_range if workflow.patched(ANATOMY_DIFFS) else None,
             ),
             terminal=SUBMIT_ANATOMY.name,
             backend=run.tools(),

@@ -27,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
         review_reviewer_prompts,
     )
     from prflow.agent.messages import PreparedPrompt
-    from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.outcome import AgentOutcome, StopReason
     from prflow.agent.state import AgentRequest
     from prflow.review.agents.coverage import MAX_COVERAGE_ITERATIONS, SUBMIT_COVERAGE
     from prflow.review.agents.layer import CROSS_REF_DIMENSION, TOOL_OF, LayerRole
@@ -50,6 +50,7 @@ with workflow.unsafe.imports_passed_through():
         GapInput,
         IngestInput,
         LayerBatch,
+        LayerContinuation,
         LayerIngestInput,
         LayerPromptInput,
         ReviewerPromptsInput,
@@ -76,6 +77,9 @@ LAYER_PHASES = (
 )
 TIMEOUT = timedelta(minutes=5)
 DEDUPE_PATCH = "review-one-question-one-agent-v1"
+LAYER_CONTINUES = "review-layer-continues-v1"
+"""Patch: a layer agent's later pass continues its previous pass's conversation (read from
+the prompt cache) instead of starting a new one that names every earlier finding again."""
 EARLY_INVESTIGATIONS = "review-investigations-start-at-once-v1"
 """Patch: a reviewer may ask for an investigation mid-run (``request_investigation``); it
 starts at once, beside the reviewer, at bounded concurrency."""
@@ -103,6 +107,7 @@ class ReviewFanOut:
         self._investigations_asked: dict[str, int] = {}
         self._pending: list[asyncio.Future[None]] = []
         self._investigation_gate = asyncio.Semaphore(max(1, run.request.max_concurrency))
+        self._last_pass: dict[LayerRole, AgentOutcome] = {}
         self._early = workflow.patched(EARLY_INVESTIGATIONS)
         if self._early:
             self.kit.on_agent_request = self._requested
@@ -328,6 +333,7 @@ class ReviewFanOut:
         if run.request.plans[phase].caps.usd - self.book.spent(phase).usd < MIN_PASS_USD:
             self.book.stop(phase, f"cut: budget spent before pass {number}")
             return
+        continues = workflow.patched(LAYER_CONTINUES)
         outcome = await self.book.ask(
             run,
             step="review_layer",
@@ -342,12 +348,16 @@ class ReviewFanOut:
                 hints=run.hints,
                 ai_generated=run.intake.ai_generated,
                 deep_dives_left=self._deep_dives_left,
+                range=run.scope.review_range,
+                continue_from=self._continuation(role) if continues else None,
             ),
             terminal=TOOL_OF[role].name,
             backend=run.tools(),
             child=True,
             after_spend=True,
         )
+        if continues:
+            self._last_pass[role] = outcome
         batch: LayerBatch = await self.kit.step(
             "review_layer",
             review_ingest_layer,
@@ -368,6 +378,17 @@ class ReviewFanOut:
             self._accept(batch.findings, stream=False)
         if batch.deep_dives and self._deep_dives_left > 0:
             await self._deep_dive(batch.deep_dives)
+
+    def _continuation(self, role: LayerRole) -> LayerContinuation | None:
+        """The previous pass of ``role`` to continue: only one that ended by submitting."""
+        last = self._last_pass.get(role)
+        if last is None or last.stop != StopReason.terminal_tool:
+            return None
+        return LayerContinuation(
+            transcript_key=last.transcript_key,
+            transcript=last.transcript,
+            terminal_tool=TOOL_OF[role].name,
+        )
 
     async def _deep_dive(self, dives: Sequence[InvestigationRequest]) -> None:
         """The resolver's deep dives (at most five per review), as the one reviewer."""

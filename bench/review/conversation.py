@@ -22,6 +22,7 @@ from tests.support.review_runs import (
     INTAKE,
     PLANNER,
     dimension_key,
+    every_pass,
     finding,
     fingerprint_of,
     reading,
@@ -116,6 +117,49 @@ def _finding(target: AddedLine, title: str) -> dict[str, object]:
     )
 
 
+def _anatomy(repo: Path, largest: str, whole_files: bool) -> list[Turn]:
+    """Anatomy as its prompt asks: the changed files are in its first message, and so is the
+    first page of the diff of the largest source change; it reads the diff of the largest
+    source file only when that was not the one shown. ``whole_files``: as before, it lists
+    the changed files and reads that diff whatever it was shown."""
+    report = submit("submit_anatomy", narrative="A release: new adapter hooks and fixes.",
+                    risk_surfaces=["TLS verification"], unrelated_changes=[],
+                    intent_gaps=[], context_notes="Moves the package under src/.")  # fmt: skip
+    read = reading(("git_diff", {"file": largest}))
+    if whole_files:
+        return [reading(("list_changed_files", {})), read, report]
+    return [report] if anatomy_diff_shown(repo) == largest else [read, report]
+
+
+def anatomy_diff_shown(repo: Path) -> str | None:
+    """The file whose diff prflow puts in anatomy's first message, as its selection does (the
+    source file with the most changed lines), from git's counts (source: a ``.py`` file
+    outside tests)."""
+    rows = git(repo, "diff", "--numstat", "-M", BASE_REF, HEAD_REF).splitlines()
+    counted: list[tuple[int, str]] = []
+    for row in rows:
+        added, deleted, path = row.split("\t", 2)
+        path = path.split(" => ")[-1].replace("{", "").replace("}", "")
+        source = path.endswith(".py") and not path.startswith("tests")
+        if added.isdigit() and deleted.isdigit() and source:
+            counted.append((int(added) + int(deleted), path))
+    return min(counted, key=lambda item: (-item[0], item[1]))[1] if counted else None
+
+
+def _adversary(first_id: str, path: str, whole_files: bool) -> list[Turn]:
+    """One pass of the adversary as its prompt asks: each finding comes with the lines
+    around its citation, so it judges from those and submits. ``whole_files``: as before
+    the code was shown, it reads the whole cited file first."""
+    verdict = submit(
+        "submit_challenges",
+        missed=[],
+        verdicts=[{"id": first_id, "verdict": "confirmed", "reason": "real"}],
+    )
+    if whole_files:
+        return [reading(("read_file_at_ref", {"path": path})), verdict]
+    return [verdict]
+
+
 def review_conversation(
     repo: Path, dimensions: int = 5, *, whole_files: bool = False
 ) -> dict[str, list[Turn]]:
@@ -134,13 +178,7 @@ def review_conversation(
                    areas_touched=["http", "tls"], risk_signals=["changes adapters"],
                    confident=True)
         ],
-        ANATOMY: [
-            reading(("list_changed_files", {})),
-            reading(("git_diff", {"file": sources[0]})),
-            submit("submit_anatomy", narrative="A release: new adapter hooks and fixes.",
-                   risk_surfaces=["TLS verification"], unrelated_changes=[],
-                   intent_gaps=[], context_notes="Moves the package under src/."),
-        ],
+        ANATOMY: _anatomy(repo, sources[0], whole_files),
         PLANNER: [
             reading(("read_file_at_ref", {"path": sources[0]} if whole_files else window)),
             submit(
@@ -154,12 +192,8 @@ def review_conversation(
                 cross_ref_hints=["adapter and session changes interact"],
             ),
         ],
-        ADVERSARY: [
-            reading(("read_file_at_ref", {"path": sources[0]} if whole_files else window)),
-            submit("submit_challenges", missed=[],
-                   verdicts=[{"id": first_id, "verdict": "confirmed", "reason": "real"}]),
-        ],
-        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
+        ADVERSARY: every_pass(*_adversary(first_id, sources[0], whole_files)),
+        CROSS_REF: every_pass(submit("submit_interactions", compounds=[], deep_dives=[])),
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
     for name, path, target in zip(names, sources, targets, strict=True):

@@ -70,3 +70,9 @@ class PreparedPrompt(BaseModel):
     tool_names: list[str]
     message_key: str
     message_chars: int
+    transcript_key: str | None = Field(
+        default=None,
+        description="A conversation to continue (ending with ``message_key``) instead of "
+        "starting from that one message",
+    )
+    transcript_len: int = 0

@@ -71,6 +71,12 @@ class AgentSpec(BaseModel):
     terminal_tool: str | None = None
     initial_message_key: str
     initial_chars: int
+    initial_transcript_key: str | None = Field(
+        default=None,
+        description="An earlier agent's conversation, grown by the initial message, that "
+        "this agent continues (its prefix is read from the prompt cache)",
+    )
+    initial_transcript_len: int = 0
     tool_backend: ToolBackend | None = None
     economy: PromptEconomy = Field(default_factory=PromptEconomy)
     turns_per_run: int = Field(
@@ -119,6 +125,8 @@ def spec_from_prompt(prompt: PreparedPrompt, **fields: Any) -> AgentSpec:
         tool_names=prompt.tool_names,
         initial_message_key=prompt.message_key,
         initial_chars=prompt.message_chars,
+        initial_transcript_key=prompt.transcript_key,
+        initial_transcript_len=prompt.transcript_len,
         **fields,
     )
 
@@ -155,9 +163,18 @@ class AgentState(BaseModel):
     def start(cls, spec: AgentSpec, budget: PhaseBudget) -> AgentState:
         """The state before the first turn: the initial user message only."""
         backend = spec.tool_backend
+        workspace = backend.workspace if isinstance(backend, WorkspaceToolBackend) else None
+        if spec.initial_transcript_key is not None:  # continues an earlier conversation
+            return cls(
+                spec=spec,
+                budget=budget,
+                transcript_key=spec.initial_transcript_key,
+                transcript_len=spec.initial_transcript_len,
+                workspace=workspace,
+            )
         return cls(
             spec=spec,
             budget=budget,
             transcript=[MessageRef(role="user", blob_key=spec.initial_message_key)],
-            workspace=backend.workspace if isinstance(backend, WorkspaceToolBackend) else None,
+            workspace=workspace,
         )

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from prflow.agent.budget import Spend
 from prflow.impact.run_models import ChangeSet
+from prflow.llm.messages import MessageRef
 from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import ResolvedRange
 from prflow.review.agents.layer import LayerRole
@@ -104,6 +105,9 @@ class AgentPromptInput(BaseModel):
     semantic: SemanticAnatomy | None = None
     depth: ReviewDepth = ReviewDepth.standard
     escalation: bool = False
+    review_range: ResolvedRange | None = Field(
+        default=None, description="Where anatomy is shown the diffs of the largest changes"
+    )
 
 
 class PlanInput(BaseModel):
@@ -144,6 +148,14 @@ class FindingBatch(BaseModel):
     examined: list[str] = Field(default_factory=list)
 
 
+class LayerContinuation(BaseModel):
+    """The conversation of a layer agent's previous pass, which the next pass continues."""
+
+    transcript_key: str | None = None
+    transcript: list[MessageRef] = Field(default_factory=list)
+    terminal_tool: str
+
+
 class LayerPromptInput(BaseModel):
     role: LayerRole
     new_keys: list[str]
@@ -152,6 +164,10 @@ class LayerPromptInput(BaseModel):
     hints: list[str] = Field(default_factory=list)
     ai_generated: float = 0.0
     deep_dives_left: int = 0
+    range: ResolvedRange | None = Field(
+        default=None, description="Where the adversary is shown the code its findings cite"
+    )
+    continue_from: LayerContinuation | None = None
 
 
 class LayerIngestInput(BaseModel):

@@ -90,3 +90,24 @@ def test_evidence_must_be_at_the_cited_lines_and_the_fingerprint_ignores_line_nu
     assert "not found" in str(verified(finding.model_copy(update={"evidence": "nope!"}), text))
     assert "past the end" in str(verified(finding.model_copy(update={"line_start": 9}), text))
     assert "does not exist" in str(verified(finding, None))
+
+
+def test_anatomy_is_shown_the_first_page_of_the_largest_source_change() -> None:
+    from prflow.review.agents.anatomy_reader import anatomy_message, largest_source
+    from prflow.review.models import IntakeResult, PrMetadata
+
+    changed = [
+        _changed("big.py", FileCategory.source, additions=90),
+        _changed("mid.py", FileCategory.source, additions=40),
+        _changed("tests/test_big.py", FileCategory.test, additions=300),
+        _changed("vendored.py", FileCategory.source, additions=500),
+    ]
+    structure = build_structure(changed, {}, ImportGraph(), ImpactGraph())
+    reviewable = ["big.py", "mid.py", "tests/test_big.py"]
+    assert largest_source(structure, reviewable) == "big.py", "source, reviewable, largest"
+    assert largest_source(structure, ["tests/test_big.py"]) is None
+    intake = IntakeResult(pr_type="feature", complexity="standard")
+    message = anatomy_message(PrMetadata(title="t"), structure, intake, ("big.py", "+x = 1"))
+    assert "Diff of the largest source change, big.py (first page" in message
+    assert "+x = 1" in message
+    assert "Diff of the largest" not in anatomy_message(PrMetadata(title="t"), structure, intake)

@@ -41,6 +41,7 @@ from tests.support.review_runs import (
     PLANNER,
     TOTAL_NEEDS_TAX,
     dimension_key,
+    every_pass,
     finding,
     review_request,
     start_review,
@@ -94,8 +95,8 @@ def _script() -> dict[str, list[Turn]]:
         dimension_key(CART): [
             submit("submit_findings", findings=[TOTAL_NEEDS_TAX, ADD_UNGUARDED, DISCOUNT_INT])
         ],
-        ADVERSARY: [submit("submit_challenges", verdicts=[], missed=[])],
-        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
+        ADVERSARY: every_pass(submit("submit_challenges", verdicts=[], missed=[])),
+        CROSS_REF: every_pass(submit("submit_interactions", compounds=[], deep_dives=[])),
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
 

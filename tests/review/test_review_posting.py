@@ -31,6 +31,7 @@ from tests.support.review_runs import (
     PRICING,
     TOTAL_NEEDS_TAX,
     dimension_key,
+    every_pass,
     finding,
     review_request,
     review_script,
@@ -184,8 +185,8 @@ def _layer_and_gates() -> dict[str, list[Turn]]:
                         areas_touched=["shop"], risk_signals=[], confident=True)],
         ANATOMY: [submit("submit_anatomy", narrative="Adds a bulk discount.", risk_surfaces=[],
                          unrelated_changes=[], intent_gaps=[])],
-        ADVERSARY: [submit("submit_challenges", verdicts=[], missed=[])],
-        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
+        ADVERSARY: every_pass(submit("submit_challenges", verdicts=[], missed=[])),
+        CROSS_REF: every_pass(submit("submit_interactions", compounds=[], deep_dives=[])),
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
 

@@ -28,6 +28,7 @@ from prflow.review.request import review_plans
 from prflow.review.run_models import ReviewRequest, ReviewResult
 from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 from workflows.review import ReviewWorkflow
+from workflows.review_fanout import MAX_LAYER_PASSES
 
 INTAKE = "You triage pull requests"
 ESCALATION = "whose metadata was not enough"
@@ -48,6 +49,12 @@ def dimension_key(name: str) -> str:
 
 def submit(tool: str, **payload: Any) -> Turn:
     return Turn(tool_uses=[ToolUse(tool, payload)])
+
+
+def every_pass(*turns: Turn) -> list[Turn]:
+    """A layer agent's turns for each of its passes: a later pass continues the same
+    conversation, so its turns follow the earlier pass's (served by turn index)."""
+    return [*turns] * MAX_LAYER_PASSES
 
 
 def reading(*calls: tuple[str, dict[str, Any]]) -> Turn:
@@ -181,20 +188,20 @@ def review_script(repo: Path) -> dict[str, list[Turn]]:
                                     "files": ["shop/pricing.py"]}]),
         ],
         dimension_key(TYPESCRIPT): [submit("submit_findings", findings=[FORMAT_NAME])],
-        ADVERSARY: [
+        ADVERSARY: every_pass(
             submit("submit_challenges",
                    verdicts=[{"id": total_id, "verdict": "confirmed", "reason": "one arg"},
                              {"id": format_id, "verdict": "challenged", "reason": "internal"}],
                    missed=[MISSED_TRAP]),
-        ],
-        CROSS_REF: [
+        ),
+        CROSS_REF: every_pass(
             submit("submit_interactions",
                    compounds=[{"ids": [total_id, format_id], **finding(
                        "shop/cart.py", 10, "return sum(cart.items) * (1 + tax)",
                        "Both public APIs change shape in one release", confidence=0.7)}],
                    deep_dives=[{"question": "Do shipping costs still add up?",
                                 "files": ["shop/pricing.py"]}]),
-        ],
+        ),
         COVERAGE: [
             submit("submit_coverage", complete=False,
                    gaps=[{"name": PRICING, "prompt": "Check pricing arithmetic.",
@@ -225,8 +232,8 @@ def two_reviewers_script(held_by: threading.Event | None = None) -> dict[str, li
             submit("submit_findings", findings=[TOTAL_NEEDS_TAX]),
         ],
         dimension_key(TYPESCRIPT): [held],
-        ADVERSARY: [submit("submit_challenges", verdicts=[], missed=[])],
-        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=[])],
+        ADVERSARY: every_pass(submit("submit_challenges", verdicts=[], missed=[])),
+        CROSS_REF: every_pass(submit("submit_interactions", compounds=[], deep_dives=[])),
         COVERAGE: [submit("submit_coverage", complete=True, gaps=[])],
     }  # fmt: skip
 

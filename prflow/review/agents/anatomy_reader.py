@@ -8,8 +8,10 @@ apart from the computed structure and labelled as such wherever it is shown.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from prflow.changes import FileCategory
 from prflow.impact.llm_phase import model_text
 from prflow.llm.messages import ToolSpec
 from prflow.review.agents.finding_input import text_list
@@ -20,7 +22,6 @@ MAX_NARRATIVE_CHARS = 2_000
 MAX_NOTES_CHARS = 2_000
 MAX_ITEMS = 10
 MAX_FILES_SHOWN = 150
-
 SUBMIT_ANATOMY = ToolSpec(
     name="submit_anatomy",
     description="Submit your reading of the pull request. Call exactly once.",
@@ -60,14 +61,39 @@ def structure_brief(structure: DiffStructure, max_files: int = MAX_FILES_SHOWN) 
     }
 
 
-def anatomy_message(meta: PrMetadata, structure: DiffStructure, intake: IntakeResult) -> str:
+def largest_source(structure: DiffStructure, readable: Sequence[str]) -> str | None:
+    """The source file among ``readable`` with the most changed lines: the diff anatomy would
+    read first (tests, docs and config tell less about what the change does)."""
+    allowed = set(readable)
+    files = [f for f in structure.files if f.path in allowed and f.category == FileCategory.source]
+    if not files:
+        return None
+    return min(files, key=lambda f: (-(f.additions + f.deletions), f.path)).path
+
+
+def anatomy_message(
+    meta: PrMetadata,
+    structure: DiffStructure,
+    intake: IntakeResult,
+    diff: tuple[str, str] | None = None,
+) -> str:
+    """The PR, its computed structure (every changed file) and, when given, the first page of
+    the diff of its largest source change (``(path, page)``, as ``git_diff`` shows it)."""
     brief = structure_brief(structure)
+    shown = ""
+    if diff is not None:
+        path, page = diff
+        shown = (
+            f"Diff of the largest source change, {path} (first page, as git_diff gives "
+            f"it):\n```diff\n{page}\n```\n\n"
+        )
     return (
         f"Pull request: {meta.title or '(untitled)'}\n\n"
         f"Description:\n{meta.body[:3_000] or '(empty)'}\n\n"
         f"Intake: {intake.pr_type}, {intake.complexity}; risk signals: "
         f"{'; '.join(intake.risk_signals) or 'none named'}\n\n"
         f"Computed structure (JSON):\n{json.dumps(brief, indent=1)}\n\n"
+        f"{shown}"
         "Read what you need, then call submit_anatomy."
     )
 

@@ -10,7 +10,7 @@ a few deep dives, which run as the one reviewer definition.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -34,6 +34,12 @@ from prflow.review.synthesis import AI_GENERATED_THRESHOLD, AdversaryVerdict, Ve
 MAX_BODY_SHOWN = 600
 MAX_REASON_CHARS = 400
 MAX_EARLIER_SHOWN = 60
+CODE_MARGIN_LINES = 8
+"""Lines shown above and below a finding's cited lines, for the adversary to judge from."""
+MAX_CODE_LINES_PER_FINDING = 40
+MAX_CODE_LINES_SHOWN = 400
+"""All findings of one message together: beyond it, the adversary reads the code itself."""
+MAX_CODE_LINE_CHARS = 200
 ADVERSARY_DIMENSION = ("adversary", "Adversarial review")
 CROSS_REF_DIMENSION = ("cross-ref", "Cross-reference resolver")
 
@@ -109,8 +115,49 @@ def layer_system(role: LayerRole, ai_generated: float) -> str:
     return load_prompt("adversary").replace("{ai_rule}", ai_rule)
 
 
-def describe_finding(finding: ReviewFinding) -> str:
-    """How a finding is shown to the layer's agents (its id is its fingerprint)."""
+def cited_lines(
+    text: str,
+    start: int,
+    end: int,
+    *,
+    margin: int = CODE_MARGIN_LINES,
+    max_lines: int = MAX_CODE_LINES_PER_FINDING,
+) -> list[str]:
+    """The lines ``start..end`` of ``text`` with ``margin`` lines each side, numbered as
+    ``read_file_at_ref`` numbers them, at most ``max_lines`` (centred on the cited lines);
+    empty when the cited lines lie outside the file."""
+    lines = text.splitlines()
+    if start < 1 or start > len(lines):
+        return []
+    end = min(max(end, start), len(lines))
+    first, last = max(1, start - margin), min(len(lines), end + margin)
+    if last - first + 1 > max_lines:  # a long span: keep its start, where the finding points
+        first = max(1, start - min(margin, max_lines // 4))
+        last = first + max_lines - 1
+    width = len(str(last))
+    return [f"{number:>{width}}| {_clip(lines[number - 1])}" for number in range(first, last + 1)]
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= MAX_CODE_LINE_CHARS else line[:MAX_CODE_LINE_CHARS] + "…"
+
+
+def code_budget(
+    excerpts: Sequence[list[str]], limit: int = MAX_CODE_LINES_SHOWN
+) -> list[list[str]]:
+    """The excerpts in order while their lines fit ``limit`` together; later ones empty."""
+    kept: list[list[str]] = []
+    used = 0
+    for excerpt in excerpts:
+        fits = used + len(excerpt) <= limit
+        kept.append(excerpt if fits else [])
+        used += len(excerpt) if fits else 0
+    return kept
+
+
+def describe_finding(finding: ReviewFinding, code: Sequence[str] = ()) -> str:
+    """How a finding is shown to the layer's agents (its id is its fingerprint), with the
+    code around its cited lines when given."""
     ref = "base" if finding.side.value == "LEFT" else "head"
     lines = (
         f"{finding.line_start}"
@@ -121,10 +168,11 @@ def describe_finding(finding: ReviewFinding) -> str:
         finding.body if len(finding.body) <= MAX_BODY_SHOWN else finding.body[:MAX_BODY_SHOWN] + "…"
     )
     evidence = f"\nEvidence: `{finding.evidence}`" if finding.evidence else ""
+    shown = f"\nCode at {ref}:\n```\n" + "\n".join(code) + "\n```" if code else ""
     return (
         f"[{finding.fingerprint}] {finding.severity.value}/{finding.category.value} · "
         f"{finding.file}:{lines} ({ref}) · by {finding.dimension_name}\n"
-        f"{finding.title}\n{body}{evidence}"
+        f"{finding.title}\n{body}{evidence}{shown}"
     )
 
 
@@ -137,6 +185,22 @@ def finding_reference(finding: ReviewFinding) -> str:
     )
 
 
+def _new_findings(
+    heading: str, new: Sequence[ReviewFinding], code: Mapping[str, Sequence[str]]
+) -> str:
+    shown = "\n\n".join(describe_finding(f, code.get(f.fingerprint, ())) for f in new)
+    return f"{heading} ({len(new)}):\n\n{shown}"
+
+
+def _ask(role: LayerRole, deep_dives_left: int) -> list[str]:
+    if role == LayerRole.cross_ref:
+        return [
+            f"Deep dives left for the whole review: {deep_dives_left}.",
+            "Look for interactions, then call submit_interactions.",
+        ]
+    return ["Judge the new findings, hunt for missed traps, then call submit_challenges."]
+
+
 def layer_message(
     role: LayerRole,
     new: Sequence[ReviewFinding],
@@ -145,9 +209,12 @@ def layer_message(
     title: str,
     hints: Sequence[str],
     deep_dives_left: int,
+    code: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
+    """A pass's first message: the new findings in full (with the code around their cited
+    lines when ``code`` has it, by fingerprint), the earlier ones in one line each."""
     parts = [f"Pull request: {title or '(untitled)'}"]
-    parts.append(f"New findings ({len(new)}):\n\n" + "\n\n".join(describe_finding(f) for f in new))
+    parts.append(_new_findings("New findings", new, code or {}))
     if earlier:  # shown whole in the pass they arrived in; here one line each
         shown = earlier[:MAX_EARLIER_SHOWN]
         more = len(earlier) - len(shown)
@@ -156,14 +223,22 @@ def layer_message(
             + "\n".join(finding_reference(f) for f in shown)
             + (f"\n... and {more} more." if more > 0 else "")
         )
-    if role == LayerRole.cross_ref:
-        if hints:
-            parts.append("Planner's hints:\n" + "\n".join(f"- {h}" for h in hints))
-        parts.append(f"Deep dives left for the whole review: {deep_dives_left}.")
-        parts.append("Look for interactions, then call submit_interactions.")
-    else:
-        parts.append("Judge the new findings, hunt for missed traps, then call submit_challenges.")
-    return "\n\n".join(parts)
+    if role == LayerRole.cross_ref and hints:
+        parts.append("Planner's hints:\n" + "\n".join(f"- {h}" for h in hints))
+    return "\n\n".join([*parts, *_ask(role, deep_dives_left)])
+
+
+def layer_followup(
+    role: LayerRole,
+    new: Sequence[ReviewFinding],
+    *,
+    deep_dives_left: int,
+    code: Mapping[str, Sequence[str]] | None = None,
+) -> str:
+    """A later pass as the next message of the same conversation: only the findings that
+    arrived since the last submission (the earlier ones are above, in full)."""
+    heading = "New findings since your last submission"
+    return "\n\n".join([_new_findings(heading, new, code or {}), *_ask(role, deep_dives_left)])
 
 
 class LayerReport(BaseModel):
