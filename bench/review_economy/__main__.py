@@ -47,7 +47,7 @@ from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair
 from bench.review.conversation import changed_sources, impact_conversation, review_conversation
 from prflow.llm.request_identity import request_digest
 from prflow.review.run_models import MODEL_PHASES
-from tests.support.review_runs import CROSS_REF, INVESTIGATION, reading, submit
+from tests.support.review_runs import CROSS_REF, INVESTIGATION, every_pass, reading, submit
 from tests.support.scripted_anthropic import RecordedRequest, ScriptedAnthropic, Turn
 
 PAIRS = [
@@ -157,7 +157,8 @@ def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, lis
     return {
         INVESTIGATION: dive,
         **routes,
-        CROSS_REF: [submit("submit_interactions", compounds=[], deep_dives=dives)],
+        # a later pass continues the resolver's conversation: it answers every pass
+        CROSS_REF: every_pass(submit("submit_interactions", compounds=[], deep_dives=dives)),
     }
 
 
