@@ -8,12 +8,18 @@ bench's scrubbed environment and empty data and cache directories, and reads
 the worker's CPU seconds (user + sys, from ``/proc``) the moment it serves: on
 a shared machine the CPU time moves far less with load than the wall time.
 Each run stops its worker (and the dev server it owns) before the next.
+
+Anchor: the CPU time of a bare interpreter importing the Temporal SDK's client
+and worker (``python -c "import temporalio.client, temporalio.worker"``), the
+floor any Python Temporal worker pays before it registers anything. The ratio
+of the warm worker's CPU to it is printed last.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -53,6 +59,16 @@ def _one(state: Path) -> tuple[float, float]:
     return float(figures["wall"]), float(figures["cpu"])
 
 
+def _sdk_import_cpu() -> float:
+    """CPU seconds (user + sys) of an interpreter that only imports the Temporal SDK."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [sys.executable, "-c", "import temporalio.client, temporalio.worker"], check=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.impact.worker_start")
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_ROOT)
@@ -60,12 +76,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     state = args.work_dir.resolve() / "state" / "worker-start"
     runs = [_one(state) for _ in range(args.runs)]
+    anchor = statistics.median(_sdk_import_cpu() for _ in range(args.runs))
     walls = [wall for wall, _ in runs]
     cpus = [cpu for _, cpu in runs]
     print(f"warm worker, spawn to serving (fresh data dir, own dev server), median of {args.runs}")
     each = ", ".join(f"{wall:.2f}" for wall in walls)
     print(f"  wall  {statistics.median(walls):6.3f}s  (runs: {each})")
-    print(f"  CPU   {statistics.median(cpus):6.3f}s  (worker process, user + sys)")
+    cpu = statistics.median(cpus)
+    print(f"  CPU   {cpu:6.3f}s  (worker process, user + sys)")
+    print(f"  bare interpreter importing temporalio.client and .worker: {anchor:.3f}s CPU")
+    print(f"ratio worker CPU / SDK import CPU: {cpu / anchor:.2f}x")
     return 0
 
 
