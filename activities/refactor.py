@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 from temporalio import activity
@@ -37,17 +37,17 @@ from prflow.refactor.messages import (
 from prflow.refactor.plan import RefactorPlan, check_plan, in_scope
 from prflow.refactor.react_rules import active_rules
 from prflow.refactor.report import ReportFacts, pr_summary, validation_report
-from prflow.refactor_index.build import IndexCaches, build_index, update_index
 from prflow.refactor_index.models import RepoIndex
 from prflow.refactor_index.retrieval import RetrievalSettings
-from prflow.refactor_index.search import retrieve as retrieve_bundle
 from prflow.source_tree import SourceTree
 from prflow.store.blobs import get_blob, get_json, put_json, put_text
-from prflow.store.embeddings import StoreVectorCache
 from prflow.store.parse_cache import StoreParseCache
 from prflow.workspace.models import WorkspaceRef, WorkspaceState
 from prflow.workspace.patches import file_diff
 from prflow.workspace.tools import READ_TOOLS, WORKSPACE_TOOL_SPECS
+
+if TYPE_CHECKING:  # the index builder and search load numpy: imported when an activity runs
+    from prflow.refactor_index.build import IndexCaches
 
 MAX_RELEVANT = 15
 READ_SPECS = [spec for spec in WORKSPACE_TOOL_SPECS if spec.name in READ_TOOLS]
@@ -97,6 +97,9 @@ def _db() -> str:
 
 
 def _caches() -> IndexCaches:
+    from prflow.refactor_index.build import IndexCaches
+    from prflow.store.embeddings import StoreVectorCache
+
     db = _db()
 
     def beat(message: str) -> None:
@@ -222,6 +225,9 @@ def lexical_relevance(tree: SourceTree, paths: Iterable[str], directive: str) ->
 def refactor_index(inp: IndexInput) -> IndexSummary:
     """The files the run may touch (in scope), the symbol and embedding index of its code,
     the directive's retrieval bundle, tests, and the active React rules."""
+    from prflow.refactor_index.build import build_index
+    from prflow.refactor_index.search import retrieve as retrieve_bundle
+
     db = _db()
     tree = workspace_tree(inp.workspace)
     paths = [p for p in tree.paths() if not is_skipped(p) and in_scope(p, inp.include, inp.exclude)]
@@ -269,6 +275,8 @@ class RetrievedContext(BaseModel):
 def refactor_retrieve(inp: RetrieveTaskInput) -> RetrievedContext:
     """The task's retrieval bundle (hybrid: lexical, embedding, names, import graph),
     recorded in the blob store; every path is an indexed path."""
+    from prflow.refactor_index.search import retrieve as retrieve_bundle
+
     index = RepoIndex.model_validate(get_json(_db(), inp.repo_index_key))
     bundle = retrieve_bundle(
         inp.query, index, _caches(), RetrievalSettings(max_files=inp.max_files)
@@ -286,6 +294,8 @@ class ReindexInput(BaseModel):
 @heartbeating
 def refactor_reindex(inp: ReindexInput) -> str:
     """The index brought up to date for the files a task changed (only those are re-read)."""
+    from prflow.refactor_index.build import update_index
+
     previous = RepoIndex.model_validate(get_json(_db(), inp.repo_index_key))
     index = update_index(previous, workspace_tree(inp.workspace), inp.paths, _caches())
     return put_json(_db(), index)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, model_validator
 from temporalio import activity
@@ -29,15 +29,15 @@ from temporalio import activity
 from activities.gitrepo import repo_for_range, snapshot
 from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
-from prflow.refactor_index.build import IndexCaches, IndexStats, build_index, update_index
 from prflow.refactor_index.models import RepoIndex
 from prflow.refactor_index.retrieval import RetrievalSettings
-from prflow.refactor_index.search import retrieve as retrieve_bundle
 from prflow.repo_models import ResolvedRange
 from prflow.source_tree import DirectoryTree, SourceTree
 from prflow.store.blobs import get_json, put_json
-from prflow.store.embeddings import StoreVectorCache
 from prflow.store.parse_cache import StoreParseCache
+
+if TYPE_CHECKING:  # the index builder and search load numpy: imported when an activity runs
+    from prflow.refactor_index.build import IndexCaches, IndexStats
 
 
 class TreeSource(BaseModel):
@@ -95,6 +95,9 @@ def _db() -> str:
 
 
 def _caches() -> IndexCaches:
+    from prflow.refactor_index.build import IndexCaches
+    from prflow.store.embeddings import StoreVectorCache
+
     db = _db()
     return IndexCaches(parses=StoreParseCache(db), vectors=StoreVectorCache(db), progress=_report)
 
@@ -129,6 +132,8 @@ def _ref(index: RepoIndex, stats: IndexStats) -> IndexRef:
 @heartbeating
 def index_snapshot(inp: IndexSnapshotInput) -> IndexRef:
     """Index every selected file of a snapshot (parses and vectors other runs made are reused)."""
+    from prflow.refactor_index.build import IndexStats, build_index
+
     stats = IndexStats()
     index = build_index(
         _tree(inp.source), _caches(), include=inp.include, exclude=inp.exclude, stats=stats
@@ -140,6 +145,8 @@ def index_snapshot(inp: IndexSnapshotInput) -> IndexRef:
 @heartbeating
 def reindex_paths(inp: ReindexInput) -> IndexRef:
     """The stored index brought up to date for ``paths`` only (edited, added or deleted)."""
+    from prflow.refactor_index.build import IndexStats, update_index
+
     previous = RepoIndex.model_validate(get_json(_db(), inp.index_key))
     stats = IndexStats()
     index = update_index(previous, _tree(inp.source), inp.paths, _caches(), stats=stats)
@@ -150,6 +157,8 @@ def reindex_paths(inp: ReindexInput) -> IndexRef:
 @heartbeating
 def retrieve(inp: RetrieveInput) -> RetrieveResult:
     """The bundle of indexed files for a directive or task, recorded in the blob store."""
+    from prflow.refactor_index.search import retrieve as retrieve_bundle
+
     index = RepoIndex.model_validate(get_json(_db(), inp.index_key))
     bundle = retrieve_bundle(inp.query, index, _caches(), inp.settings)
     return RetrieveResult(bundle_key=put_json(_db(), bundle), paths=bundle.paths())

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
-import requests
-from github import GithubException
-from github.Repository import Repository
 from temporalio import activity
 
 from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client, repo_full_name
@@ -25,6 +23,9 @@ from prflow.pr_tools.checks import CheckInfo, CheckKind
 from prflow.pr_tools.checks_report import ChecksReport, WaitInfo, checks_report
 from prflow.pr_tools.ci_logs import TestFailure, parse_failures
 from prflow.store.blobs import put_text
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    from github.Repository import Repository
 
 ACTIONS_APP = "github-actions"
 MAX_CHECKS = 500  # keeps a snapshot far below Temporal's payload limit
@@ -79,6 +80,9 @@ def read_job_log(ref: PullRequestRef, job_id: int) -> str | None:
     GitHub answers with a redirect to a short-lived download URL, which is fetched
     without our credentials, as GitHub's own clients do.
     """
+    import requests
+    from github import GithubException
+
     with _errors(ref, f"the log of job {job_id}"):
         try:
             location = _repo(ref).get_workflow_job(job_id).logs_url()

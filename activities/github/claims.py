@@ -15,11 +15,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from github.IssueComment import IssueComment
-from github.PullRequest import PullRequest
 from temporalio.exceptions import ApplicationError
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    from github.IssueComment import IssueComment
+    from github.PullRequest import PullRequest
 
 CLAIM_STALE = timedelta(minutes=10)
 WINNER_WAIT_SECONDS = 100.0

@@ -15,11 +15,8 @@ import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
-
-import github
-from github import Auth
 
 from prflow.config import cached_settings
 from prflow.errors import VERBOSE_ENV, UserError
@@ -34,6 +31,10 @@ REQUEST_TIMEOUT_SECONDS = 30
 GH_TIMEOUT_SECONDS = 5
 PAGE_SIZE = 100  # GitHub's maximum: fewer round trips when scanning lists
 
+if TYPE_CHECKING:  # PyGithub (with requests, PyJWT, cryptography) loads on first use
+    import github
+    from github import Auth
+
 
 def github_client() -> github.Github:
     """A PyGithub client for the configured API URL, authenticated from the environment.
@@ -43,6 +44,8 @@ def github_client() -> github.Github:
     ``GITHUB_TOKEN`` or ``GH_TOKEN``. Raises :class:`UserError` when neither
     is usable.
     """
+    import github
+
     return github.Github(
         base_url=cached_settings().github_api_url.rstrip("/"),
         auth=_auth_from_environment(),
@@ -70,6 +73,8 @@ def repo_full_name(owner: str, repo: str) -> str:
 
 
 def _auth_from_environment() -> Auth.Auth:
+    from github import Auth
+
     app_settings = {
         name: os.environ.get(name, "").strip()
         for name in (APP_ID_ENV, APP_INSTALLATION_ENV, APP_KEY_ENV, APP_KEY_PATH_ENV)
@@ -131,6 +136,8 @@ def gh_cli_token(host: str) -> str | None:
 
 
 def _app_installation_auth(app_settings: Mapping[str, str]) -> Auth.AppInstallationAuth:
+    from github import Auth
+
     key = app_settings[APP_KEY_ENV] or _read_private_key(app_settings[APP_KEY_PATH_ENV])
     missing = [
         name

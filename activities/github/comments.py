@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import github
-from github import GithubException
-from github.Issue import Issue
-from github.IssueComment import IssueComment
 from temporalio import activity
 
 from activities.github.client import github_client, repo_full_name
@@ -17,6 +14,11 @@ from prflow.config import cached_settings
 from prflow.errors import UserError
 from prflow.github_models import CommentUpsertInput, CommentUpsertResult, comment_body
 from prflow.store.blobs import get_text
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    import github
+    from github.Issue import Issue
+    from github.IssueComment import IssueComment
 
 
 @activity.defn(name="github_upsert_comment")
@@ -77,6 +79,8 @@ def own_login(client: github.Github) -> str | None:
     GitHub App installation tokens may not read ``/user``; then a bot-authored
     comment carrying the marker is taken to be ours.
     """
+    from github import GithubException
+
     try:
         return str(client.get_user().login)
     except GithubException as exc:

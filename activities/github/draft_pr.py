@@ -9,9 +9,8 @@ a run opens one pull request however often the activity is retried.
 
 from __future__ import annotations
 
-from github import GithubException, InputGitTreeElement
-from github.GitCommit import GitCommit
-from github.Repository import Repository
+from typing import TYPE_CHECKING
+
 from temporalio import activity
 
 from activities.github.client import github_client
@@ -21,6 +20,10 @@ from activities.workspace_git import git, load_state, repo_at
 from prflow.config import cached_settings
 from prflow.store.blobs import get_text
 from prflow.workspace.models import DraftPullRequest, DraftPullRequestInput
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    from github.GitCommit import GitCommit
+    from github.Repository import Repository
 
 PERMISSION = "contents and pull requests write access to the repository"
 
@@ -87,6 +90,8 @@ def _existing_pull(repo: Repository, branch: str) -> DraftPullRequest | None:
 
 
 def _branch_head(repo: Repository, branch: str) -> str | None:
+    from github import GithubException
+
     try:
         return repo.get_git_ref(f"heads/{branch}").object.sha
     except GithubException as exc:
@@ -99,6 +104,8 @@ def _commit_change(
     db_url: str, repo: Repository, inp: DraftPullRequestInput, base: GitCommit
 ) -> str:
     """Blobs for the changed files, a tree on the base tree, a commit, then the branch."""
+    from github import GithubException, InputGitTreeElement
+
     state = load_state(db_url, inp.workspace)
     local = repo_at(inp.workspace.repo, inp.workspace.base_sha)
     elements = []

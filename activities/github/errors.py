@@ -12,11 +12,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 from email.utils import parsedate_to_datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
-import requests
-from github import GithubException
 from temporalio.exceptions import ApplicationError
 
 from prflow.config import cached_settings
@@ -28,6 +26,9 @@ SECONDARY_LIMIT_DELAY = timedelta(seconds=60)  # GitHub: wait at least a minute
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 
 T = TypeVar("T")
+
+if TYPE_CHECKING:  # PyGithub and requests load with the first GitHub call
+    from github import GithubException
 
 
 def classify_github_error(
@@ -127,6 +128,9 @@ def _seconds_from_retry_after(value: str) -> float | None:
 @contextmanager
 def classified_errors(*, action: str, missing: str, permission: str) -> Iterator[None]:
     """Re-raise anything that escapes as an ``ApplicationError`` Temporal can act on."""
+    import requests
+    from github import GithubException
+
     try:
         yield
     except UserError as exc:

@@ -13,9 +13,6 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from github.PaginatedList import PaginatedList
-from github.Repository import Repository
-
 from activities.github.client import github_client
 from activities.github.errors import classified_errors
 from activities.heartbeats import in_thread_heartbeating
@@ -36,6 +33,9 @@ async def updated_pull_events(
 
 
 def _repositories(org: str) -> list[Any]:
+    from github.PaginatedList import PaginatedList
+    from github.Repository import Repository
+
     with classified_errors(
         action=f"listing the repositories of {org}",
         missing=f"Organisation {org} was not found",

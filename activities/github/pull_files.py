@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from github.PullRequest import PullRequest
+from typing import TYPE_CHECKING
+
 from temporalio import activity
 
 from activities.github.client import github_client
@@ -14,6 +15,9 @@ from prflow.review.diff_map import DiffIndex
 from prflow.review.github_diff import github_diff_index
 from prflow.review.pull_patches import GITHUB_FILES_LIMIT, GitHubFile, PullPatches, files_to_json
 from prflow.store.blobs import put_json
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    from github.PullRequest import PullRequest
 
 
 def pull_files(pull: PullRequest) -> list[GitHubFile]:

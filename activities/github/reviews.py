@@ -11,13 +11,8 @@ account count: a person quoting a marker cannot silence a finding.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import github
-from github import GithubException
-from github.Commit import Commit
-from github.PullRequest import PullRequest
-from github.PullRequest import ReviewComment as GhReviewComment
 from temporalio import activity
 
 from activities.github.claims import post_marker, post_once
@@ -37,6 +32,12 @@ from prflow.review.render.summary import REVIEW_COMMENT_MARKER, read_state
 from prflow.review.render.text import code_span, inert
 from prflow.review.stage_models import PostedReview, PostReviewInput, ReviewHistory
 from prflow.store.blobs import get_json
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    import github
+    from github.Commit import Commit
+    from github.PullRequest import PullRequest
+    from github.PullRequest import ReviewComment as GhReviewComment
 
 MAX_BODY_CHARS = 8_000
 REVIEW_KIND = "review"
@@ -147,12 +148,14 @@ def _send(
     pull: PullRequest, commit: Commit, event: str, body: str, comments: list[ReviewComment]
 ) -> Any:
     """The created review, or None when GitHub answers 422."""
+    from github import GithubException
+
     try:
         return pull.create_review(
             commit=commit,
             body=body,
             event=event,
-            comments=cast(list[GhReviewComment], [c.as_request() for c in comments]),
+            comments=cast("list[GhReviewComment]", [c.as_request() for c in comments]),
         )
     except GithubException as err:
         if err.status != 422:
@@ -168,6 +171,9 @@ def _post(inp: PostReviewInput, payload: ReviewPayload) -> PostedReview:
     body and the review is sent once more; each refused comment is retried at most once.
     Only when that fails too is every finding listed in the body: the review is never lost.
     """
+    from github import GithubException
+    from github.Commit import Commit
+
     ref = inp.pr
     with _errors(ref, "posting a review on"):
         client = github_client()

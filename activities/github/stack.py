@@ -9,10 +9,7 @@ its unresolved review threads.
 
 from __future__ import annotations
 
-from typing import Any
-
-import github
-from github.PullRequest import PullRequest
+from typing import TYPE_CHECKING, Any
 
 from activities.github.checks import read_checks
 from activities.github.client import github_client, graphql, repo_full_name
@@ -23,6 +20,10 @@ from prflow.pr_identifier import PullRequestRef
 from prflow.pr_tools.checks import ChecksOverview, overview
 from prflow.pr_tools.review_threads import unresolved
 from prflow.pr_tools.stack import BEHIND_QUERY, StackPlan, behind_by, plan_stack
+
+if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start
+    import github
+    from github.PullRequest import PullRequest
 
 MAX_DEPTH = 20  # stacks deeper than this are a mistake, not a workflow
 

@@ -14,13 +14,13 @@ import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pathspec
-import yaml
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING, Any
 
 from prflow.analysis.stale_docs import _LineContext as LineContext
+
+if TYPE_CHECKING:  # pathspec, PyYAML and markdown-it load when docs are indexed, so a worker
+    # registering the docsync activities starts without them
+    import pathspec
 
 DEFAULT_DOC_GLOBS = (
     "*.md",
@@ -47,6 +47,8 @@ class DocGlobs:
     def __init__(self, globs: Sequence[str] | None = None) -> None:
         self.custom = bool(globs)
         self.globs = tuple(globs) if globs else DEFAULT_DOC_GLOBS
+        import pathspec
+
         self._spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines("gitignore", self.globs)
 
     def matches(self, path: str) -> bool:
@@ -81,6 +83,8 @@ def front_matter(text: str) -> FrontMatter:
     match = _FRONT_MATTER.match(text)
     if match is None:
         return FrontMatter()
+    import yaml
+
     try:
         data = yaml.safe_load(match.group(1))
     except yaml.YAMLError:
@@ -109,6 +113,8 @@ def _patterns(value: Any) -> list[str]:
 
 def watch_spec(patterns: Sequence[str]) -> pathspec.PathSpec[Any]:
     """Front-matter patterns as a matcher; a plain path matches itself (leading ``/`` ignored)."""
+    import pathspec
+
     return pathspec.PathSpec.from_lines("gitignore", [p.lstrip("/") for p in patterns])
 
 
@@ -132,6 +138,8 @@ def doc_links(doc: str, text: str, all_paths: frozenset[str]) -> set[str]:
 
 
 def _markdown_links(text: str) -> list[str]:
+    from markdown_it import MarkdownIt
+
     found: list[str] = []
     tokens = MarkdownIt("commonmark").parse(text)
     for token in tokens:

@@ -16,8 +16,6 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import yaml
-
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.mentions import changed_params
@@ -202,6 +200,8 @@ def _config_keys(path: str, text: str | None) -> set[str]:
     """Dotted keys of a TOML, YAML or JSON document (empty when it does not parse)."""
     if not text:
         return set()
+    import yaml  # loaded for the first config document, not when the worker starts
+
     data: Any
     try:
         if path.endswith(".toml"):

@@ -31,15 +31,17 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, Field
-from rank_bm25 import BM25Plus
 
-from prflow import embeddings
 from prflow.imports.graph import ImportEdge
 from prflow.refactor_index.models import FileRecord, RepoIndex
 from prflow.refactor_index.terms import path_terms, query_terms, words
+
+if TYPE_CHECKING:  # numpy (and BM25, built on it) load when a query is scored, so a worker
+    # registering the refactor activities starts without them
+    from prflow import embeddings
 
 
 class RetrievalSettings(BaseModel):
@@ -92,6 +94,8 @@ def scaled(scores: Mapping[str, float], floor_quantile: float = 0.0) -> dict[str
     """Scores mapped to [0, 1]: the ``floor_quantile`` score (or 0) to 0, the best to 1."""
     if not scores:
         return {}
+    import numpy as np
+
     values = np.array(list(scores.values()), dtype=np.float64)
     low = float(np.quantile(values, floor_quantile)) if floor_quantile > 0 else 0.0
     high = float(values.max())
@@ -167,6 +171,8 @@ def lexical_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, f
     # BM25+ (Lv & Zhai 2011): its idf stays positive in small repositories, where Okapi's
     # gives a word found in half the files a weight of zero. Its lower bound adds
     # idf * delta per query word to every file alike; that constant is taken off again.
+    from rank_bm25 import BM25Plus
+
     bm25 = BM25Plus(corpus)
     baseline = sum(bm25.idf.get(term, 0.0) * bm25.delta for term in terms)
     scores = bm25.get_scores(terms)
@@ -179,6 +185,10 @@ def semantic_scores(
     query_vector: embeddings.Vectors, file_vectors: Mapping[str, embeddings.Vectors]
 ) -> dict[str, float]:
     """For each file, the best cosine between the query and one of its embedded texts."""
+    import numpy as np
+
+    from prflow import embeddings
+
     scores: dict[str, float] = {}
     for path, matrix in file_vectors.items():
         if len(matrix):
@@ -276,6 +286,8 @@ def symbol_scores(query: str, records: Mapping[str, FileRecord]) -> dict[str, fl
             corpus.append(document or ["\0"])
     if not terms or not corpus:
         return {}
+    from rank_bm25 import BM25Plus
+
     bm25 = BM25Plus(corpus)
     baseline = sum(bm25.idf.get(term, 0.0) * bm25.delta for term in terms)
     best: dict[str, float] = {}
@@ -337,6 +349,10 @@ def retrieve_files(
     ``symbol_names[path][i]`` names the symbol of ``file_vectors[path][i]`` (None for the
     file summary); when given, each bundle file lists its two symbols closest to the query.
     """
+    import numpy as np
+
+    from prflow import embeddings
+
     settings = settings or RetrievalSettings()
     indexed = set(index.paths())
     records = {p: r for p, r in records.items() if p in indexed}

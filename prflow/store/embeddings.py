@@ -16,11 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Integer, LargeBinary, String, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from prflow.store.database import engine_for
 from prflow.store.schema import Base, UtcDateTime, utc_now
+from prflow.store.upsert import dialect_insert
 
 _CHUNK = 400
 
@@ -71,9 +71,7 @@ class StoreVectorCache:
         if not rows:
             return
         with engine_for(self.db_url).begin() as connection:
-            insert: Any = (
-                postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-            )
+            insert: Any = dialect_insert(connection.dialect.name)
             statement = insert(EmbeddingRow).on_conflict_do_nothing(
                 index_elements=["model", "text_sha"]
             )

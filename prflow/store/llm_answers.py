@@ -25,12 +25,11 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Integer, String, delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from prflow.store.database import engine_for
 from prflow.store.schema import Base, UtcDateTime, utc_now
-from prflow.store.upsert import insert_ignoring_duplicates
+from prflow.store.upsert import dialect_insert, insert_ignoring_duplicates
 
 TRUNCATED = "max_tokens"
 CLAIMED = "claimed"
@@ -110,9 +109,7 @@ def keep_answer(
     if not rows:
         return
     with engine_for(db_url).begin() as connection:
-        insert: Any = (
-            postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-        )
+        insert: Any = dialect_insert(connection.dialect.name)
         statement = insert(LlmAnswerRow)
         statement = statement.on_conflict_do_update(
             index_elements=["scope", "request_digest"],

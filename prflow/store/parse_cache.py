@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, LargeBinary, String, select, tuple_
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from prflow.store.database import engine_for
 from prflow.store.schema import Base, UtcDateTime, utc_now
+from prflow.store.upsert import dialect_insert
 
 _CHUNK = 400
 """Rows per statement: well below SQLite's bound-parameter limit."""
@@ -73,9 +73,7 @@ class StoreParseCache:
         if not rows:
             return
         with engine_for(self.db_url).begin() as connection:
-            insert: Any = (
-                postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-            )
+            insert: Any = dialect_insert(connection.dialect.name)
             statement = insert(ParseCacheRow).on_conflict_do_nothing(
                 index_elements=["parser", "version", "blob_sha"]
             )

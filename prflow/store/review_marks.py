@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from prflow.store.database import engine_for
 from prflow.store.schema import ReviewMarkRow, utc_now
+from prflow.store.upsert import dialect_insert
 
 
 def record_review(
@@ -29,7 +29,7 @@ def record_review(
         "updated_at": utc_now(),
     }
     engine = engine_for(db_url)
-    insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+    insert = dialect_insert(engine.dialect.name)
     statement = insert(ReviewMarkRow).values(**values)
     statement = statement.on_conflict_do_update(
         index_elements=["repo", "pr_number"],

@@ -6,13 +6,29 @@ repeat; both Postgres and SQLite express that with the same clause.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from prflow.store.schema import Base
+
+
+def dialect_insert(dialect: str) -> Callable[..., Any]:
+    """The ``insert`` construct (with ``on_conflict_*``) of ``dialect``.
+
+    Imported here, not at module level: the Postgres dialect costs a worker or a
+    command on SQLite a tenth of a second or more to load, for nothing.
+    """
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert
+    raise NotImplementedError(f"prflow's store supports postgresql and sqlite, not {dialect}")
 
 
 def insert_ignoring_duplicates(
@@ -25,17 +41,9 @@ def insert_ignoring_duplicates(
 
     Returns True if the row was inserted, False if it was already there.
     """
-    dialect = connection.dialect.name
-    if dialect == "postgresql":
-        statement: Any = postgresql.insert(model).on_conflict_do_nothing(
-            index_elements=list(conflict_columns)
-        )
-    elif dialect == "sqlite":
-        statement = sqlite.insert(model).on_conflict_do_nothing(
-            index_elements=list(conflict_columns)
-        )
-    else:
-        raise NotImplementedError(f"prflow's store supports postgresql and sqlite, not {dialect}")
+    statement = dialect_insert(connection.dialect.name)(model).on_conflict_do_nothing(
+        index_elements=list(conflict_columns)
+    )
     # RETURNING, not rowcount: some driver paths report -1 rows for a single insert.
     returning = [getattr(model, name) for name in conflict_columns]
     inserted = connection.execute(statement.values(**values).returning(*returning)).first()
