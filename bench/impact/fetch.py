@@ -41,12 +41,14 @@ def _cached_sdist(downloads: Path, package: str, version: str) -> Path | None:
 
 
 def python_sdist(downloads: Path, package: str, version: str) -> Path:
-    """The sdist of ``package==version`` (``pip download --no-binary :all:``)."""
+    """The sdist of ``package==version`` (``pip download --no-binary <package>``)."""
     cached = _cached_sdist(downloads, package, version)
     if cached is not None:
         return cached
     downloads.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+    # only the package itself as an sdist: its build requirements (Cython for some) may come
+    # as wheels, else pip compiles them from source just to read the metadata
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", package]
     command += ["--quiet", "--dest", str(downloads), f"{package}=={version}"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     found = _cached_sdist(downloads, package, version)
