@@ -57,6 +57,7 @@ PAIRS = [
     ("packaging", "21.3", "22.0"),
 ]
 MIN_CACHEABLE_TOKENS = 1024
+CACHED_AFTER_TURN_1_GOAL = 0.8
 BUDGET_USD = "20"
 DEFAULT_LATENCY_SECONDS = 1.0
 """Every scripted answer's delay: a model answering a short turn takes about a second."""
@@ -198,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = [] if args.default_caps else ["--budget-usd", BUDGET_USD]
     reviews: list[int] = []
     impacts: list[int] = []
+    later_shares: list[float] = []
     try:
         for package, base, head in PAIRS[: args.pairs]:
             _progress(f"{package} {base}→{head}")
@@ -224,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
                 impact_rows = _figures(server.requests[done:], {})
             review_total, impact_total = _total(review_rows), _total(impact_rows)
             reviews.append(review_total["prompt"])
+            later_shares.append(
+                review_total["later_read"] / review_total["later"] if review_total["later"] else 0
+            )
             impacts.append(impact_total["prompt"])
             print(f"{package} {base}→{head} ({files} files)")
             print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'written':>10}{'cached':>9}"
@@ -245,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2
+    met = sum(share >= CACHED_AFTER_TURN_1_GOAL for share in later_shares)
+    print(
+        "review cached after turn 1 per pair: "
+        + ", ".join(f"{share:.1%}" for share in later_shares)
+        + f"; goal >= {CACHED_AFTER_TURN_1_GOAL:.0%}: met on {met}/{len(later_shares)}"
+    )
     ratios = [r / i for r, i in zip(reviews, impacts, strict=True)]
     print(
         "review/impact prompt tokens per pair: "
