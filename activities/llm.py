@@ -28,6 +28,8 @@ first request carrying a cacheable shared prefix claims it (see
 :mod:`prflow.store.prefix_claims`) and the others of the run wait, the same
 way, until its answer is in, then send and read the prefix; a waiter sends
 anyway once its own request would no longer fit in the activity's timeout.
+Every answered request carrying the prefix keeps it marked as in the cache;
+one unused for the cache's lifetime is claimed and written once again.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ from prflow.store.llm_answers import (
 from prflow.store.prefix_claims import (
     PrefixState,
     claim_prefix,
+    mark_prefix_used,
     mark_prefix_written,
     release_prefix,
 )
@@ -185,6 +188,8 @@ async def _attempt(
         raise
     if writing is not None:
         await asyncio.to_thread(mark_prefix_written, db_url, writing.run, writing.digest)
+    elif inp.answer_scope is not None and prefix is not None:  # read it: it stays cached
+        await asyncio.to_thread(mark_prefix_used, db_url, inp.answer_scope, prefix)
     return result
 
 
