@@ -16,11 +16,12 @@ Goals (issue 20): ≤ 400k input tokens per standard review, ≤ 8× impact,
 ≥ 80 % cache reads after turn 1, 0 repeats.
 
 ``--default-caps`` runs the reviews with the default caps instead of a $20 budget,
-and the cross-reference resolver asks for two deep dives (each reads and reports):
-it prints, per pair, which phases were cut and why (issue 20 item 8: planned work
-runs within the caps). ``--pairs N`` takes the first N pairs. ``--whole-file-reviewers``
-scripts reviewers as they worked before the prompt showed hunks with wide context (fetch
-the diff again, read the whole file), for comparison.
+and the cross-reference resolver asks for two deep dives (each reads a window of its
+file, as the reviewer prompt asks, and reports): it prints, per pair, which phases
+were cut and why (issue 20 item 8: planned work runs within the caps). ``--pairs N``
+takes the first N pairs. ``--whole-file-reviewers`` scripts reviewers as they worked
+before the prompt showed hunks with wide context (fetch the diff again, read the
+whole file), for comparison.
 
 ``--latency SECONDS`` (default 1.0) is how long every scripted answer takes, as a real
 model does: a prompt-cache prefix becomes readable only when the response that wrote it
@@ -44,7 +45,13 @@ from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT, fresh_dir
 from bench.impact.prflow_cli import PrflowCli
 from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
-from bench.review.conversation import changed_sources, impact_conversation, review_conversation
+from bench.review.conversation import (
+    WINDOW_LINES,
+    changed_sources,
+    first_added_line,
+    impact_conversation,
+    review_conversation,
+)
 from prflow.llm.request_identity import request_digest
 from prflow.review.run_models import MODEL_PHASES
 from tests.support.review_runs import CROSS_REF, INVESTIGATION, every_pass, reading, submit
@@ -153,8 +160,11 @@ def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, lis
         {"question": f"Do callers of {path} still work with the new behaviour?", "files": [path]}
         for path in sources[1:3]
     ]
-    dive = [reading(("read_file_at_ref", {"path": sources[1]})), submit("submit_findings",
-            findings=[])]  # fmt: skip
+    # a deep dive is the one reviewer with its own question: it reads a window, as told
+    target = first_added_line(repo, sources[1])
+    window = {"path": sources[1], "offset_line": max(1, target.number - WINDOW_LINES // 2),
+              "limit_lines": WINDOW_LINES}  # fmt: skip
+    dive = [reading(("read_file_at_ref", window)), submit("submit_findings", findings=[])]
     return {
         INVESTIGATION: dive,
         **routes,
