@@ -27,7 +27,9 @@ makes a prefix readable only once the response that wrote it begins. So the
 first request carrying a cacheable shared prefix claims it (see
 :mod:`prflow.store.prefix_claims`) and the others of the run wait, the same
 way, until its answer is in, then send and read the prefix; a waiter sends
-anyway once its own request would no longer fit in the activity's timeout.
+anyway after a few seconds (:data:`PREFIX_READY_SECONDS`: by then the writing
+response has begun) or once its own request would no longer fit in the
+activity's timeout.
 Every answered request carrying the prefix keeps it marked as in the cache;
 one unused for the cache's lifetime is claimed and written once again.
 """
@@ -91,6 +93,11 @@ HEARTBEAT_INTERVAL_SECONDS = 5.0
 CLAIM_POLL_SECONDS = (0.1, 0.25, 0.5, 1.0)
 """How long a waiting attempt sleeps between looks at a claimed question (the last repeats)."""
 CLAIM_GRACE_SECONDS = 30.0
+PREFIX_READY_SECONDS = 8.0
+"""The longest a request waits for another's shared prefix. The API makes a prefix readable
+once the writing response *begins* (after the prompt is read, seconds in), but a
+non-streamed answer tells us only when it ends, which for a long answer is far later:
+past this, the prefix is taken as cached and the request sends (at worst writing it too)."""
 """A claim outlives its request's timeout by this much before another attempt takes it over."""
 _T = TypeVar("_T")
 
@@ -203,7 +210,8 @@ async def _wait_for_prefix(
     if the request fails.
     """
     limit = settings.models.request_timeout_seconds + CLAIM_GRACE_SECONDS
-    deadline = time.monotonic() + _prefix_wait_seconds(settings.models.request_timeout_seconds)
+    wait = min(PREFIX_READY_SECONDS, _prefix_wait_seconds(settings.models.request_timeout_seconds))
+    deadline = time.monotonic() + wait
     polls = 0
     while True:
         state = await asyncio.to_thread(
