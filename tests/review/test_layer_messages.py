@@ -57,6 +57,12 @@ def test_cited_lines_are_numbered_with_eight_lines_each_side() -> None:
     assert cited_lines(TEXT, 101, 101) == [], "a line past the end shows nothing"
 
 
+def test_cited_lines_are_numbered_as_git_counts_them() -> None:
+    """A form feed is no line end: the line after it keeps git's number."""
+    text = "first\n\x0c\nthird = 3\nfourth\n"
+    assert cited_lines(text, 3, 3, margin=0) == ["3| third = 3"]
+
+
 def test_a_long_span_is_cut_to_the_limit_keeping_its_start() -> None:
     shown = cited_lines(TEXT, 20, 90, max_lines=40)
     assert len(shown) == 40

@@ -30,6 +30,7 @@ from prflow.review.agents.reviewer import InvestigationRequest
 from prflow.review.agents.schemas import QUESTION_ITEM
 from prflow.review.models import FindingSource, ReviewFinding
 from prflow.review.synthesis import AI_GENERATED_THRESHOLD, AdversaryVerdict, VerdictKind
+from prflow.text_lines import split_lines
 
 MAX_BODY_SHOWN = 600
 MAX_REASON_CHARS = 400
@@ -126,7 +127,7 @@ def cited_lines(
     """The lines ``start..end`` of ``text`` with ``margin`` lines each side, numbered as
     ``read_file_at_ref`` numbers them, at most ``max_lines`` (centred on the cited lines);
     empty when the cited lines lie outside the file."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if start < 1 or start > len(lines):
         return []
     end = min(max(end, start), len(lines))
