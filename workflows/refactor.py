@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         refactor_planner_prompt,
         refactor_reindex,
     )
+    from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetRaise, BudgetStatus
     from prflow.agent.messages import PreparedPrompt
     from prflow.agent.state import spec_from_prompt
@@ -71,6 +72,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.workspace.models import WorkspaceRef
     from workflows import refactor_platform as platform
+    from workflows.child_tags import child_search_attributes
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -316,6 +318,7 @@ class RefactorWorkflow(KindWorkflow):
             id=child_id,
             result_type=TaskOutcome,
             parent_close_policy=ParentClosePolicy.TERMINATE,
+            search_attributes=child_search_attributes(WORKFLOW_KIND, sa.ROLE_TASK, before=None),
             static_summary=f"refactor task {task_id}",
         )
         return outcome

@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop, ToolRunner
     from workflows.agent_workflow import AgentWorkflow
+    from workflows.child_tags import child_search_attributes
 
 _R = TypeVar("_R")
 
@@ -218,7 +219,11 @@ class RunKit:
             AgentState.start(spec, budget),
             id=child_id,
             parent_close_policy=ParentClosePolicy.TERMINATE,
-            search_attributes=TypedSearchAttributes([SearchAttributePair(sa.KIND, self.kind)]),
+            search_attributes=child_search_attributes(
+                self.kind,
+                sa.ROLE_AGENT,
+                before=TypedSearchAttributes([SearchAttributePair(sa.KIND, self.kind)]),
+            ),
             static_summary=f"{self.kind} agent {spec.name}",
         )
         budget.spent = outcome.spent

@@ -291,11 +291,11 @@ def _key(result: DocsyncResult, output_format: DocsyncFormat) -> str:
 
 
 async def _show(settings: Settings, run_id: str, output_format: DocsyncFormat) -> str:
-    """The stored report of a finished run, fetched through Temporal (no database needed)."""
+    """The stored report of a finished run (no database needed: see ``stored_texts``)."""
     from temporalio.client import WorkflowFailureError
     from temporalio.service import RPCError
 
-    from prflow.cli.run_client import read_blob
+    from prflow.cli.stored_texts import read_stored
     from worker.embedded import temporal_runtime
 
     async with temporal_runtime(settings) as runtime:
@@ -314,7 +314,8 @@ async def _show(settings: Settings, run_id: str, output_format: DocsyncFormat) -
         inline = result.inline.get(output_format.value)
         if inline is not None:
             return inline
-        return await read_blob(runtime.client, runtime.task_queue, _key(result, output_format))
+        key = _key(result, output_format)
+        return (await read_stored(runtime, run_id, [key]))[key]
 
 
 def register(app: typer.Typer) -> None:
