@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client
 
 from prflow.config import Settings
 from prflow.refactor.run_models import RefactorPhase, RunStatus
 from prflow.review.run_models import ReviewPhase
-from prflow.run_progress import RunProgress
+from tests.support.budget_waits import until_waiting_for_a_raise
 from tests.support.cli_runs import client_environment, run_prflow
 from tests.support.fixtures_temporal import run_worker
 from tests.support.refactor_repo import async_script, build_storage_repo
@@ -26,15 +25,6 @@ pytestmark = pytest.mark.temporal
 WAIT_SECONDS = 20
 """How long an agent at its cap waits for a raise: one that never gets it stops after this."""
 RESULT_TIMEOUT = 240
-
-
-async def _first_wait(handle: WorkflowHandle[Any, Any]) -> RunProgress:
-    async with asyncio.timeout(120):
-        while True:
-            progress: RunProgress = await handle.query("progress", result_type=RunProgress)
-            if progress.waiting_for_budget:
-                return progress
-            await asyncio.sleep(0.1)
 
 
 async def _raise_with_the_cli(settings: Settings, home: Path, run_id: str, *args: str) -> str:
@@ -61,7 +51,7 @@ async def test_executors_started_after_the_raise_start_with_it(
     executor.raise_wait_seconds = WAIT_SECONDS
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_refactor(temporal_client, temporal_settings, request, "raise-reach")
-        waiting = await _first_wait(handle)
+        waiting = await until_waiting_for_a_raise(handle, within=120)
         assert [a.name for a in waiting.agents if a.waiting_for_budget] == ["executor:core:1"]
         shown = await _raise_with_the_cli(temporal_settings, tmp_path, handle.id, "--usd", "1")
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
@@ -93,7 +83,7 @@ async def test_reviewers_started_after_the_raise_start_with_it(
     reviewers.raise_wait_seconds = WAIT_SECONDS
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_review(temporal_client, temporal_settings, request, "raise-reach-r")
-        waiting = await _first_wait(handle)
+        waiting = await until_waiting_for_a_raise(handle, within=120)
         [first] = [a.name for a in waiting.agents if a.waiting_for_budget]
         assert first.startswith("reviewers:")
         await _raise_with_the_cli(

@@ -10,18 +10,14 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
 
 from prflow import search_attributes as sa
 from prflow.blob_chunks import PACKED_BYTES, BlobChunk, BlobChunkRequest
 from prflow.cli.stored_texts import read_stored
 from prflow.config import Settings, cached_settings
 from prflow.store.blobs import put_text
-from tests.support.fixtures_temporal import isolated_settings, run_worker
-from worker.devserver import temporal_binary
+from tests.support.fixtures_temporal import isolated_settings, run_worker, start_dev_server
 from worker.embedded import Runtime
-from worker.search_attributes import ALL_KEYS
 from workflows.blob_read import BlobReadWorkflow
 
 pytestmark = pytest.mark.temporal
@@ -71,13 +67,7 @@ async def test_where_the_cli_shares_its_workers_store_it_reads_with_no_worker_at
 
 @pytest.fixture
 async def server_without_standalone_activities() -> AsyncIterator[Client]:
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=str(temporal_binary()),
-        search_attributes=ALL_KEYS,
-        data_converter=pydantic_data_converter,
-        dev_server_log_level="error",
-        dev_server_extra_args=["--dynamic-config-value", "activity.enableStandalone=false"],
-    )
+    env = await start_dev_server("--dynamic-config-value", "activity.enableStandalone=false")
     yield env.client
     await env.shutdown()
 
