@@ -863,6 +863,29 @@ def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepH
         stderr = redact(" ".join(proc.stderr.read().decode("utf-8", errors="replace").split()))
     if len(hits) >= MAX_GREP_HITS or proc.returncode in (0, 1):
         return hits
-    if "regex" in stderr.lower() or "unmatched" in stderr.lower() or "invalid" in stderr.lower():
-        raise ToolError(f"invalid regular expression {pattern!r}: {stderr.removeprefix('fatal: ')}")
+    if _PATTERN_REFUSED.search(stderr):  # git could not compile the pattern
+        raise ToolError(_pattern_refused(pattern, stderr))
     raise GitError(f"git grep failed ({proc.returncode}): {stderr}")
+
+
+_PATTERN_REFUSED = re.compile(
+    r"^fatal: (?:-e option|command line), '|regex|unmatched|invalid", re.I
+)
+GREP_PATTERN_SHOWN = 80
+"""Characters of a refused pattern repeated in the error: a long one is cut, not echoed."""
+
+
+def _pattern_refused(pattern: str, stderr: str) -> str:
+    """Why git refused ``pattern``, in a line that stays short whatever its length.
+
+    git's message repeats the pattern and is cut at 4 KiB, so for a long pattern the
+    reason after it is lost; then the length is the reason.
+    """
+    shown = pattern if len(pattern) <= GREP_PATTERN_SHOWN else pattern[:GREP_PATTERN_SHOWN] + "…"
+    reason = stderr.partition(f"'{pattern}': ")[2]
+    if reason or len(pattern) <= GREP_PATTERN_SHOWN:
+        return f"invalid regular expression {shown!r}: {reason or stderr.removeprefix('fatal: ')}"
+    return (
+        f"git grep cannot compile the regular expression {shown!r} ({len(pattern)} "
+        "characters): it is too long or too complex; search for a shorter pattern"
+    )

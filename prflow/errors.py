@@ -46,3 +46,19 @@ class Unreachable(Exception):
 
 VERBOSE_ENV = "PRFLOW_VERBOSE"
 """Set by ``prflow -v``: say in one line on stderr where credentials and servers come from."""
+
+
+def user_error_in(err: BaseException) -> UserError | None:
+    """The :class:`UserError` behind a pydantic validation failure (a location carrying a
+    token, a value a validator refused), so every surface shows its message, not pydantic's."""
+    from pydantic import ValidationError
+
+    if isinstance(err, UserError):
+        return err
+    if not isinstance(err, ValidationError):
+        return None
+    for detail in err.errors():
+        cause = (detail.get("ctx") or {}).get("error")
+        if isinstance(cause, UserError):
+            return cause
+    return None

@@ -25,7 +25,8 @@ PLATFORM_WORKFLOWS: tuple[str, ...] = (
     "workflows.agent_workflow:AgentWorkflow",
     "workflows.blob_read:BlobReadWorkflow",
 )
-"""Workflows every kind may use: a child agent, and reading a stored report."""
+"""Workflows every kind may use: a child agent, and reading a stored report (on servers
+without standalone activities, and for older clients; see ``workflows/blob_read.py``)."""
 
 PLATFORM_ACTIVITIES: dict[QueueRole, tuple[str, ...]] = {
     QueueRole.MAIN: (

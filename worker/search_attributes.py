@@ -19,12 +19,12 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 
 from prflow.registry import KINDS
-from prflow.search_attributes import COMMON_KEYS
+from prflow.search_attributes import CHILD_KEYS, COMMON_KEYS
 
 
 def declared_keys() -> list[SearchAttributeKey[Any]]:
-    """The common keys plus every kind's own, each once."""
-    keys = {key.name: key for key in COMMON_KEYS}
+    """The common keys, the keys children carry, and every kind's own, each once."""
+    keys = {key.name: key for key in [*COMMON_KEYS, *CHILD_KEYS]}
     for kind in KINDS:
         keys.update({key.name: key for key in kind.search_attributes})
     return list(keys.values())

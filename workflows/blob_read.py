@@ -1,4 +1,11 @@
-"""Read one chunk of a stored result, for clients without database access."""
+"""Read one chunk of a stored result, for clients without database access.
+
+No longer how this release's CLI reads results (see :mod:`prflow.cli.stored_texts`: the
+store directly, or a standalone activity on the cluster's workers). Kept registered because
+something still needs it: the CLI's fallback on a Temporal server without standalone
+activities (started tagged ``Role=helper``), clients of 0.2.0 talking to upgraded workers,
+and the committed 0.2.0 history that must replay.
+"""
 
 from __future__ import annotations
 

@@ -44,8 +44,10 @@ with workflow.unsafe.imports_passed_through():
         refactor_planner_prompt,
         refactor_reindex,
     )
+    from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetRaise, BudgetStatus
     from prflow.agent.messages import PreparedPrompt
+    from prflow.agent.raises import plan_after
     from prflow.agent.state import spec_from_prompt
     from prflow.refactor.ladder import Action, verdict
     from prflow.refactor.messages import SUBMIT_PLAN
@@ -71,6 +73,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.workspace.models import WorkspaceRef
     from workflows import refactor_platform as platform
+    from workflows.child_tags import child_search_attributes
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -258,7 +261,10 @@ class RefactorWorkflow(KindWorkflow):
             ):
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 carry.spent_before = carry.spent_before.plus(self._spent_here())
-                workflow.continue_as_new(request.model_copy(update={"carry": carry}))
+                plans = {p: plan_after(v, self.kit.raises, p) for p, v in request.plans.items()}
+                workflow.continue_as_new(
+                    request.model_copy(update={"carry": carry, "plans": plans})
+                )
             for tid in ready(plan, states, request.max_concurrency):
                 states[tid] = TaskStatus.running
                 carry.records[tid].status = TaskStatus.running
@@ -302,7 +308,11 @@ class RefactorWorkflow(KindWorkflow):
                 plan_key=carry.plan_key,
                 workspace=carry.workspace,
                 directive=request.directive,
-                executor=request.plans.get(RefactorPhase.executor),
+                executor=plan_after(
+                    request.plans.get(RefactorPhase.executor),
+                    self.kit.raises,
+                    RefactorPhase.executor,
+                ),
                 max_retries=request.max_retries,
                 dry_run=request.dry_run,
                 test_command=request.test_command,
@@ -316,6 +326,7 @@ class RefactorWorkflow(KindWorkflow):
             id=child_id,
             result_type=TaskOutcome,
             parent_close_policy=ParentClosePolicy.TERMINATE,
+            search_attributes=child_search_attributes(WORKFLOW_KIND, sa.ROLE_TASK, before=None),
             static_summary=f"refactor task {task_id}",
         )
         return outcome

@@ -42,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.run_progress import AgentProgress, PhaseState
     from workflows import refactor_platform as platform
+    from workflows.budget_raises import reaches_later_agents
     from workflows.run_kit import KindWorkflow, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -205,6 +206,6 @@ class RefactorTaskWorkflow(KindWorkflow):
 
     @workflow.signal
     async def raise_task_budget(self, change: BudgetRaise) -> None:
-        """A raise the run received, for this task's executor."""
-        if self.kit.budget.knows(change.phase):
+        """A raise the run received, for this task's executor (also one not started yet)."""
+        if self.kit.budget.knows(change.phase) or reaches_later_agents():
             await self.kit.raise_budget(change)

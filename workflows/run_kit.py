@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetBook, BudgetRaise, BudgetStatus, PhaseBudget
     from prflow.agent.outcome import AgentOutcome
+    from prflow.agent.raises import caps_after
     from prflow.agent.state import AgentRequest, AgentSpec, AgentState, child_agent_id
     from prflow.errors import USER_ERROR_TYPE
     from prflow.github_models import CommentUpsertInput, CommentUpsertResult
@@ -32,6 +33,8 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop, ToolRunner
     from workflows.agent_workflow import AgentWorkflow
+    from workflows.budget_raises import take_raise
+    from workflows.child_tags import child_search_attributes
 
 _R = TypeVar("_R")
 
@@ -57,6 +60,8 @@ class RunKit:
         self._children: dict[str, AgentProgress] = {}
         self._child_ids: dict[str, str] = {}
         self.deadline: datetime | None = None
+        self.raises: list[BudgetRaise] = []
+        """Raises taken so far: agents that start later get them too."""
         self.on_agent_request: Callable[[AgentRequest], None] | None = None
         """What the kind does when a child agent calls one of its parent tools."""
 
@@ -183,7 +188,8 @@ class RunKit:
 
     def open_budget(self, spec: AgentSpec) -> PhaseBudget:
         group = spec.phase if spec.phase != spec.name else None
-        return self.budget.open(spec.name, spec.plan.caps, group=group)
+        caps = caps_after(spec.plan.caps, self.raises, name=spec.name, phase=spec.phase)
+        return self.budget.open(spec.name, caps, group=group)
 
     async def run_inline_agent(
         self, spec: AgentSpec, run_tool: ToolRunner | None = None
@@ -218,7 +224,11 @@ class RunKit:
             AgentState.start(spec, budget),
             id=child_id,
             parent_close_policy=ParentClosePolicy.TERMINATE,
-            search_attributes=TypedSearchAttributes([SearchAttributePair(sa.KIND, self.kind)]),
+            search_attributes=child_search_attributes(
+                self.kind,
+                sa.ROLE_AGENT,
+                before=TypedSearchAttributes([SearchAttributePair(sa.KIND, self.kind)]),
+            ),
             static_summary=f"{self.kind} agent {spec.name}",
         )
         budget.spent = outcome.spent
@@ -289,8 +299,9 @@ class RunKit:
             raise ValueError(f"unknown phase {change.phase!r}; known phases: {known}")
 
     async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:
-        """Lift caps in the book (inline agents share it) and pass the raise to child agents."""
-        self.budget.apply_raise(change)
+        """Lift caps in the book (inline agents share it), pass the raise to child agents, and
+        keep it for agents that start later."""
+        take_raise(self.budget, self.raises, change)
         for name, child_id in self._child_ids.items():
             progress = self._children.get(name)
             budget = self.budget.phases.get(name)

@@ -81,20 +81,44 @@ def _auth_from_environment() -> Auth.Auth:
     }
     if any(app_settings.values()):
         return _app_installation_auth(app_settings)
+    token = _token_from_environment()
+    if token is None:
+        raise UserError(missing_credentials_message(COMMAND_PERMISSIONS))
+    return Auth.Token(token)
+
+
+COMMAND_PERMISSIONS = (
+    "reading needs pull requests, contents, checks, commit statuses and actions: read; "
+    "posting comments and reviews adds pull requests and issues: write, opening a draft "
+    "pull request contents and pull requests: write"
+)
+"""What prflow's commands ask of a token, for the message that says none was found."""
+
+
+def missing_credentials_message(permissions: str) -> str:
+    """One line: where prflow looks for GitHub credentials, then what they must allow."""
+    return (
+        "No GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN), log in with `gh auth login`, "
+        f"or configure a GitHub App with {APP_ID_ENV}, {APP_KEY_ENV} (or {APP_KEY_PATH_ENV}) "
+        f"and {APP_INSTALLATION_ENV}; {permissions}."
+    )
+
+
+def github_credentials_found() -> bool:
+    """Whether a GitHub App, a token variable or a logged-in ``gh`` offers credentials
+    (their validity is GitHub's to judge, on the first call)."""
+    app_settings = (APP_ID_ENV, APP_INSTALLATION_ENV, APP_KEY_ENV, APP_KEY_PATH_ENV)
+    if any(os.environ.get(name, "").strip() for name in app_settings):
+        return True
+    return _token_from_environment() is not None
+
+
+def _token_from_environment() -> str | None:
     for name in TOKEN_ENV_VARS:
         token = os.environ.get(name, "").strip()
         if token:
-            return Auth.Token(token)
-    from_cli = gh_cli_token(_web_host(cached_settings().github_api_url))
-    if from_cli:
-        return Auth.Token(from_cli)
-    raise UserError(
-        "No GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read "
-        "pull requests and write comments (or log in with `gh auth login`), "
-        "or configure a GitHub App with "
-        f"pull requests and write comments, or configure a GitHub App with {APP_ID_ENV}, "
-        f"{APP_KEY_ENV} (or {APP_KEY_PATH_ENV}) and {APP_INSTALLATION_ENV}."
-    )
+            return token
+    return gh_cli_token(_web_host(cached_settings().github_api_url))
 
 
 def _web_host(api_url: str) -> str:

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from prflow import __version__
 from prflow.credentials import redact
-from prflow.errors import VERBOSE_ENV, Unreachable, UserError
+from prflow.errors import VERBOSE_ENV, Unreachable, UserError, user_error_in
 from prflow.file_names import display_fs
 
 EXIT_USAGE = 2
@@ -138,15 +138,6 @@ def _error(message: str, code: int) -> Outcome:
     return code, f"prflow: error: {redact(' '.join(message.split()))}"
 
 
-def _user_error_in(err: ValidationError) -> UserError | None:
-    """The user-facing cause of a model validation failure (e.g. a URL carrying a token)."""
-    for detail in err.errors():
-        cause = (detail.get("ctx") or {}).get("error")
-        if isinstance(cause, UserError):
-            return cause
-    return None
-
-
 def _first_undecodable(args: list[str]) -> str | None:
     """The first argument holding bytes that are not UTF-8 (escaped), else None.
 
@@ -239,7 +230,7 @@ def _run(argv: list[str] | None) -> Outcome:
     except WorkflowFailed as err:
         return _error(str(err), EXIT_FAILED)
     except ValidationError as err:
-        cause = _user_error_in(err)
+        cause = user_error_in(err)
         if cause is None or debug:
             raise
         return _error(cause.message, EXIT_USAGE)

@@ -124,6 +124,10 @@ def raise_caps(
 ) -> None:
     """Raise the caps of a running workflow; a paused agent continues.
 
+    The raise reaches every agent of the run it addresses (--phase: a phase such as
+    executor or reviewers, or one agent's name; default: all), child workflows included,
+    and agents of that phase that start later start with it.
+
     Example: prflow budget raise 'impact:acme/api#12@1a2b3c' --usd 1 --iterations 10
     """
     if not workflow_id.strip():

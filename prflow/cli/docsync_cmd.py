@@ -28,7 +28,7 @@ EXIT_FAILED = 3
 EXAMPLES = """
 Examples:
 
-  prflow docsync --repo . --base origin/main --head HEAD      # dry run: buckets and patches
+  prflow docsync --repo . --base origin/main --head HEAD --dry-run  # buckets and patches
 
   prflow docsync --repo . --base v1.4.0 --head v2.0.0 --apply # write the edits
 
@@ -110,6 +110,14 @@ def docsync(
         Bucket | None,
         typer.Option(help="CI gate: exit 1 when a doc lands in this bucket (or a worse one)."),
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Report and patches only, no writes (the default without --apply, --branch, "
+            "--post or --open-pr; refuses them).",
+        ),
+    ] = False,
     apply: Annotated[
         bool, typer.Option("--apply", help="Write the edits into the working tree of --repo.")
     ] = False,
@@ -174,6 +182,8 @@ def docsync(
         _emit(text, output)
         return
     refuse_credentials(repo, pr)
+    if dry_run and (apply or branch or post or open_pr):
+        raise UserError("a dry run writes nothing: drop --apply, --branch, --post and --open-pr")
     if (post or open_pr) and not pr:
         raise UserError("--post and --open-pr need --pr to know the PR, e.g. --pr owner/repo#12")
     if (apply or branch) and pr and not repo:
@@ -291,11 +301,11 @@ def _key(result: DocsyncResult, output_format: DocsyncFormat) -> str:
 
 
 async def _show(settings: Settings, run_id: str, output_format: DocsyncFormat) -> str:
-    """The stored report of a finished run, fetched through Temporal (no database needed)."""
+    """The stored report of a finished run (no database needed: see ``stored_texts``)."""
     from temporalio.client import WorkflowFailureError
     from temporalio.service import RPCError
 
-    from prflow.cli.run_client import read_blob
+    from prflow.cli.stored_texts import read_stored
     from worker.embedded import temporal_runtime
 
     async with temporal_runtime(settings) as runtime:
@@ -314,7 +324,8 @@ async def _show(settings: Settings, run_id: str, output_format: DocsyncFormat) -
         inline = result.inline.get(output_format.value)
         if inline is not None:
             return inline
-        return await read_blob(runtime.client, runtime.task_queue, _key(result, output_format))
+        key = _key(result, output_format)
+        return (await read_stored(runtime, run_id, [key]))[key]
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from pydantic import BaseModel
@@ -20,6 +20,9 @@ from prflow.github_models import MAX_WAIT_SECONDS, PrChecksRequest
 from prflow.pr_identifier import ACCEPTED_FORMS, PullRequestRef, parse_pr_identifier
 from prflow.pr_tools.checks import CiState
 from prflow.pr_tools.checks_report import ChecksReport
+
+if TYPE_CHECKING:
+    from prflow.config import Settings
 
 EXIT_CHECKS_FAILED = 1
 T = TypeVar("T")
@@ -150,15 +153,18 @@ def checks(
         raise typer.Exit(EXIT_CHECKS_FAILED)
 
 
-async def wait_for_checks(request: PrChecksRequest) -> ChecksReport:
-    """Start (or attach to) the ``pr_checks`` workflow and fetch its stored report."""
+async def wait_for_checks(
+    request: PrChecksRequest, settings: Settings | None = None
+) -> ChecksReport:
+    """Start (or attach to) the ``pr_checks`` workflow and fetch its stored report
+    (``settings``: the environment's unless a caller such as the MCP server adjusts them)."""
     from prflow.cli.progress import PhaseDisplay
     from prflow.cli.run_client import run_on
     from prflow.config import load_settings
     from prflow.pr_tools.kind import PR_CHECKS
     from worker.embedded import temporal_runtime
 
-    settings = load_settings()
+    settings = settings or load_settings()
     with PhaseDisplay(f"prflow pr checks --wait  {request.pr.slug}", quiet=True) as display:
         async with temporal_runtime(settings) as runtime:
             queue = runtime.settings.temporal.github_task_queue

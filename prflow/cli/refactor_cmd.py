@@ -305,7 +305,8 @@ async def _attach(
     from temporalio.service import RPCError
 
     from prflow.cli.progress import PhaseDisplay
-    from prflow.cli.run_client import follow, read_blob
+    from prflow.cli.run_client import follow
+    from prflow.cli.stored_texts import read_stored
     from worker.embedded import temporal_runtime
 
     with PhaseDisplay(f"prflow refactor  {run_id}", quiet=quiet) as display:
@@ -319,10 +320,7 @@ async def _attach(
                     "--detach printed"
                 ) from None
             result: RefactorResult = await follow(handle, display)
-            texts = {
-                key: await read_blob(runtime.client, runtime.task_queue, key)
-                for key in result.artifact_keys.values()
-            }
+            texts = await read_stored(runtime, run_id, result.artifact_keys.values())
             return result, texts
 
 

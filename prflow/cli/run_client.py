@@ -3,8 +3,8 @@
 One path for every kind: the run is named by the kind's id function (the
 same request attaches to the run in flight), started by the kind's name,
 followed through the generic ``progress`` query, and its outputs come back
-inline in the result or through the ``blob_read`` workflow, so a laptop on a
-cluster needs no database access.
+inline in the result or are read as :mod:`prflow.cli.stored_texts` says (no
+workflow of their own; a laptop on a cluster needs no database access).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from prflow.cli import timings
 from prflow.cli.interrupts import note_run
 from prflow.cli.progress import PhaseDisplay
+from prflow.cli.stored_texts import read_stored
 from prflow.cli.workflow_failed import WorkflowFailed
 from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
@@ -42,7 +43,6 @@ from worker.orphans import owner_pid, terminate_orphan
 
 POLL_SECONDS = 0.5
 WORKER_WAIT_SECONDS = 10.0
-BLOB_READ_WORKFLOW = "blob_read"
 
 
 async def start_or_attach(
@@ -186,27 +186,6 @@ def explain_failure(err: WorkflowFailureError, workflow_id: str) -> Exception:
     return WorkflowFailed(f"workflow {workflow_id} failed: {message}")
 
 
-async def read_blob(client: Client, task_queue: str, key: str) -> str:
-    """A stored text, read in compressed chunks through the ``blob_read`` workflow."""
-    from prflow.blob_chunks import BlobChunk, BlobChunkRequest
-
-    parts: list[str] = []
-    offset: int | None = 0
-    while offset is not None:
-        chunk: BlobChunk = await client.execute_workflow(
-            BLOB_READ_WORKFLOW,
-            BlobChunkRequest(key=key, offset=offset, packed=True),
-            id=f"blob-read-{key.removeprefix('sha256:')[:24]}-{offset}-packed",
-            task_queue=task_queue,
-            result_type=BlobChunk,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-        )
-        parts.append(chunk.content())
-        offset = chunk.next_offset
-    return "".join(parts)
-
-
 async def run_on(
     runtime: Runtime,
     kind: KindDeclaration,
@@ -238,10 +217,7 @@ async def run_on(
                 await terminate_orphan(runtime.client, workflow_id, runtime.task_queue)
         raise
     timings.mark("result")
-    texts = {
-        key: await read_blob(runtime.client, runtime.task_queue, key)
-        for key in wanted_blobs(result)
-    }
+    texts = await read_stored(runtime, workflow_id, wanted_blobs(result))
     timings.mark("fetched")
     return result, texts
 

@@ -179,14 +179,15 @@ async def _register_search_attributes(client: Client, namespace: str) -> None:
     """Make prflow's search attributes known to a cluster; warn if not allowed to."""
     from temporalio.service import RPCError
 
-    from worker.search_attributes import ensure_registered
+    from worker.search_attributes import ALL_KEYS, ensure_registered
 
     try:
         added = await ensure_registered(client, namespace)
     except RPCError as err:
+        names = ", ".join(key.name for key in ALL_KEYS)
         typer.echo(
             f"warning: could not register search attributes ({err.message}); "
-            "add Repo, PR, Kind, Phase, RiskScore, RiskLevel and CostUSD to the namespace",
+            f"add {names} to the namespace",
             err=True,
         )
         return

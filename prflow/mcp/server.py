@@ -1,7 +1,7 @@
 """The stdio MCP server: lists :data:`~prflow.mcp.tools.TOOLS`, runs calls, reports errors.
 
-Results are JSON (also as structured content); a mistake the caller can fix
-is a tool error whose text is one line saying what to do.
+Results are JSON (also as structured content); every failure is a tool result
+with ``isError`` whose text is one line (see :mod:`prflow.mcp.failures`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from prflow import __version__
-from prflow.errors import UserError
+from prflow.mcp.failures import failure_of, one_line
 from prflow.mcp.tools import BY_NAME, TOOLS
 
 SERVER_NAME = "prflow"
@@ -46,17 +46,18 @@ async def call_tool(
         return _error(f"unknown tool {params.name!r}; available: {', '.join(BY_NAME)}")
     try:
         answer = await tool.run(dict(params.arguments or {}))
-    except UserError as exc:
-        return _error(exc.message)
+    except Exception as exc:  # every failure is a tool result, never a JSON-RPC error
+        failure = failure_of(exc)
+        if failure.unexpected:
+            log.error("tool %s failed", params.name, exc_info=exc)
+        return _error(failure.line)
     return types.CallToolResult(
         content=[types.TextContent(text=answer.text)], structured_content=answer.data
     )
 
 
 def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=" ".join(message.split()))], is_error=True
-    )
+    return types.CallToolResult(content=[types.TextContent(text=one_line(message))], is_error=True)
 
 
 def build_server() -> Server[Any]:

@@ -6,8 +6,12 @@ Repo tools take the usual tool arguments plus where to look (``repo``,
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
+
+from prflow.credentials import SafeLocation
+from prflow.errors import InvalidValue
 from prflow.github_models import MAX_WAIT_SECONDS
 from prflow.pr_identifier import ACCEPTED_FORMS
 
@@ -15,17 +19,34 @@ _PR = Field(description=f"The pull request: {ACCEPTED_FORMS}")
 _PAGE = Field(default=1, ge=1, description="1-based page number")
 
 
-class RepoTarget(BaseModel):
-    """Which commits a repo tool reads: like a PR, ``head`` compared with ``base``."""
+def _without_nul(value: str | None, info: ValidationInfo) -> str | None:
+    """Git cannot hold a NUL byte in a path or ref, and no process argument can carry one."""
+    if value is not None and "\0" in value:
+        example = "'.' or a clone URL" if info.field_name == "repo" else "a branch, tag or commit"
+        raise InvalidValue(f"{info.field_name} contains a NUL byte; pass {example}")
+    return value
 
-    repo: str = Field(
-        default=".", description="Local repository path or clone URL (default: the current one)"
+
+class RepoTarget(BaseModel):
+    """Which commits a repo tool reads: like a PR, ``head`` compared with ``base``.
+
+    A location carrying a password or token is refused with the CLI's redacted line.
+    """
+
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    repo: Annotated[SafeLocation, AfterValidator(_without_nul)] = Field(
+        default=".",
+        description="Local repository path or clone URL, without a password or token "
+        "(git supplies those); default: the current one",
     )
-    base: str | None = Field(
+    base: Annotated[str | None, AfterValidator(_without_nul)] = Field(
         default=None,
         description="Base ref (default: main, else master); diffs start at the merge base",
     )
-    head: str = Field(default="HEAD", description="Head ref holding the change")
+    head: Annotated[str, AfterValidator(_without_nul)] = Field(
+        default="HEAD", description="Head ref holding the change"
+    )
 
 
 class PrCommentsArgs(BaseModel):

@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from prflow.errors import UserError
+from prflow.errors import UserError, user_error_in
+from prflow.mcp.github_access import read_github, wait_for_checks
 from prflow.mcp.tool_args import PrChecksArgs, PrCommentsArgs, PrStackArgs, RepoTarget
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.tools.registry import TOOL_SPECS, describe_validation_error, input_schema
@@ -47,6 +48,9 @@ def _parse(model: type[BaseModel], arguments: dict[str, Any]) -> Any:
     try:
         return model.model_validate(arguments)
     except ValidationError as exc:
+        refused = user_error_in(exc)  # a validator's own words (credentials, a NUL byte)
+        if refused is not None:
+            raise refused from None
         raise UserError(f"invalid arguments: {describe_validation_error(exc)}") from None
 
 
@@ -78,20 +82,20 @@ def _repo_tool(name: str) -> Handler:
 
 
 async def _pr_comments(arguments: dict[str, Any]) -> Answer:
-    from activities.github.pr_tools import unresolved_comments
-
     args: PrCommentsArgs = _parse(PrCommentsArgs, arguments)
     ref = parse_pr_identifier(args.pr)
-    return await _github(
-        lambda: unresolved_comments(
+
+    def read() -> BaseModel:
+        from activities.github.pr_tools import unresolved_comments
+
+        return unresolved_comments(
             ref, exclude_authors=args.exclude_authors, page=args.page, page_size=args.page_size
         )
-    )
+
+    return Answer.of(await read_github(read))
 
 
 async def _pr_checks(arguments: dict[str, Any]) -> Answer:
-    from activities.github.pr_tools import failing_checks
-    from prflow.cli.pr_cmd import wait_for_checks
     from prflow.github_models import PrChecksRequest
 
     args: PrChecksArgs = _parse(PrChecksArgs, arguments)
@@ -105,27 +109,25 @@ async def _pr_checks(arguments: dict[str, Any]) -> Answer:
             page_size=args.page_size,
         )
         return Answer.of(await wait_for_checks(request))
-    return await _github(lambda: failing_checks(ref, page=args.page, page_size=args.page_size))
+
+    def read() -> BaseModel:
+        from activities.github.pr_tools import failing_checks
+
+        return failing_checks(ref, page=args.page, page_size=args.page_size)
+
+    return Answer.of(await read_github(read))
 
 
 async def _pr_stack(arguments: dict[str, Any]) -> Answer:
-    from activities.github.pr_tools import stack_plan
-
     args: PrStackArgs = _parse(PrStackArgs, arguments)
     ref = parse_pr_identifier(args.pr)
-    return await _github(lambda: stack_plan(ref))
 
+    def read() -> BaseModel:
+        from activities.github.pr_tools import stack_plan
 
-async def _github(read: Callable[[], BaseModel]) -> Answer:
-    """Run a GitHub read off the event loop; an outage is one line too."""
-    import asyncio
+        return stack_plan(ref)
 
-    from temporalio.exceptions import ApplicationError
-
-    try:
-        return Answer.of(await asyncio.to_thread(read))
-    except ApplicationError as err:
-        raise UserError(f"GitHub is not answering ({err.message}); try again later") from err
+    return Answer.of(await read_github(read))
 
 
 PR_TOOLS: tuple[McpTool, ...] = (

@@ -80,6 +80,19 @@ def test_images_are_current_and_temporal_schema_comes_from_the_admin_tools(
     assert "temporal-sql-tool" in " ".join(compose["services"]["temporal-schema"]["command"])
 
 
+def test_the_namespace_gets_every_search_attribute_and_standalone_activities_are_on(
+    compose: dict[str, Any],
+) -> None:
+    from worker.search_attributes import ALL_KEYS, dev_server_flags
+
+    command = " ".join(compose["services"]["temporal-namespace"]["command"])
+    created = dict(re.findall(r"--name (\w+) --type (\w+)", command))
+    wanted = dict(flag.split("=") for flag in dev_server_flags()[1::2])
+    assert created == wanted and len(created) == len(ALL_KEYS)
+    dynamic = (ROOT / "deploy" / "temporal" / "dynamicconfig.yaml").read_text()
+    assert "activity.enableStandalone:\n  - value: true" in dynamic
+
+
 def test_every_long_running_service_restarts_and_waits_for_healthy_dependencies(
     compose: dict[str, Any],
 ) -> None:

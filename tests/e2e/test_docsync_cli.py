@@ -53,7 +53,7 @@ async def test_dry_run_then_apply_then_refuse_a_changed_doc(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:
     repo = build_docsync_repo(tmp_path / "repo").path
-    dry = await run_prflow("docsync", "--repo", str(repo), *RANGE, env=cli_env)
+    dry = await run_prflow("docsync", "--repo", str(repo), *RANGE, "--dry-run", env=cli_env)
     assert dry.code == 0, dry.describe()
     assert "## Must update (2)" in dry.stdout
     assert "Reason _(model text)_: timeout is keyword-only now" in dry.stdout
@@ -122,6 +122,8 @@ async def test_branch_commits_the_edits_and_show_prints_the_audit_trail(
         (("--threshold", "review=2"), "--threshold review"),
         (("--threshold", "bogus"), "use must=0.8"),
         (("--post",), "--post and --open-pr need --pr"),
+        (("--dry-run", "--apply"), "a dry run writes nothing: drop --apply, --branch, --post"),
+        (("--dry-run", "--branch", "docs/x"), "a dry run writes nothing"),
     ],
 )
 async def test_usage_errors_are_one_line_and_exit_2(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,12 +10,10 @@ from typing import Any
 
 import mcp_types as types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from prflow.tools.registry import TOOL_NAMES
 from tests.support.fake_github import FakeGitHub
-from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
-from tests.support.fixtures_temporal import prflow_script
+from tests.support.mcp_sessions import github_environment, mcp_session
 from tests.support.pr_checks_runs import add_failing_job
 
 REPO_TOOLS = set(TOOL_NAMES)  # the six impact tools, as the agent gets them
@@ -26,18 +23,7 @@ RANGE = {"base": "base", "head": "feature"}
 
 @asynccontextmanager
 async def _session(cwd: Path, fake: FakeGitHub, home: Path) -> AsyncIterator[ClientSession]:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "GITHUB_TOKEN": FAKE_GITHUB_TOKEN,
-        "PRFLOW_GITHUB_API_URL": fake.api_url,
-        "PRFLOW_DATA_DIR": str(home / "data"),
-        "PRFLOW_CACHE_DIR": str(home / "cache"),
-        "PRFLOW_DATABASE_URL": f"sqlite:///{home / 'prflow.db'}",
-    }
-    server = StdioServerParameters(command=str(prflow_script()), args=["mcp"], env=env, cwd=cwd)
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
+    async with mcp_session(cwd, github_environment(fake, home)) as session:
         yield session
 
 

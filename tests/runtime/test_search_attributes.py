@@ -21,10 +21,12 @@ def test_dev_server_flags_name_every_attribute_with_its_type() -> None:
         "CostUSD=Double",
         "Kind=Keyword",
         "PR=Int",
+        "ParentRun=Keyword",
         "Phase=Keyword",
         "Repo=Keyword",
         "RiskLevel=Keyword",
         "RiskScore=Int",
+        "Role=Keyword",
     ]
 
 

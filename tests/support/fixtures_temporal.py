@@ -45,15 +45,22 @@ WORKER_STOP_TIMEOUT = 30.0
 _SETTINGS_OVERRIDES = ("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "DATABASE_URL", "GITHUB_API_URL")
 
 
-@pytest.fixture(scope="session")
-async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    """The session's Temporal dev server, started from the same binary the CLI embeds."""
-    env = await WorkflowEnvironment.start_local(
+async def start_dev_server(*extra_args: str) -> WorkflowEnvironment:
+    """A Temporal dev server from the binary the CLI embeds, knowing prflow's search
+    attributes; ``extra_args`` go to ``temporal server start-dev``."""
+    return await WorkflowEnvironment.start_local(
         dev_server_existing_path=str(temporal_binary()),
         search_attributes=ALL_KEYS,
         data_converter=pydantic_data_converter,
         dev_server_log_level="error",
+        dev_server_extra_args=list(extra_args),
     )
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    """The session's Temporal dev server."""
+    env = await start_dev_server()
     yield env
     await env.shutdown()
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client
 
 from prflow.agent.budget import BudgetRaise, BudgetStatus
 from prflow.config import Settings, cached_settings
 from prflow.impact.models import LlmStatus
-from prflow.run_progress import RunProgress
 from prflow.store.blobs import get_text
+from tests.support.budget_waits import until_waiting_for_a_raise
 from tests.support.fixtures_temporal import run_worker
 from tests.support.impact_runs import agent_request, agent_script, start_impact
 from tests.support.scripted_anthropic import ScriptedAnthropic
@@ -25,15 +23,6 @@ pytestmark = pytest.mark.temporal
 TIGHT_USD = 0.01
 """Less than the prompt and a useful minimum of output cost: sizing the call down does not fit."""
 MAX_TOKENS = 4000
-
-
-async def _wait_until_parked(handle: WorkflowHandle[Any, Any]) -> RunProgress:
-    async with asyncio.timeout(30):
-        while True:
-            progress: RunProgress = await handle.query("progress", result_type=RunProgress)
-            if progress.waiting_for_budget:
-                return progress
-            await asyncio.sleep(0.2)
 
 
 async def test_cap_stops_before_the_call_and_raise_lets_it_continue(
@@ -48,7 +37,7 @@ async def test_cap_stops_before_the_call_and_raise_lets_it_continue(
     request.llm.max_tokens = MAX_TOKENS
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_impact(temporal_client, temporal_settings, request, "impact-budget-1")
-        progress = await _wait_until_parked(handle)
+        progress = await until_waiting_for_a_raise(handle)
         assert "USD cap" in (progress.waiting_for_budget or "")
         assert scripted_anthropic.requests == [], "the call over the cap must not be sent"
 
