@@ -27,6 +27,7 @@ from enum import IntEnum
 
 from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
 from prflow.analysis.stale_docs import _LineContext as LineContext
+from prflow.docsync.calls import CallArguments, Signature, balanced, seen_changes
 
 _PLAIN_WORD = re.compile(r"[a-z]+")
 _CODE_DIRECTIVE = re.compile(
@@ -124,7 +125,7 @@ def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     """Name -> (kind, default) of a Python signature ``name(a, b=1, *, c) -> T``."""
     if not signature or "(" not in signature:
         return None
-    inside = _balanced(signature[signature.index("(") :])
+    inside = balanced(signature[signature.index("(") :])
     if inside is None:
         return None
     try:
@@ -150,22 +151,15 @@ def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     return found
 
 
-def _balanced(text: str) -> str | None:
-    """What is inside the parentheses ``text`` opens with."""
-    depth = 0
-    quote: str | None = None
-    for index, char in enumerate(text):
-        if quote is not None:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[1:index]
-    return None
+@dataclass(frozen=True)
+class Mention:
+    """How strongly a line names a symbol, and the changed parameters it passes or names."""
+
+    strength: Strength
+    seen: tuple[str, ...] = ()
+
+
+_NONE = Mention(Strength.none)
 
 
 @dataclass(frozen=True)
@@ -182,12 +176,20 @@ class SymbolMentions:
     params: tuple[str, ...]
     constructor: bool
     vague: bool
+    before: Signature | None = None
+    after: Signature | None = None
+    """How callers passed arguments at base and pass them at head (both, or neither known)."""
 
     @classmethod
     def of(
-        cls, name: str, source: str | None = None, params: tuple[str, ...] = ()
+        cls,
+        name: str,
+        source: str | None = None,
+        params: tuple[str, ...] = (),
+        signatures: tuple[str | None, str | None] = (None, None),
     ) -> SymbolMentions | None:
-        """None when the name is too vague to look for (other dunders, a common class)."""
+        """None when the name is too vague to look for (other dunders, a common class).
+        ``signatures``: impact's renderings at base and head, for a changed signature."""
         parts = name.split(".")
         last = parts[-1]
         constructor = False
@@ -196,6 +198,10 @@ class SymbolMentions:
                 return None  # other dunders are named by their operators, not their names
             parts, last, constructor = parts[:-1], parts[-2], True
         module = _python_module(source or "") or ""
+        bound = constructor or len(parts) > 1
+        before = Signature.parse(signatures[0], bound=bound)
+        after = Signature.parse(signatures[1], bound=bound)
+        known = before is not None and after is not None
         return cls(
             name=".".join(parts),
             member=last,
@@ -204,55 +210,64 @@ class SymbolMentions:
             params=params,
             constructor=constructor,
             vague=not constructor and is_vague(last),
+            before=before if known else None,
+            after=after if known else None,
         )
 
-    def strength(self, line: LineContext, in_code: bool) -> Strength:
-        """How strongly ``line`` names the symbol (``in_code``: the whole line is code)."""
+    def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
+        return self.judge(line, in_code, following).strength
+
+    def judge(self, line: LineContext, in_code: bool, following: str = "") -> Mention:
+        """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
+        ``following``: the code after it, where a call's arguments may go on)."""
         if self.member not in line.text:
-            return Strength.none  # every way of naming it spells its name
+            return _NONE  # every way of naming it spells its name
         codes = [bare_code(c) for c in line.code] if self.vague else list(line.code)
         prose = line.text if in_code else _without_spans(line.text)
         texts = [*codes, prose]
-        called = max(self._called(t) for t in texts)
-        if called is Strength.strong:
+        tail = "\n" + following if in_code and following else ""
+        called = max((self._called(t, tail) for t in texts), key=lambda m: m.strength)
+        if called.strength is Strength.strong:
             return called
-        named = called
+        named = called.strength
         qualified = "." in self.name and any(word(self.name).search(t) for t in texts)
         if qualified or any(self._as_identifier(c, whole=not in_code) for c in codes):
             named = Strength.reference
         elif not self.vague and not self.constructor and word(self.member).search(prose):
             named = Strength.prose
-        if named >= Strength.reference and self._about_parameters(codes, prose):
-            return Strength.strong
-        return named
+        if named >= Strength.reference:
+            about = self._about_parameters(codes, prose)
+            if about is not None:
+                return Mention(Strength.strong, about)
+        return Mention(named)
 
-    def _called(self, text: str) -> Strength:
-        """A call: strong when its arguments may be what changed (positional ones, a changed
-        parameter, an argument list that goes on past the line), a reference when they
-        cannot be (no arguments, or only keywords that did not change)."""
-        best = Strength.none
+    def _called(self, text: str, tail: str) -> Mention:
+        """A call: strong when it can see the change (it passes a changed parameter, or
+        lacks one now required), naming what it sees; a reference when it cannot."""
+        best = _NONE
         for match in _call(self.member).finditer(text):
             receiver = re.search(r"([\w$]+)\s*\.\s*$", text[: match.start()])
             if not self._receiver_ok(receiver.group(1) if receiver else None):
                 continue
-            if self._arguments_may_break(text[match.end() - 1 :]):
-                return Strength.strong
-            best = Strength.reference
+            seen = self._sees_change(text[match.end() - 1 :] + tail)
+            if seen is not None:
+                return Mention(Strength.strong, seen)
+            best = Mention(Strength.reference)
         return best
 
-    def _arguments_may_break(self, call: str) -> bool:
-        if not self.params:
-            return True  # what changed is unknown
-        inside = _balanced(call)
-        if inside is None:
-            return True  # the arguments go on past this line
-        try:
-            parsed = ast.parse(f"_({inside})", mode="eval").body
-        except (SyntaxError, ValueError, RecursionError):
-            return True  # not Python: cannot tell
-        if not isinstance(parsed, ast.Call) or parsed.args:
-            return True
-        return any(k.arg is None or k.arg in self.params for k in parsed.keywords)
+    def _sees_change(self, call: str) -> tuple[str, ...] | None:
+        """The changed parameters a call starting at ``call``'s parenthesis sees; None when
+        it sees none; empty when it may see one that cannot be named."""
+        inside = balanced(call)
+        arguments = CallArguments.parse(_unprompted(inside)) if inside is not None else None
+        if self.before is not None and self.after is not None:
+            if arguments is None:
+                return ()  # not Python, or it goes on out of sight: cannot tell
+            return tuple(seen_changes(self.before, self.after, arguments)) or None
+        if not self.params or arguments is None or arguments.positional or arguments.unpacks:
+            return ()  # what changed, or what the call passes, is unknown
+        passed = tuple(sorted(arguments.keywords & set(self.params)))
+        return passed or None
 
     def _receiver_ok(self, receiver: str | None) -> bool:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
@@ -287,17 +302,24 @@ class SymbolMentions:
                 return True
         return False
 
-    def _about_parameters(self, codes: list[str], prose: str) -> bool:
-        """A changed parameter named, or the prose talking about the parameters."""
-        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
-            return True
+    def _about_parameters(self, codes: list[str], prose: str) -> tuple[str, ...] | None:
+        """The changed parameters the line names (``timeout=``, `` `timeout` ``), or empty
+        when its prose talks about the parameters without naming one; None otherwise."""
+        named: list[str] = []
         for param in self.params:
-            pattern = word(param)
-            if re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose):
-                return True
-            if any(pattern.search(c) for c in codes):
-                return True
-        return False
+            assigned = re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose)
+            if assigned or any(word(param).search(c) for c in codes):
+                named.append(param)
+        if named:
+            return tuple(named)
+        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
+            return ()
+        return None
+
+
+def _unprompted(arguments: str) -> str:
+    """A call's arguments without the doctest prompts of its continuation lines."""
+    return re.sub(r"\n\s*(?:>>>|\.\.\.)(?: |$)", "\n", arguments)
 
 
 def _without_spans(text: str) -> str:

@@ -156,3 +156,54 @@ def test_a_moved_config_key_is_stale_only_by_its_full_path() -> None:
         "full.md": Bucket.must_update,
         "gone.md": Bucket.must_update,
     }
+
+
+def _signature_target(name: str, before: str, after: str, source: str) -> Target:
+    return Target(
+        kind=TargetKind.symbol,
+        name=name,
+        change=Change.signature,
+        weight=0.9,
+        source=source,
+        params=changed_params(before, after),
+        before=before,
+        after=after,
+    )
+
+
+def test_a_call_that_cannot_pass_what_changed_is_probably_fine() -> None:
+    fetch = _signature_target(
+        "fetch",
+        "fetch(url, retries=3, timeout=10)",
+        "fetch(url, retries=3, *, deadline=None)",
+        "acme/client.py",
+    )
+    docs = {
+        "one_positional.md": "```python\nfetch('https://example.org')\n```\n",
+        "retries.md": "```python\nfetch('https://example.org', 5)\n```\n",
+        "timeout.md": "```python\nfetch('https://example.org', timeout=3)\n```\n",
+        "positional_timeout.rst": ">>> fetch('https://example.org', 5, 30)\n",
+        "multi_line.md": "```python\nfetch(\n    'https://example.org',\n    timeout=3,\n)\n```\n",
+    }
+    found = {d.path: d for d in find_affected_docs([fetch], MemoryTree(docs)).docs}
+    assert found["one_positional.md"].bucket == Bucket.probably_fine
+    assert found["retries.md"].bucket == Bucket.probably_fine  # `retries` did not change
+    for stale in ("timeout.md", "positional_timeout.rst", "multi_line.md"):
+        assert found[stale].bucket == Bucket.must_update, stale
+        assert found[stale].evidence[0].seen == ["timeout"], stale
+
+
+def test_a_method_call_does_not_pass_self_and_a_new_required_parameter_is_seen() -> None:
+    connect = _signature_target(
+        "Pool.connect",
+        "Pool.connect(self, host, port=5432)",
+        "Pool.connect(self, host, port=5432, *, user)",
+        "acme/pool.py",
+    )
+    found = find_affected_docs(
+        [connect],
+        MemoryTree({"pool.md": "```python\npool.connect('db', 5433)\n```\n"}),
+    )
+    doc = found.docs[0]
+    assert doc.bucket == Bucket.must_update
+    assert doc.evidence[0].seen == ["user"]  # the call lacks what is now required
