@@ -31,6 +31,7 @@ from bench.docsync.truth import (
     archive_texts,
     line_truth_docs,
     symbol_names,
+    truth_docs,
     upstream_changed_lines,
 )
 from bench.eval_sets import HALVES, Half
@@ -51,6 +52,8 @@ class PairScore:
     item: DocPair
     docs: int
     flagged: set[str]
+    truth: set[str]
+    """Docs upstream changed that name a broken object (:func:`bench.docsync.truth.truth_docs`)."""
     line_truth: set[str]
     """The stricter truth (:func:`bench.docsync.truth.line_truth_docs`)."""
     evidence_changed: int
@@ -58,10 +61,6 @@ class PairScore:
     docsync_seconds: float | None
     impact_seconds: float | None
     edits: EditAudit | None = None
-
-    @property
-    def truth(self) -> set[str]:
-        return set(self.item.truth)
 
     @property
     def hits(self) -> int:
@@ -148,8 +147,9 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
         item,
         len(base_docs),
         flagged_docs(found),
+        truth_docs(base_docs, head_docs, names),
         line_truth,
-        _evidence_changed(found, set(item.truth), changed_lines),
+        _evidence_changed(found, truth_docs(base_docs, head_docs, names), changed_lines),
         docsync_seconds,
         impact_seconds,
         audit,

@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -31,7 +32,7 @@ from prflow.docsync.doc_index import DocGlobs
 
 SEED = 29
 """The issue that asked for the set; any fixed number would do."""
-COUNT = 12
+COUNT = 20
 KIND: LineKind = "major"
 """Major-line boundaries: where upstream breaks APIs and rewrites docs alongside."""
 FETCH_SECONDS = 300
@@ -169,9 +170,19 @@ class Eligibility:
             loaded: dict[str, object] = json.loads(path.read_text())
             if loaded.get("rules") == RULES:
                 return loaded
-        decided = self._decide(pair)
         self.folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(decided, indent=1, sort_keys=True))
+        pending = path.with_suffix(".pending")
+        try:
+            pending.touch(exist_ok=False)
+        except FileExistsError:  # another process decides it: wait for its answer
+            while pending.exists() and not path.is_file():
+                time.sleep(2)
+            return self.decision(pair)
+        try:
+            decided = self._decide(pair)
+            path.write_text(json.dumps(decided, indent=1, sort_keys=True))
+        finally:
+            pending.unlink()
         return decided
 
     def __call__(self, pair: ReleasePair) -> bool:

@@ -46,6 +46,10 @@ def griffe_objects(repo: Path, pair: PythonPair) -> set[str]:
     found = set()
     for line in (done.stderr + done.stdout).splitlines():
         match = GRIFFE_LINE.match(line)
-        if match is not None:
-            found.add(match["object"].strip())
+        if match is None:
+            continue
+        name = match["object"].strip()
+        if name == "<module>":  # a removed module: griffe names it by its file
+            name = match["file"].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        found.add(name)
     return found

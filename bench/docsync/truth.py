@@ -67,15 +67,34 @@ LINE_WINDOW = 5
 (a call's arguments, the description under a signature)."""
 
 
+_PLAIN_WORD = re.compile(r"[a-z]+")
+"""A name that is also an English word (``spider``, ``next``, ``query``)."""
+
+
+def _naming(names: set[str]) -> re.Pattern[str]:
+    """A line naming one of ``names``: an identifier-shaped one as a word, an English word
+    only written as code (after a dot, in backquotes, or called)."""
+    shaped = sorted(n for n in names if not _PLAIN_WORD.fullmatch(n))
+    plain = sorted(n for n in names if _PLAIN_WORD.fullmatch(n))
+    parts = []
+    if shaped:
+        parts.append(r"(?<![\w$])(?:" + "|".join(map(re.escape, shaped)) + r")(?![\w$])")
+    if plain:
+        words = "|".join(map(re.escape, plain))
+        parts.append(r"(?:\.|`)(?:" + words + r")(?![\w$])")
+        parts.append(r"(?<![\w$])(?:" + words + r")\(")
+    return re.compile("|".join(parts))
+
+
 def line_truth_docs(
     base_docs: dict[str, str], head_docs: dict[str, str], names: set[str]
 ) -> set[str]:
     """The stricter truth: docs where upstream edited, removed or inserted lines at a line
-    naming a changed symbol or within :data:`LINE_WINDOW` lines below one (an edit elsewhere
-    in the doc, such as Python 2 prints made Python 3, does not count)."""
+    naming a changed symbol (:func:`_naming`) or within :data:`LINE_WINDOW` lines below one
+    (an edit elsewhere in the doc, such as Python 2 prints made Python 3, does not count)."""
     if not names:
         return set()
-    pattern = _names_pattern(names)
+    pattern = _naming(names)
     changed = upstream_changed_lines(base_docs, head_docs, with_insertions=True)
     found: set[str] = set()
     for path, lines in changed.items():

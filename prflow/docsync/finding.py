@@ -2,10 +2,12 @@
 
 A doc line naming a target scores the target's weight. A symbol counts only
 where it is named like code (:mod:`prflow.docsync.mentions`); for one whose
-signature or type changed, a call that may pass what changed or a line about
-its parameters scores in full, a bare reference or a prose mention much less
-(an example call goes stale, a pointer to the function does not). A doc's score is its
-best evidence plus a little for each further target it names. Front-matter
+signature or type changed, a call that can see the change or a line naming a
+changed parameter scores in full, with that parameter on the evidence; a call
+that cannot see it, a bare reference or a prose mention much less (an example
+passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not).
+A doc's score is its best evidence plus a little for each further target it
+names. Front-matter
 mappings score like a mention of the file's strongest change. Then scores flow
 backwards along links: a doc linking to an affected doc gets ``link_decay`` of
 its score, up to ``link_depth`` hops; a doc is visited again only when it gets

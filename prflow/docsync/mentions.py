@@ -11,9 +11,13 @@ anywhere. Inside code, string literals and comments are not code: ``'text/html;
 charset=utf-8'`` names no ``charset`` attribute.
 
 A line naming a symbol whose signature changed is *strong* evidence when it
-calls the symbol or names a changed parameter (an example call or an argument
-description is what goes stale), and a *reference* otherwise (``:meth:`X.y```
-still points at the right thing).
+calls the symbol in a way that can see the change (:mod:`prflow.docsync.calls`:
+it passes a changed parameter, or lacks one now required) or names a changed
+parameter, and the evidence says which parameter; it is a *reference* otherwise
+(``f('x')`` after a keyword-only parameter changed still works, and
+``:meth:`X.y``` still points at the right thing). A local of the same name
+(``random_state = ...``) is no use of a removed top-level name, and a dotted path
+naming another owner (``connectivity.utils``) is no use of a member.
 """
 
 from __future__ import annotations
@@ -233,7 +237,7 @@ class SymbolMentions:
         qualified = "." in self.name and any(word(self.name).search(t) for t in texts)
         if qualified or any(self._as_identifier(c, whole=not in_code) for c in codes):
             named = Strength.reference
-        elif not self.vague and not self.constructor and word(self.member).search(prose):
+        elif not (in_code or self.vague or self.constructor) and word(self.member).search(prose):
             named = Strength.prose
         if named >= Strength.reference:
             about = self._about_parameters(codes, prose)
@@ -271,36 +275,52 @@ class SymbolMentions:
 
     def _receiver_ok(self, receiver: str | None) -> bool:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
-        could be its class or an instance of it; a top-level name a module part or none."""
+        could be its class or an instance of it (bare, only an identifier-shaped name: a
+        bare ``copy()`` is some other ``copy``); a top-level name a module part or none."""
         if self.owner is None or self.constructor:
             if receiver is None:
                 return True
             return receiver in self.qualifiers or receiver == self.owner or not self.vague
         if receiver is None:
-            return True
+            return not self.vague
         return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
 
     def _as_identifier(self, code: str, *, whole: bool) -> bool:
-        """The name in code where it reads as an identifier (any word, when not vague)."""
-        pattern = word(self.member)
+        """The name in code where it reads as this identifier: not where the dotted path
+        before it names another owner (``connectivity.utils`` for ``classification.utils``),
+        and, for a top-level name, not where code binds a local of the same name
+        (``random_state = ...``, ``f(random_state=1)``)."""
+        uses = [m for m in word(self.member).finditer(code) if self._is_use(code, m)]
+        if not uses:
+            return False
         if not self.vague:
-            return pattern.search(code) is not None and not self.constructor
+            return not self.constructor
         stripped = code.strip().removesuffix("()")
         if whole and stripped == self.member and not is_common(self.member):
             return True  # `review` alone in a code span
-        if _IMPORT.match(code) and pattern.search(code):
+        if _IMPORT.match(code):
             return True
         directive = _OBJECT_DIRECTIVE.match(code)
         if directive is not None and directive.group(1) == self.member:
             return True
-        for match in pattern.finditer(code):
+        for match in uses:
             before, after = code[: match.start()], code[match.end() :]
             if before.endswith("@") or re.search(r"\b(?:def|class)\s+$", before):
                 return True
-            receiver = re.search(r"([\w$]+)\.$", before)
-            if receiver and not after.startswith(".") and self._receiver_ok(receiver.group(1)):
+            if before.endswith(".") and not after.startswith("."):
                 return True
         return False
+
+    def _is_use(self, code: str, match: re.Match[str]) -> bool:
+        before, after = code[: match.start()], code[match.end() :]
+        if before.endswith("."):
+            receiver = re.search(r"([\w$]+)\.$", before)
+            if receiver is None:
+                return not self.vague  # ``G[v].copy``: whose ``copy`` cannot be told
+            return self._receiver_ok(receiver.group(1))
+        if self.owner is None and re.match(r"\s*=(?!=)", after):
+            return False  # a local or a keyword argument of the same name
+        return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))
 
     def _about_parameters(self, codes: list[str], prose: str) -> tuple[str, ...] | None:
         """The changed parameters the line names (``timeout=``, `` `timeout` ``), or empty

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.doc_index import DocGlobs
 from prflow.docsync.finding import find_affected_docs
 from prflow.docsync.mentions import changed_params, doc_lines
 from prflow.docsync.models import Bucket, Change, Target, TargetKind
@@ -207,3 +208,48 @@ def test_a_method_call_does_not_pass_self_and_a_new_required_parameter_is_seen()
     doc = found.docs[0]
     assert doc.bucket == Bucket.must_update
     assert doc.evidence[0].seen == ["user"]  # the call lacks what is now required
+
+
+def test_a_local_of_the_same_name_or_another_modules_member_is_not_a_use() -> None:
+    random_state = Target(
+        kind=TargetKind.symbol, name="random_state", change=Change.removed, weight=1.0
+    )
+    utils = Target(
+        kind=TargetKind.symbol,
+        name="networkx.algorithms.node_classification.utils",
+        change=Change.removed,
+        weight=1.0,
+    )
+    copy = Target(
+        kind=TargetKind.symbol, name="FilterAtlas.copy", change=Change.removed, weight=1.0
+    )
+    buckets = _buckets(
+        {
+            "local.rst": ">>> random_state = numpy.random.RandomState(42)\n",
+            "keyword.md": "```python\ndef shuffle(random_state=None):\n    pass\n```\n",
+            "used.md": "```python\nfrom networkx.utils import random_state\n```\n",
+            "other_utils.rst": ".. automodule:: networkx.algorithms.connectivity.utils\n",
+            "other_import.md": "```python\nfrom networkx.utils import np_random_state\n```\n",
+            "own_utils.rst": ".. automodule:: networkx.algorithms.node_classification.utils\n",
+            "bare_copy.md": "```python\nH = G[v].copy()\nlinks = copy()\n```\n",
+            "atlas_copy.md": "```python\ndef snapshot(self):\n    return self.copy()\n```\n",
+        },
+        random_state,
+        utils,
+        copy,
+    )
+    assert buckets == {
+        "used.md": Bucket.must_update,
+        "own_utils.rst": Bucket.must_update,
+        "atlas_copy.md": Bucket.must_update,
+    }
+
+
+def test_release_notes_in_their_own_folders_are_history() -> None:
+    globs = DocGlobs()
+    assert not globs.matches("doc/release/api_1.0.rst")
+    assert not globs.matches("docs/whatsnew/v2.0.rst")
+    assert not globs.matches("docs/news/1234.feature.md")
+    assert not globs.matches("doc/release_2.0.rst")
+    assert globs.matches("docs/releasing.md")  # how to make a release is a guide
+    assert globs.matches("docs/api.rst")
