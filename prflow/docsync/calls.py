@@ -36,18 +36,9 @@ class Signature:
         """``name(params) -> T`` as callers see it; None when it does not parse (a class
         line, TypeScript, a cut rendering). ``bound``: a leading ``self``/``cls`` is
         passed by the receiver."""
-        if not text or text.lstrip().startswith("class ") or "(" not in text:
+        spec = parameters(text)
+        if spec is None:
             return None
-        inside = balanced(text[text.index("(") :])
-        if inside is None:
-            return None
-        try:
-            tree = ast.parse(f"def _({inside}): pass")
-        except (SyntaxError, ValueError, RecursionError):
-            return None
-        function = tree.body[0]
-        assert isinstance(function, ast.FunctionDef)
-        spec = function.args
         ordered = [*spec.posonlyargs, *spec.args]
         defaults = len(spec.defaults)
         required = {a.arg for a in ordered[: len(ordered) - defaults]}
@@ -141,6 +132,23 @@ def _differences(before: Signature, after: Signature) -> set[str]:
     changed |= before.keywords ^ after.keywords
     changed |= after.required - before.required
     return {name for name in changed if name and name != "*"}
+
+
+def parameters(signature: str | None) -> ast.arguments | None:
+    """The parameters of a one-line Python signature ``name(a, b=1, *, c) -> T``; None when
+    it is no such line (a class line, TypeScript, a cut rendering)."""
+    if not signature or signature.lstrip().startswith("class ") or "(" not in signature:
+        return None
+    inside = balanced(signature[signature.index("(") :])
+    if inside is None:
+        return None
+    try:
+        tree = ast.parse(f"def _({inside}): pass")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    return function.args
 
 
 def balanced(text: str) -> str | None:

@@ -31,7 +31,7 @@ from enum import IntEnum
 
 from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
 from prflow.analysis.stale_docs import _LineContext as LineContext
-from prflow.docsync.calls import CallArguments, Signature, balanced, seen_changes
+from prflow.docsync.calls import CallArguments, Signature, balanced, parameters, seen_changes
 
 _PLAIN_WORD = re.compile(r"[a-z]+")
 _CODE_DIRECTIVE = re.compile(
@@ -50,6 +50,10 @@ _ABOUT_PARAMETERS = re.compile(
 )
 """Prose about a callable's parameters: with the symbol named, the line describes them."""
 _RECEIVERS = frozenset({"self", "cls", "this"})
+_DEFINES = re.compile(r"\b(?:def|class)\s+$")
+_SIGNATURE_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:py:)?(?:method|function|classmethod|staticmethod|class)::"
+)
 
 
 class Strength(IntEnum):
@@ -66,8 +70,13 @@ def is_common(name: str) -> bool:
 
 
 def is_vague(name: str) -> bool:
-    """A name that is also an ordinary word: it counts only where it reads as code."""
-    return is_common(name) or _PLAIN_WORD.fullmatch(name) is not None
+    """A name that is also an ordinary word, or an all-capitals one (``NULL``, ``JSON``: SQL
+    and acronyms in prose): it counts only where it reads as code."""
+    return (
+        is_common(name)
+        or _PLAIN_WORD.fullmatch(name) is not None
+        or (name.isalpha() and name.isupper())
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -127,18 +136,9 @@ def _keyword_use(param: tuple[str, str | None] | None) -> tuple[bool, str | None
 
 def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     """Name -> (kind, default) of a Python signature ``name(a, b=1, *, c) -> T``."""
-    if not signature or "(" not in signature:
+    spec = parameters(signature)
+    if spec is None:
         return None
-    inside = balanced(signature[signature.index("(") :])
-    if inside is None:
-        return None
-    try:
-        tree = ast.parse(f"def _({inside}): pass")
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    function = tree.body[0]
-    assert isinstance(function, ast.FunctionDef)
-    spec = function.args
     found: dict[str, tuple[str, str | None]] = {}
     positional = [*spec.posonlyargs, *spec.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(spec.defaults))
@@ -249,7 +249,11 @@ class SymbolMentions:
         """A call: strong when it can see the change (it passes a changed parameter, or
         lacks one now required), naming what it sees; a reference when it cannot."""
         best = _NONE
+        if _SIGNATURE_DIRECTIVE.match(text):
+            return best  # ``.. method:: name(args)`` declares, it does not call
         for match in _call(self.member).finditer(text):
+            if _DEFINES.search(text[: match.start()]):
+                continue  # ``def from_crawler(cls, crawler)``: the reader's own method
             receiver = re.search(r"([\w$]+)\s*\.\s*$", text[: match.start()])
             if not self._receiver_ok(receiver.group(1) if receiver else None):
                 continue
@@ -280,7 +284,9 @@ class SymbolMentions:
         if self.owner is None or self.constructor:
             if receiver is None:
                 return True
-            return receiver in self.qualifiers or receiver == self.owner or not self.vague
+            if receiver in self.qualifiers or receiver == self.owner:
+                return True
+            return not self.vague and not receiver[:1].isupper()  # not `Integer.Comparator`
         if receiver is None:
             return not self.vague
         return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
@@ -297,7 +303,7 @@ class SymbolMentions:
             return not self.constructor
         stripped = code.strip().removesuffix("()")
         if whole and stripped == self.member and not is_common(self.member):
-            return True  # `review` alone in a code span
+            return self.owner is None  # `review` alone in a code span; whose `spider`?
         if _IMPORT.match(code):
             return True
         directive = _OBJECT_DIRECTIVE.match(code)
@@ -305,7 +311,7 @@ class SymbolMentions:
             return True
         for match in uses:
             before, after = code[: match.start()], code[match.end() :]
-            if before.endswith("@") or re.search(r"\b(?:def|class)\s+$", before):
+            if before.endswith("@"):
                 return True
             if before.endswith(".") and not after.startswith("."):
                 return True
@@ -313,6 +319,8 @@ class SymbolMentions:
 
     def _is_use(self, code: str, match: re.Match[str]) -> bool:
         before, after = code[: match.start()], code[match.end() :]
+        if _DEFINES.search(before):
+            return False  # the doc defines its own function or class of that name
         if before.endswith("."):
             receiver = re.search(r"([\w$]+)\.$", before)
             if receiver is None:

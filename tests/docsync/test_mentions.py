@@ -253,3 +253,29 @@ def test_release_notes_in_their_own_folders_are_history() -> None:
     assert not globs.matches("doc/release_2.0.rst")
     assert globs.matches("docs/releasing.md")  # how to make a release is a guide
     assert globs.matches("docs/api.rst")
+
+
+def test_definitions_capital_words_and_other_classes_attributes_are_not_uses() -> None:
+    crawler = _signature_target(
+        "Queue.from_crawler",
+        "Queue.from_crawler(cls, crawler, downstream_queue_cls, key)",
+        "Queue.from_crawler(cls, crawler, downstream_queue_cls, key, start_queue_cls)",
+        "scrapy/pqueues.py",
+    )
+    null = Target(kind=TargetKind.symbol, name="NULL", change=Change.removed, weight=1.0)
+    comparator = Target(
+        kind=TargetKind.symbol, name="Comparator", change=Change.removed, weight=1.0
+    )
+    buckets = _buckets(
+        {
+            "own_method.rst": "Write one::\n\n    def from_crawler(cls, crawler):\n        pass\n",
+            "declared.rst": ".. method:: from_crawler(cls, crawler)\n",
+            "sql.rst": "    user_name VARCHAR(40) NOT NULL,\n",
+            "other_class.rst": "::\n\n    class PointComparator(CompositeProperty.Comparator):\n",
+            "imported.md": "```python\nfrom acme.types import NULL, Comparator\n```\n",
+        },
+        crawler,
+        null,
+        comparator,
+    )
+    assert buckets == {"declared.rst": Bucket.probably_fine, "imported.md": Bucket.must_update}
