@@ -1,11 +1,16 @@
-"""``python -m bench.docsync [--only NAME]``: doc sync's finding phase on real release pairs.
+"""``python -m bench.docsync``: doc sync's finding phase on release pairs drawn by a script.
 
-For each pair: fetch both sdists (cached), build a repository whose ``head``
-has the new release's code but the base release's docs (what a PR that forgot
-the docs looks like), compute the truth (see :mod:`bench.docsync.truth`), run
+The pairs come from :mod:`bench.docsync.eval_set` (widely used PyPI packages,
+fixed seed, a tuning and a held-out half). For each pair: a repository whose
+``head`` has the new release's code but the base release's docs (what a PR
+that forgot the docs looks like), the truth (:mod:`bench.docsync.truth`),
 ``prflow docsync --no-llm`` and ``prflow impact --no-llm`` against one running
-``prflow server`` (each timed, after one warm-up), and print recall and
-precision of must update + review, then the wall-time ratio last.
+``prflow server`` (each timed, after one warm-up); recall and precision of
+must update + review per half, then the wall-time ratio last.
+
+``--quick`` skips the server: it reads the stored ``prflow impact`` report of
+each pair (run once when missing) and runs the finding code in process, for
+tuning; its figures are the same code's, but not timed.
 """
 
 from __future__ import annotations
@@ -14,184 +19,243 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.docsync.edits import EditAudit, audit_edits
-from bench.docsync.truth import archive_texts, symbol_names, truth_docs
+from bench.docsync.eval_set import COUNT, SEED, DocPair, docsync_set
+from bench.docsync.in_process import findings_in_process
+from bench.docsync.repo import build_repo, griffe_objects
+from bench.docsync.truth import (
+    archive_texts,
+    line_truth_docs,
+    symbol_names,
+    truth_docs,
+    upstream_changed_lines,
+)
+from bench.eval_sets import HALVES, Half
 from bench.impact.errors import BenchError
 from bench.impact.fetch import python_sdist
-from bench.impact.griffe_anchor import _ONELINE as GRIFFE_LINE
-from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
+from bench.impact.layout import DEFAULT_ROOT, WorkDir
 from bench.impact.measure import run_checked
-from bench.impact.pairs import PythonPair
 from bench.impact.prflow_cli import PrflowCli
-from bench.impact.repos import BASE_REF, HEAD_REF, git, unpack_release
+from bench.impact.repos import BASE_REF, HEAD_REF
 from prflow.docsync.doc_index import DocGlobs
 
-PAIRS = (
-    PythonPair("click", "7.1.2", "8.0.0", import_package="click", search_path="src"),
-    PythonPair("werkzeug", "2.3.8", "3.0.0", import_package="werkzeug", search_path="src"),
-    PythonPair("marshmallow", "3.26.1", "4.0.0", import_package="marshmallow", search_path="src"),
-    PythonPair("packaging", "21.3", "22.0", import_package="packaging"),
-)
 FLAGGED = ("must_update", "review")
+HALF_TITLES: dict[Half, str] = {"tune": "tuning half", "held_out": "held-out half"}
 
 
 @dataclass(frozen=True)
 class PairScore:
-    label: str
+    item: DocPair
     docs: int
-    truth: set[str]
     flagged: set[str]
-    docsync_seconds: float
-    impact_seconds: float
+    truth: set[str]
+    """Docs upstream changed that name a broken object (:func:`bench.docsync.truth.truth_docs`)."""
+    line_truth: set[str]
+    """The stricter truth (:func:`bench.docsync.truth.line_truth_docs`)."""
+    evidence_changed: int
+    """Flagged truth docs whose first evidence line upstream changed or removed."""
+    docsync_seconds: float | None
+    impact_seconds: float | None
     edits: EditAudit | None = None
 
     @property
     def hits(self) -> int:
         return len(self.truth & self.flagged)
 
+    @property
+    def line_hits(self) -> int:
+        return len(self.line_truth & self.flagged)
+
 
 def _progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def build_repo(pair: PythonPair, work: WorkDir, base: Path, head: Path) -> Path:
-    """``base``: the base release; ``head``: the new code with the base release's docs."""
-    repo = work.root / "docsync-repos" / pair.slug
-    docs = DocGlobs()
-    if (repo / ".git").is_dir():
-        return repo
-    fresh_dir(repo)
-    git(repo, "init", "-q", "-b", "main")
-    unpack_release(base, repo, lambda _path: True)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", f"{pair.label}: base release")
-    git(repo, "tag", BASE_REF)
-    git(repo, "checkout", "-q", "-b", HEAD_REF)
-    git(repo, "rm", "-r", "-q", ".")
-    unpack_release(head, repo, lambda path: not docs.matches(path))
-    unpack_release(base, repo, docs.matches)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", f"{pair.label}: new code, old docs")
-    return repo
-
-
-def griffe_objects(repo: Path, pair: PythonPair) -> set[str]:
-    """API objects ``griffe check`` reports broken (its log lines, e.g. alias errors, skipped)."""
-    griffe = Path(sys.executable).parent / "griffe"
-    command = [str(griffe), "check", pair.import_package, "--against", BASE_REF]
-    command += ["--base-ref", HEAD_REF, "--search", pair.search_path or "."]
-    command += ["--format", "oneline", "--no-color"]
-    done = run_checked(command, cwd=repo, ok_codes=(0, 1))
-    found = set()
-    for line in (done.stderr + done.stdout).splitlines():
-        match = GRIFFE_LINE.match(line)
-        if match is not None:
-            found.add(match["object"].strip())
-    return found
-
-
-def run_docsync(cli: PrflowCli, repo: Path, report: Path) -> set[str]:
+def run_docsync(cli: PrflowCli, repo: Path, report: Path) -> dict[str, object]:
     report.unlink(missing_ok=True)
     command = [str(cli.binary), "docsync", "--repo", ".", "--base", BASE_REF, "--head", HEAD_REF]
     command += ["--no-llm", "--format", "json", "--output", str(report.resolve()), "--quiet"]
     run_checked(command, cwd=repo, env=cli.env())
-    data = json.loads(report.read_text(encoding="utf-8"))
-    return {doc["path"] for doc in data["docs"] if doc["bucket"] in FLAGGED}
-
-
-def findings_of(report: Path) -> dict[str, object]:
     loaded: dict[str, object] = json.loads(report.read_text(encoding="utf-8"))
     return loaded
 
 
-def score_pair(pair: PythonPair, work: WorkDir, *, edits: bool) -> PairScore:
-    _progress(f"fetching {pair.label}")
+def flagged_docs(findings: dict[str, object]) -> set[str]:
+    docs = findings["docs"]
+    assert isinstance(docs, list)
+    return {doc["path"] for doc in docs if doc["bucket"] in FLAGGED}
+
+
+def _evidence_changed(
+    findings: dict[str, object], truth: set[str], changed: dict[str, set[int]]
+) -> int:
+    """How many flagged truth docs point the agent at a line upstream changed."""
+    docs = findings["docs"]
+    assert isinstance(docs, list)
+    count = 0
+    for doc in docs:
+        if doc["bucket"] not in FLAGGED or doc["path"] not in truth:
+            continue
+        lines = [e["line"] for e in doc["evidence"] if e.get("line") and e["kind"] == "mention"]
+        if lines and lines[0] in changed.get(doc["path"], set()):
+            count += 1
+    return count
+
+
+def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> PairScore:
+    pair = item.pair
+    _progress(f"{HALF_TITLES[item.half]}: {pair.label}")
     base = python_sdist(work.downloads, pair.package, pair.base_version)
     head = python_sdist(work.downloads, pair.package, pair.head_version)
     repo = build_repo(pair, work, base, head)
     globs = DocGlobs()
     base_docs, head_docs = archive_texts(base, globs), archive_texts(head, globs)
-    _progress(f"griffe check {pair.label}")
-    # griffe reads the real releases (base tag vs the release-pair repo's head code)
-    changed = griffe_objects(repo, pair)
-    truth = truth_docs(base_docs, head_docs, symbol_names(changed))
-    cli = PrflowCli(work.prflow_state(pair) / "docsync")
+    changed_lines = upstream_changed_lines(base_docs, head_docs)
     reports = work.reports(pair)
     reports.mkdir(parents=True, exist_ok=True)
-    with cli.server():
-        run_docsync(cli, repo, reports / "docsync-warmup.json")
-        cli.impact(repo, reports / "impact-warmup.json")
-        _progress(f"timing {pair.label}")
-        started = time.perf_counter()
-        flagged = run_docsync(cli, repo, reports / "docsync.json")
-        docsync_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        cli.impact(repo, reports / "impact.json")
-        impact_seconds = time.perf_counter() - started
+    broken_file = reports / "griffe-objects.json"
+    if not broken_file.is_file():
+        broken_file.write_text(json.dumps(sorted(griffe_objects(repo, pair))))
+    names = symbol_names(json.loads(broken_file.read_text()))
+    line_truth = line_truth_docs(base_docs, head_docs, names)
+    cli = PrflowCli(work.prflow_state(pair) / "docsync")
+    docsync_seconds = impact_seconds = None
+    if quick:
+        if not (reports / "impact.json").is_file():
+            with cli.server():
+                cli.impact(repo, reports / "impact.json")
+        found = findings_in_process(repo, reports / "impact.json")
+    else:
+        with cli.server():
+            run_docsync(cli, repo, reports / "docsync-warmup.json")
+            cli.impact(repo, reports / "impact-warmup.json")
+            started = time.perf_counter()
+            found = run_docsync(cli, repo, reports / "docsync.json")
+            docsync_seconds = time.perf_counter() - started
+            started = time.perf_counter()
+            cli.impact(repo, reports / "impact.json")
+            impact_seconds = time.perf_counter() - started
     audit = None
-    if edits:
+    if edits and not quick:
         _progress(f"scripted edits {pair.label}")
-        found = findings_of(reports / "docsync.json")
         audit = audit_edits(repo, cli, found, reports / "docsync-edits.json")
     return PairScore(
-        pair.label, len(base_docs), truth, flagged, docsync_seconds, impact_seconds, audit
+        item,
+        len(base_docs),
+        flagged_docs(found),
+        truth_docs(base_docs, head_docs, names),
+        line_truth,
+        _evidence_changed(found, truth_docs(base_docs, head_docs, names), changed_lines),
+        docsync_seconds,
+        impact_seconds,
+        audit,
     )
 
 
+def _ratio(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {part / whole:.2f}" if whole else f"{part}/0"
+
+
+def print_half(half: Half, scores: Sequence[PairScore]) -> None:
+    title = HALF_TITLES[half]
+    print(f"### {title} ({len(scores)} pairs)")
+    print(
+        "| pair | docs | flagged | truth | hits | recall | precision "
+        "| line truth | hits | recall | precision | docsync s | impact s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for s in scores:
+        recall = s.hits / len(s.truth) if s.truth else 1.0
+        precision = s.hits / len(s.flagged) if s.flagged else 1.0
+        times = " | ".join(
+            f"{t:.1f}" if t is not None else "-" for t in (s.docsync_seconds, s.impact_seconds)
+        )
+        line_recall = s.line_hits / len(s.line_truth) if s.line_truth else 1.0
+        line_precision = s.line_hits / len(s.flagged) if s.flagged else 1.0
+        print(
+            f"| {s.item.pair.label} | {s.docs} | {len(s.flagged)} | {len(s.truth)} | {s.hits} | "
+            f"{recall:.2f} | {precision:.2f} | {len(s.line_truth)} | {s.line_hits} | "
+            f"{line_recall:.2f} | {line_precision:.2f} | {times} |"
+        )
+    for s in scores:
+        missed = sorted(s.truth - s.flagged)
+        extra = sorted(s.flagged - s.truth)
+        if missed or extra:
+            print(
+                f"{s.item.pair.label}: missed {missed[:8]}; flagged outside the truth {extra[:8]}"
+            )
+    for s in scores:
+        if s.edits is not None:
+            e = s.edits
+            print(
+                f"{s.item.pair.label} scripted edits: {e.docs} docs, {e.refused_not_unique} first "
+                f"attempts refused as not unique, {e.applied} applied, {e.with_reason} with a "
+                f"reason, {e.diffs_apply} diffs apply to head, {e.unique_at_head} old texts "
+                "unique at head"
+            )
+    truth = sum(len(s.truth) for s in scores)
+    flagged = sum(len(s.flagged) for s in scores)
+    hits = sum(s.hits for s in scores)
+    pointed = sum(s.evidence_changed for s in scores)
+    line_truth = sum(len(s.line_truth) for s in scores)
+    line_hits = sum(s.line_hits for s in scores)
+    print(
+        f"{title}, doc truth: recall {_ratio(hits, truth)} (goal >= 0.9), "
+        f"precision {_ratio(hits, flagged)} (goal >= 0.8)"
+    )
+    print(
+        f"{title}, line truth: recall {_ratio(line_hits, line_truth)} (goal >= 0.9), "
+        f"precision {_ratio(line_hits, flagged)} (goal >= 0.8)"
+    )
+    print(
+        f"{title}: the first evidence line is one upstream changed in "
+        f"{_ratio(pointed, hits)} of the truth docs found"
+    )
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.docsync")
-    parser.add_argument("--only", help="Run one package, e.g. click")
+    parser = argparse.ArgumentParser(prog="python -m bench.docsync", description=__doc__)
+    parser.add_argument("--only", help="Run one package of the set, e.g. click")
+    parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--count", type=int, default=COUNT)
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    parser.add_argument("--quick", action="store_true", help="In process, untimed (for tuning)")
     parser.add_argument(
         "--no-edits", action="store_true", help="Skip the scripted-edit audit (finding only)"
     )
     args = parser.parse_args(argv)
     work = WorkDir(args.root)
-    pairs = [p for p in PAIRS if args.only in (None, p.package)]
-    scores: list[PairScore] = []
     try:
-        for pair in pairs:
-            scores.append(score_pair(pair, work, edits=not args.no_edits))
+        drawn = docsync_set(work, seed=args.seed, count=args.count)
+        chosen = [
+            item
+            for item in drawn
+            if args.only in (None, item.pair.package) and args.half in ("both", item.half)
+        ]
+        scores = [score_pair(i, work, edits=not args.no_edits, quick=args.quick) for i in chosen]
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
-    print("| pair | docs | truth | flagged | hits | recall | precision | docsync s | impact s |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for s in scores:
-        recall = s.hits / len(s.truth) if s.truth else 1.0
-        precision = s.hits / len(s.flagged) if s.flagged else 1.0
+    print(f"doc sync evaluation set: seed {args.seed}, {len(drawn)} pairs drawn")
+    print()
+    for half in HALVES:
+        in_half = [s for s in scores if s.item.half == half]
+        if in_half:
+            print_half(half, in_half)
+    timed = [s for s in scores if s.docsync_seconds is not None and s.impact_seconds is not None]
+    if timed:
+        docsync = sum(s.docsync_seconds or 0.0 for s in timed)
+        impact = sum(s.impact_seconds or 0.0 for s in timed)
         print(
-            f"| {s.label} | {s.docs} | {len(s.truth)} | {len(s.flagged)} | {s.hits} | "
-            f"{recall:.2f} | {precision:.2f} | {s.docsync_seconds:.1f} | {s.impact_seconds:.1f} |"
+            f"ratio: docsync finding {docsync:.1f}s / prflow impact {impact:.1f}s "
+            f"= {docsync / max(impact, 1e-9):.2f}x"
         )
-    for s in scores:
-        missed = sorted(s.truth - s.flagged)
-        extra = sorted(s.flagged - s.truth)
-        print(f"{s.label}: missed {missed[:8]}; flagged outside the truth {extra[:8]}")
-    for s in scores:
-        if s.edits is not None:
-            e = s.edits
-            print(
-                f"{s.label} scripted edits: {e.docs} docs, {e.refused_not_unique} first attempts "
-                f"refused as not unique, {e.applied} applied, {e.with_reason} with a reason, "
-                f"{e.diffs_apply} diffs apply to head, {e.unique_at_head} old texts unique at head"
-            )
-    truth = sum(len(s.truth) for s in scores)
-    flagged = sum(len(s.flagged) for s in scores)
-    hits = sum(s.hits for s in scores)
-    print(
-        f"overall: recall {hits}/{truth} = {hits / max(truth, 1):.2f} (goal >= 0.9), "
-        f"precision {hits}/{flagged} = {hits / max(flagged, 1):.2f} (goal >= 0.7)"
-    )
-    docsync = sum(s.docsync_seconds for s in scores)
-    impact = sum(s.impact_seconds for s in scores)
-    print(
-        f"ratio: docsync finding {docsync:.1f}s / prflow impact {impact:.1f}s "
-        f"= {docsync / max(impact, 1e-9):.2f}x"
-    )
     return 0
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from prflow.agent.outcome import AgentOutcome, StopReason
 from prflow.docsync.models import AffectedDoc, Target
+from prflow.docsync.report import seen_text
 from prflow.docsync.run_models import DocOutcome, DocStatus
 from prflow.llm.messages import ToolSpec
 
@@ -53,7 +54,7 @@ def doc_message(doc: AffectedDoc, text: str, targets: list[Target], *, base: str
     ]
     for item in doc.evidence:
         where = f"line {item.line}: " if item.line else ""
-        lines.append(f"- {where}{item.kind.value} `{item.target}`: {item.excerpt}")
+        lines.append(f"- {where}{item.kind.value} `{item.target}`{seen_text(item)}: {item.excerpt}")
     lines += ["", "## What changed"]
     for target in relevant[:MAX_TARGETS]:
         extra = f" -> `{target.replacement}`" if target.replacement else ""

@@ -31,7 +31,15 @@ DEFAULT_DOC_GLOBS = (
     "*.asciidoc",
     "README*",
 )
-_HISTORY = re.compile(r"^(changelog|changes|history|news|release[-_ ]?notes)\b", re.IGNORECASE)
+_HISTORY = re.compile(
+    r"^(changelog|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d)",
+    re.IGNORECASE,
+)
+_HISTORY_DIRS = re.compile(
+    r"(?:^|/)(changelogs?|changes|history|news|releases?|release[-_]notes|whats-?new)/",
+    re.IGNORECASE,
+)
+"""Release notes live in folders too (``doc/release/api_1.0.rst``): history is not rewritten."""
 _SKIPPED_DIRS = ("node_modules/", "vendor/", ".git/", "site-packages/")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*(?:\n|\Z)", re.DOTALL)
 _MAPPING_KEYS = ("attention", "docsync", "watch")
@@ -57,6 +65,8 @@ class DocGlobs:
         if self.custom:
             return True
         if path.startswith(_SKIPPED_DIRS) or any(f"/{d}" in path for d in _SKIPPED_DIRS):
+            return False
+        if _HISTORY_DIRS.search(path) is not None:
             return False
         return _HISTORY.match(path.rsplit("/", 1)[-1]) is None
 

@@ -2,10 +2,12 @@
 
 A doc line naming a target scores the target's weight. A symbol counts only
 where it is named like code (:mod:`prflow.docsync.mentions`); for one whose
-signature or type changed, a call that may pass what changed or a line about
-its parameters scores in full, a bare reference or a prose mention much less
-(an example call goes stale, a pointer to the function does not). A doc's score is its
-best evidence plus a little for each further target it names. Front-matter
+signature or type changed, a call that can see the change or a line naming a
+changed parameter scores in full, with that parameter on the evidence; a call
+that cannot see it, a bare reference or a prose mention much less (an example
+passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not).
+A doc's score is its best evidence plus a little for each further target it
+names. Front-matter
 mappings score like a mention of the file's strongest change. Then scores flow
 backwards along links: a doc linking to an affected doc gets ``link_decay`` of
 its score, up to ``link_depth`` hops; a doc is visited again only when it gets
@@ -52,7 +54,15 @@ STRONG_EVIDENCE = 0.5
 MAPPED_WEAK = 0.6
 """A front-matter mapping to a file that changed without a breaking change: review it."""
 MAX_EVIDENCE = 25
+_CALL_LINES = 20
+"""A call's arguments are looked for this many code lines past the line naming it."""
 _EXCERPT = 200
+
+
+@dataclass(frozen=True)
+class _Hit:
+    score: float
+    seen: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,14 +74,14 @@ class _Matcher:
     in_code: tuple[re.Pattern[str], ...]
     link_path: str | None = None
 
-    def score(self, line: LineContext, in_block: bool) -> float | None:
+    def score(self, line: LineContext, in_block: bool, following: str = "") -> _Hit | None:
         """The score of this line for the target, None when it does not name it."""
         patterns = (*self.anywhere, *self.in_code)
         hit_any = any(p.search(code) for p in patterns for code in line.code)
         hit_any = hit_any or any(p.search(line.text) for p in self.anywhere)
         if self.link_path is not None and self.link_path in line.resolved_links:
             hit_any = True
-        return self.target.weight if hit_any else None
+        return _Hit(self.target.weight) if hit_any else None
 
 
 @dataclass(frozen=True)
@@ -82,24 +92,25 @@ class _SymbolMatcher:
     target: Target
     mentions: SymbolMentions
 
-    def score(self, line: LineContext, in_block: bool) -> float | None:
-        strength = self.mentions.strength(line, in_block)
-        if strength is Strength.none:
+    def score(self, line: LineContext, in_block: bool, following: str = "") -> _Hit | None:
+        mention = self.mentions.judge(line, in_block, following)
+        if mention.strength is Strength.none:
             return None
         weight = self.target.weight
         if self.target.change in (Change.signature, Change.modified):
-            if strength is Strength.reference:
+            if mention.strength is Strength.reference:
                 weight *= REFERENCE_FACTOR
-            elif strength is Strength.prose:
+            elif mention.strength is Strength.prose:
                 weight *= PROSE_FACTOR
-        return weight
+        return _Hit(weight, mention.seen)
 
 
 def matcher_for(target: Target) -> _Matcher | _SymbolMatcher | None:
     """How a doc line names ``target``; None when its name is too vague to look for."""
     name = target.name
     if target.kind == TargetKind.symbol:
-        mentions = SymbolMentions.of(name, target.source, tuple(target.params))
+        signatures = (target.before, target.after)
+        mentions = SymbolMentions.of(name, target.source, tuple(target.params), signatures)
         return _SymbolMatcher(target, mentions) if mentions is not None else None
     if target.kind == TargetKind.path:
         path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
@@ -179,14 +190,17 @@ def find_affected_docs(
 
 def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) -> list[Evidence]:
     best: dict[str, Evidence] = {}
-    for number, line, fenced in doc_lines(text, doc):
+    lines = list(doc_lines(text, doc))
+    for index, (number, line, fenced) in enumerate(lines):
         in_block = fenced or _CODE_LINE.match(line) is not None
         context = LineContext.of(line, in_block, doc)
+        following = _following_code(lines, index) if in_block and "(" in line else ""
         for matcher in matchers:
-            score = matcher.score(context, in_block)
+            hit = matcher.score(context, in_block, following)
             name = matcher.target.name
-            if score is None:
+            if hit is None:
                 continue
+            score = hit.score
             if name in best and (best[name].score, _calls(best[name])) >= (score, _calls(line)):
                 continue  # the first, best line wins; a call shows the signature best
             best[name] = Evidence(
@@ -197,8 +211,19 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) ->
                 line=number,
                 excerpt=line.strip()[:_EXCERPT],
                 score=round(score, 3),
+                seen=list(hit.seen),
             )
     return list(best.values())
+
+
+def _following_code(lines: list[tuple[int, str, bool]], index: int) -> str:
+    """The code lines after ``lines[index]``, where a call's arguments may go on."""
+    taken: list[str] = []
+    for _number, line, fenced in lines[index + 1 : index + 1 + _CALL_LINES]:
+        if not (fenced or _CODE_LINE.match(line)):
+            break
+        taken.append(line)
+    return "\n".join(taken)
 
 
 def _calls(item: Evidence | str) -> bool:

@@ -11,9 +11,13 @@ anywhere. Inside code, string literals and comments are not code: ``'text/html;
 charset=utf-8'`` names no ``charset`` attribute.
 
 A line naming a symbol whose signature changed is *strong* evidence when it
-calls the symbol or names a changed parameter (an example call or an argument
-description is what goes stale), and a *reference* otherwise (``:meth:`X.y```
-still points at the right thing).
+calls the symbol in a way that can see the change (:mod:`prflow.docsync.calls`:
+it passes a changed parameter, or lacks one now required) or names a changed
+parameter, and the evidence says which parameter; it is a *reference* otherwise
+(``f('x')`` after a keyword-only parameter changed still works, and
+``:meth:`X.y``` still points at the right thing). A local of the same name
+(``random_state = ...``) is no use of a removed top-level name, and a dotted path
+naming another owner (``connectivity.utils``) is no use of a member.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from enum import IntEnum
 
 from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
 from prflow.analysis.stale_docs import _LineContext as LineContext
+from prflow.docsync.calls import CallArguments, Signature, balanced, parameters, seen_changes
 
 _PLAIN_WORD = re.compile(r"[a-z]+")
 _CODE_DIRECTIVE = re.compile(
@@ -45,6 +50,10 @@ _ABOUT_PARAMETERS = re.compile(
 )
 """Prose about a callable's parameters: with the symbol named, the line describes them."""
 _RECEIVERS = frozenset({"self", "cls", "this"})
+_DEFINES = re.compile(r"\b(?:def|class)\s+$")
+_SIGNATURE_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:py:)?(?:method|function|classmethod|staticmethod|class)::"
+)
 
 
 class Strength(IntEnum):
@@ -61,8 +70,13 @@ def is_common(name: str) -> bool:
 
 
 def is_vague(name: str) -> bool:
-    """A name that is also an ordinary word: it counts only where it reads as code."""
-    return is_common(name) or _PLAIN_WORD.fullmatch(name) is not None
+    """A name that is also an ordinary word, or an all-capitals one (``NULL``, ``JSON``: SQL
+    and acronyms in prose): it counts only where it reads as code."""
+    return (
+        is_common(name)
+        or _PLAIN_WORD.fullmatch(name) is not None
+        or (name.isalpha() and name.isupper())
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -122,18 +136,9 @@ def _keyword_use(param: tuple[str, str | None] | None) -> tuple[bool, str | None
 
 def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     """Name -> (kind, default) of a Python signature ``name(a, b=1, *, c) -> T``."""
-    if not signature or "(" not in signature:
+    spec = parameters(signature)
+    if spec is None:
         return None
-    inside = _balanced(signature[signature.index("(") :])
-    if inside is None:
-        return None
-    try:
-        tree = ast.parse(f"def _({inside}): pass")
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    function = tree.body[0]
-    assert isinstance(function, ast.FunctionDef)
-    spec = function.args
     found: dict[str, tuple[str, str | None]] = {}
     positional = [*spec.posonlyargs, *spec.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(spec.defaults))
@@ -150,22 +155,15 @@ def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     return found
 
 
-def _balanced(text: str) -> str | None:
-    """What is inside the parentheses ``text`` opens with."""
-    depth = 0
-    quote: str | None = None
-    for index, char in enumerate(text):
-        if quote is not None:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[1:index]
-    return None
+@dataclass(frozen=True)
+class Mention:
+    """How strongly a line names a symbol, and the changed parameters it passes or names."""
+
+    strength: Strength
+    seen: tuple[str, ...] = ()
+
+
+_NONE = Mention(Strength.none)
 
 
 @dataclass(frozen=True)
@@ -182,12 +180,20 @@ class SymbolMentions:
     params: tuple[str, ...]
     constructor: bool
     vague: bool
+    before: Signature | None = None
+    after: Signature | None = None
+    """How callers passed arguments at base and pass them at head (both, or neither known)."""
 
     @classmethod
     def of(
-        cls, name: str, source: str | None = None, params: tuple[str, ...] = ()
+        cls,
+        name: str,
+        source: str | None = None,
+        params: tuple[str, ...] = (),
+        signatures: tuple[str | None, str | None] = (None, None),
     ) -> SymbolMentions | None:
-        """None when the name is too vague to look for (other dunders, a common class)."""
+        """None when the name is too vague to look for (other dunders, a common class).
+        ``signatures``: impact's renderings at base and head, for a changed signature."""
         parts = name.split(".")
         last = parts[-1]
         constructor = False
@@ -196,6 +202,10 @@ class SymbolMentions:
                 return None  # other dunders are named by their operators, not their names
             parts, last, constructor = parts[:-1], parts[-2], True
         module = _python_module(source or "") or ""
+        bound = constructor or len(parts) > 1
+        before = Signature.parse(signatures[0], bound=bound)
+        after = Signature.parse(signatures[1], bound=bound)
+        known = before is not None and after is not None
         return cls(
             name=".".join(parts),
             member=last,
@@ -204,100 +214,140 @@ class SymbolMentions:
             params=params,
             constructor=constructor,
             vague=not constructor and is_vague(last),
+            before=before if known else None,
+            after=after if known else None,
         )
 
-    def strength(self, line: LineContext, in_code: bool) -> Strength:
-        """How strongly ``line`` names the symbol (``in_code``: the whole line is code)."""
+    def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
+        return self.judge(line, in_code, following).strength
+
+    def judge(self, line: LineContext, in_code: bool, following: str = "") -> Mention:
+        """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
+        ``following``: the code after it, where a call's arguments may go on)."""
         if self.member not in line.text:
-            return Strength.none  # every way of naming it spells its name
+            return _NONE  # every way of naming it spells its name
         codes = [bare_code(c) for c in line.code] if self.vague else list(line.code)
         prose = line.text if in_code else _without_spans(line.text)
         texts = [*codes, prose]
-        called = max(self._called(t) for t in texts)
-        if called is Strength.strong:
+        tail = "\n" + following if in_code and following else ""
+        called = max((self._called(t, tail) for t in texts), key=lambda m: m.strength)
+        if called.strength is Strength.strong:
             return called
-        named = called
+        named = called.strength
         qualified = "." in self.name and any(word(self.name).search(t) for t in texts)
         if qualified or any(self._as_identifier(c, whole=not in_code) for c in codes):
             named = Strength.reference
-        elif not self.vague and not self.constructor and word(self.member).search(prose):
+        elif not (in_code or self.vague or self.constructor) and word(self.member).search(prose):
             named = Strength.prose
-        if named >= Strength.reference and self._about_parameters(codes, prose):
-            return Strength.strong
-        return named
+        if named >= Strength.reference:
+            about = self._about_parameters(codes, prose)
+            if about is not None:
+                return Mention(Strength.strong, about)
+        return Mention(named)
 
-    def _called(self, text: str) -> Strength:
-        """A call: strong when its arguments may be what changed (positional ones, a changed
-        parameter, an argument list that goes on past the line), a reference when they
-        cannot be (no arguments, or only keywords that did not change)."""
-        best = Strength.none
+    def _called(self, text: str, tail: str) -> Mention:
+        """A call: strong when it can see the change (it passes a changed parameter, or
+        lacks one now required), naming what it sees; a reference when it cannot."""
+        best = _NONE
+        if _SIGNATURE_DIRECTIVE.match(text):
+            return best  # ``.. method:: name(args)`` declares, it does not call
         for match in _call(self.member).finditer(text):
+            if _DEFINES.search(text[: match.start()]):
+                continue  # ``def from_crawler(cls, crawler)``: the reader's own method
             receiver = re.search(r"([\w$]+)\s*\.\s*$", text[: match.start()])
             if not self._receiver_ok(receiver.group(1) if receiver else None):
                 continue
-            if self._arguments_may_break(text[match.end() - 1 :]):
-                return Strength.strong
-            best = Strength.reference
+            seen = self._sees_change(text[match.end() - 1 :] + tail)
+            if seen is not None:
+                return Mention(Strength.strong, seen)
+            best = Mention(Strength.reference)
         return best
 
-    def _arguments_may_break(self, call: str) -> bool:
-        if not self.params:
-            return True  # what changed is unknown
-        inside = _balanced(call)
-        if inside is None:
-            return True  # the arguments go on past this line
-        try:
-            parsed = ast.parse(f"_({inside})", mode="eval").body
-        except (SyntaxError, ValueError, RecursionError):
-            return True  # not Python: cannot tell
-        if not isinstance(parsed, ast.Call) or parsed.args:
-            return True
-        return any(k.arg is None or k.arg in self.params for k in parsed.keywords)
+    def _sees_change(self, call: str) -> tuple[str, ...] | None:
+        """The changed parameters a call starting at ``call``'s parenthesis sees; None when
+        it sees none; empty when it may see one that cannot be named."""
+        inside = balanced(call)
+        arguments = CallArguments.parse(_unprompted(inside)) if inside is not None else None
+        if self.before is not None and self.after is not None:
+            if arguments is None:
+                return ()  # not Python, or it goes on out of sight: cannot tell
+            return tuple(seen_changes(self.before, self.after, arguments)) or None
+        if not self.params or arguments is None or arguments.positional or arguments.unpacks:
+            return ()  # what changed, or what the call passes, is unknown
+        passed = tuple(sorted(arguments.keywords & set(self.params)))
+        return passed or None
 
     def _receiver_ok(self, receiver: str | None) -> bool:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
-        could be its class or an instance of it; a top-level name a module part or none."""
+        could be its class or an instance of it (bare, only an identifier-shaped name: a
+        bare ``copy()`` is some other ``copy``); a top-level name a module part or none."""
         if self.owner is None or self.constructor:
             if receiver is None:
                 return True
-            return receiver in self.qualifiers or receiver == self.owner or not self.vague
+            if receiver in self.qualifiers or receiver == self.owner:
+                return True
+            return not self.vague and not receiver[:1].isupper()  # not `Integer.Comparator`
         if receiver is None:
-            return True
+            return not self.vague
         return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
 
     def _as_identifier(self, code: str, *, whole: bool) -> bool:
-        """The name in code where it reads as an identifier (any word, when not vague)."""
-        pattern = word(self.member)
+        """The name in code where it reads as this identifier: not where the dotted path
+        before it names another owner (``connectivity.utils`` for ``classification.utils``),
+        and, for a top-level name, not where code binds a local of the same name
+        (``random_state = ...``, ``f(random_state=1)``)."""
+        uses = [m for m in word(self.member).finditer(code) if self._is_use(code, m)]
+        if not uses:
+            return False
         if not self.vague:
-            return pattern.search(code) is not None and not self.constructor
+            return not self.constructor
         stripped = code.strip().removesuffix("()")
         if whole and stripped == self.member and not is_common(self.member):
-            return True  # `review` alone in a code span
-        if _IMPORT.match(code) and pattern.search(code):
+            return self.owner is None  # `review` alone in a code span; whose `spider`?
+        if _IMPORT.match(code):
             return True
         directive = _OBJECT_DIRECTIVE.match(code)
         if directive is not None and directive.group(1) == self.member:
             return True
-        for match in pattern.finditer(code):
+        for match in uses:
             before, after = code[: match.start()], code[match.end() :]
-            if before.endswith("@") or re.search(r"\b(?:def|class)\s+$", before):
+            if before.endswith("@"):
                 return True
-            receiver = re.search(r"([\w$]+)\.$", before)
-            if receiver and not after.startswith(".") and self._receiver_ok(receiver.group(1)):
+            if before.endswith(".") and not after.startswith("."):
                 return True
         return False
 
-    def _about_parameters(self, codes: list[str], prose: str) -> bool:
-        """A changed parameter named, or the prose talking about the parameters."""
-        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
-            return True
+    def _is_use(self, code: str, match: re.Match[str]) -> bool:
+        before, after = code[: match.start()], code[match.end() :]
+        if _DEFINES.search(before):
+            return False  # the doc defines its own function or class of that name
+        if before.endswith("."):
+            receiver = re.search(r"([\w$]+)\.$", before)
+            if receiver is None:
+                return not self.vague  # ``G[v].copy``: whose ``copy`` cannot be told
+            return self._receiver_ok(receiver.group(1))
+        if self.owner is None and re.match(r"\s*=(?!=)", after):
+            return False  # a local or a keyword argument of the same name
+        return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))
+
+    def _about_parameters(self, codes: list[str], prose: str) -> tuple[str, ...] | None:
+        """The changed parameters the line names (``timeout=``, `` `timeout` ``), or empty
+        when its prose talks about the parameters without naming one; None otherwise."""
+        named: list[str] = []
         for param in self.params:
-            pattern = word(param)
-            if re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose):
-                return True
-            if any(pattern.search(c) for c in codes):
-                return True
-        return False
+            assigned = re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose)
+            if assigned or any(word(param).search(c) for c in codes):
+                named.append(param)
+        if named:
+            return tuple(named)
+        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
+            return ()
+        return None
+
+
+def _unprompted(arguments: str) -> str:
+    """A call's arguments without the doctest prompts of its continuation lines."""
+    return re.sub(r"\n\s*(?:>>>|\.\.\.)(?: |$)", "\n", arguments)
 
 
 def _without_spans(text: str) -> str:

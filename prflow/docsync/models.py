@@ -40,6 +40,8 @@ class Target(BaseModel):
         default_factory=list,
         description="For a changed signature: the parameters added, removed or changed",
     )
+    before: str | None = Field(default=None, description="For a changed signature: at base")
+    after: str | None = Field(default=None, description="For a changed signature: at head")
     leaf_alive: bool = Field(
         default=False,
         description="For a removed config key: its last part is still a key of the file at "
@@ -63,6 +65,11 @@ class Evidence(BaseModel):
     line: int | None = None
     excerpt: str = ""
     score: float = Field(ge=0, le=1)
+    seen: list[str] = Field(
+        default_factory=list,
+        description="For a changed signature: the changed parameters this line passes, lacks "
+        "or names (what makes it stale)",
+    )
     via: str | None = Field(default=None, description="For a link: the affected doc linked to")
 
 

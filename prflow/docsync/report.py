@@ -126,7 +126,15 @@ def _evidence(item: Evidence) -> str:
         return f"line {item.line}: front matter maps it to `{item.target}`"
     change = f", {item.change.value}" if item.change else ""
     kind = item.target_kind.value.replace("_", " ") if item.target_kind else "target"
-    return f"line {item.line}: {kind} `{_cell(item.target)}`{change}: {excerpt}"
+    return f"line {item.line}: {kind} `{_cell(item.target)}`{change}{seen_text(item)}: {excerpt}"
+
+
+def seen_text(item: Evidence) -> str:
+    """`` (changed parameter `timeout`)``: what the line passes, lacks or names that changed."""
+    if not item.seen:
+        return ""
+    names = ", ".join(f"`{_cell(name)}`" for name in item.seen)
+    return f" (changed parameter{'s' if len(item.seen) > 1 else ''} {names})"
 
 
 def _cell(text: str) -> str:

@@ -85,6 +85,8 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             replacement=item.new_name,
             source=item.file,
             params=changed_params(item.before, item.after) if change == Change.signature else [],
+            before=item.before if change == Change.signature else None,
+            after=item.after if change == Change.signature else None,
         )
 
 

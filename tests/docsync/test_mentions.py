@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.doc_index import DocGlobs
 from prflow.docsync.finding import find_affected_docs
 from prflow.docsync.mentions import changed_params, doc_lines
 from prflow.docsync.models import Bucket, Change, Target, TargetKind
@@ -156,3 +157,125 @@ def test_a_moved_config_key_is_stale_only_by_its_full_path() -> None:
         "full.md": Bucket.must_update,
         "gone.md": Bucket.must_update,
     }
+
+
+def _signature_target(name: str, before: str, after: str, source: str) -> Target:
+    return Target(
+        kind=TargetKind.symbol,
+        name=name,
+        change=Change.signature,
+        weight=0.9,
+        source=source,
+        params=changed_params(before, after),
+        before=before,
+        after=after,
+    )
+
+
+def test_a_call_that_cannot_pass_what_changed_is_probably_fine() -> None:
+    fetch = _signature_target(
+        "fetch",
+        "fetch(url, retries=3, timeout=10)",
+        "fetch(url, retries=3, *, deadline=None)",
+        "acme/client.py",
+    )
+    docs = {
+        "one_positional.md": "```python\nfetch('https://example.org')\n```\n",
+        "retries.md": "```python\nfetch('https://example.org', 5)\n```\n",
+        "timeout.md": "```python\nfetch('https://example.org', timeout=3)\n```\n",
+        "positional_timeout.rst": ">>> fetch('https://example.org', 5, 30)\n",
+        "multi_line.md": "```python\nfetch(\n    'https://example.org',\n    timeout=3,\n)\n```\n",
+    }
+    found = {d.path: d for d in find_affected_docs([fetch], MemoryTree(docs)).docs}
+    assert found["one_positional.md"].bucket == Bucket.probably_fine
+    assert found["retries.md"].bucket == Bucket.probably_fine  # `retries` did not change
+    for stale in ("timeout.md", "positional_timeout.rst", "multi_line.md"):
+        assert found[stale].bucket == Bucket.must_update, stale
+        assert found[stale].evidence[0].seen == ["timeout"], stale
+
+
+def test_a_method_call_does_not_pass_self_and_a_new_required_parameter_is_seen() -> None:
+    connect = _signature_target(
+        "Pool.connect",
+        "Pool.connect(self, host, port=5432)",
+        "Pool.connect(self, host, port=5432, *, user)",
+        "acme/pool.py",
+    )
+    found = find_affected_docs(
+        [connect],
+        MemoryTree({"pool.md": "```python\npool.connect('db', 5433)\n```\n"}),
+    )
+    doc = found.docs[0]
+    assert doc.bucket == Bucket.must_update
+    assert doc.evidence[0].seen == ["user"]  # the call lacks what is now required
+
+
+def test_a_local_of_the_same_name_or_another_modules_member_is_not_a_use() -> None:
+    random_state = Target(
+        kind=TargetKind.symbol, name="random_state", change=Change.removed, weight=1.0
+    )
+    utils = Target(
+        kind=TargetKind.symbol,
+        name="networkx.algorithms.node_classification.utils",
+        change=Change.removed,
+        weight=1.0,
+    )
+    copy = Target(
+        kind=TargetKind.symbol, name="FilterAtlas.copy", change=Change.removed, weight=1.0
+    )
+    buckets = _buckets(
+        {
+            "local.rst": ">>> random_state = numpy.random.RandomState(42)\n",
+            "keyword.md": "```python\ndef shuffle(random_state=None):\n    pass\n```\n",
+            "used.md": "```python\nfrom networkx.utils import random_state\n```\n",
+            "other_utils.rst": ".. automodule:: networkx.algorithms.connectivity.utils\n",
+            "other_import.md": "```python\nfrom networkx.utils import np_random_state\n```\n",
+            "own_utils.rst": ".. automodule:: networkx.algorithms.node_classification.utils\n",
+            "bare_copy.md": "```python\nH = G[v].copy()\nlinks = copy()\n```\n",
+            "atlas_copy.md": "```python\ndef snapshot(self):\n    return self.copy()\n```\n",
+        },
+        random_state,
+        utils,
+        copy,
+    )
+    assert buckets == {
+        "used.md": Bucket.must_update,
+        "own_utils.rst": Bucket.must_update,
+        "atlas_copy.md": Bucket.must_update,
+    }
+
+
+def test_release_notes_in_their_own_folders_are_history() -> None:
+    globs = DocGlobs()
+    assert not globs.matches("doc/release/api_1.0.rst")
+    assert not globs.matches("docs/whatsnew/v2.0.rst")
+    assert not globs.matches("docs/news/1234.feature.md")
+    assert not globs.matches("doc/release_2.0.rst")
+    assert globs.matches("docs/releasing.md")  # how to make a release is a guide
+    assert globs.matches("docs/api.rst")
+
+
+def test_definitions_capital_words_and_other_classes_attributes_are_not_uses() -> None:
+    crawler = _signature_target(
+        "Queue.from_crawler",
+        "Queue.from_crawler(cls, crawler, downstream_queue_cls, key)",
+        "Queue.from_crawler(cls, crawler, downstream_queue_cls, key, start_queue_cls)",
+        "scrapy/pqueues.py",
+    )
+    null = Target(kind=TargetKind.symbol, name="NULL", change=Change.removed, weight=1.0)
+    comparator = Target(
+        kind=TargetKind.symbol, name="Comparator", change=Change.removed, weight=1.0
+    )
+    buckets = _buckets(
+        {
+            "own_method.rst": "Write one::\n\n    def from_crawler(cls, crawler):\n        pass\n",
+            "declared.rst": ".. method:: from_crawler(cls, crawler)\n",
+            "sql.rst": "    user_name VARCHAR(40) NOT NULL,\n",
+            "other_class.rst": "::\n\n    class PointComparator(CompositeProperty.Comparator):\n",
+            "imported.md": "```python\nfrom acme.types import NULL, Comparator\n```\n",
+        },
+        crawler,
+        null,
+        comparator,
+    )
+    assert buckets == {"declared.rst": Bucket.probably_fine, "imported.md": Bucket.must_update}

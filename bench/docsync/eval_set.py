@@ -1,0 +1,261 @@
+"""The doc sync evaluation set: release pairs drawn by :mod:`bench.eval_sets`, with a seed.
+
+A drawn PyPI pair is *eligible* when both releases ship an sdist (``.tar.gz``)
+that pip fetches within :data:`FETCH_SECONDS`, the base ships docs (at least
+:data:`MIN_DOCS` files of the default doc globs), the package's import root can be
+found in it, and the truth (:mod:`bench.docsync.truth`) is not empty: upstream
+changed at least one doc between the two releases that names an API object
+``griffe check`` reports broken. Every decision, with its reason, is cached in
+``bench/.work/docsync-eligibility/`` (a rerun fetches and checks nothing again).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from bench.docsync.repo import build_repo, griffe_objects
+from bench.docsync.truth import archive_texts, symbol_names, truth_docs
+from bench.eval_sets import Half, LineKind, ReleasePair, sample_pairs
+from bench.impact.errors import BenchError
+from bench.impact.fetch import _cached_sdist
+from bench.impact.layout import WorkDir
+from bench.impact.pairs import PythonPair
+from prflow.docsync.doc_index import DocGlobs
+
+SEED = 29
+"""The issue that asked for the set; any fixed number would do."""
+COUNT = 20
+KIND: LineKind = "major"
+"""Major-line boundaries: where upstream breaks APIs and rewrites docs alongside."""
+FETCH_SECONDS = 300
+MIN_DOCS = 3
+"""A release ships docs when it has at least this many doc files (a README alone is not docs)."""
+RULES = "2"
+"""Bump when eligibility or the truth changes: cached decisions of another version are redone."""
+_NOT_PACKAGES = re.compile(r"^(tests?|testing|docs?|examples?|benchmarks?|scripts?|tools?)$")
+
+
+@dataclass(frozen=True)
+class DocPair:
+    """An eligible pair: what the bench runs, and which half it is in."""
+
+    pair: PythonPair
+    half: Half
+    truth: frozenset[str]
+    broken: int
+    """How many API objects griffe reports broken."""
+
+
+def _progress(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def fetch_sdist(downloads: Path, package: str, version: str) -> Path:
+    """The ``.tar.gz`` sdist of ``package==version`` via ``pip download`` (cached), bounded
+    in time: a release whose metadata needs a long native build is not eligible.
+
+    pip prepares an sdist's metadata before it keeps it; in a venv that already holds the
+    common build backends (:data:`BUILD_BACKENDS`) that takes seconds without build
+    isolation, instead of a fresh build environment per archive. A release those
+    backends cannot prepare is fetched again the ordinary, isolated way."""
+    cached = _cached_sdist(downloads, package, version)
+    if cached is not None:
+        return cached
+    downloads.mkdir(parents=True, exist_ok=True)
+    command = ["-m", "pip", "download", "--no-deps", "--no-binary", package, "--quiet"]
+    command += ["--dest", str(downloads), f"{package}=={version}"]
+    attempts = [[str(_fetch_python(downloads.parent)), *command, "--no-build-isolation"]]
+    attempts.append([sys.executable, *command])
+    detail = "none"
+    for attempt in attempts:
+        try:
+            done = subprocess.run(
+                attempt, capture_output=True, text=True, check=False, timeout=FETCH_SECONDS
+            )
+        except subprocess.TimeoutExpired:
+            detail = f"pip download took over {FETCH_SECONDS}s"
+            continue
+        found = _cached_sdist(downloads, package, version)
+        if done.returncode == 0 and found is not None:
+            return found
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        detail = lines[-1] if lines else detail
+    raise BenchError(f"no .tar.gz sdist of {package}=={version}: {detail}")
+
+
+BUILD_BACKENDS = (
+    "setuptools",
+    "wheel",
+    "setuptools-scm",
+    "hatchling",
+    "hatch-vcs",
+    "hatch-fancy-pypi-readme",
+    "flit-core",
+    "poetry-core",
+    "pdm-backend",
+)
+
+
+def _fetch_python(root: Path) -> Path:
+    """The interpreter of the bench's fetch venv (made once, with :data:`BUILD_BACKENDS`)."""
+    venv = root / "fetch-venv"
+    python = venv / "bin" / "python"
+    if not (venv / "backends-installed").is_file():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        install = [str(python), "-m", "pip", "install", "--quiet", *BUILD_BACKENDS]
+        subprocess.run(install, check=True, capture_output=True)
+        (venv / "backends-installed").touch()
+    return python
+
+
+def import_root(archive: Path, package: str) -> tuple[str, str] | None:
+    """(import package, search path) of an sdist: ``top_level.txt`` when it names one
+    package directory, else the package directory (top level, ``src/`` or ``lib/``) whose
+    name is closest to the distribution's."""
+    with tarfile.open(archive) as tar:
+        names = ["/".join(PurePosixPath(m.name).parts[1:]) for m in tar.getmembers()]
+        top_level: list[str] = []
+        for member in tar.getmembers():
+            if member.name.endswith(".egg-info/top_level.txt") and member.isfile():
+                data = tar.extractfile(member)
+                if data is not None:
+                    top_level = data.read().decode("utf-8", "replace").split()
+                break
+    inits = {n.removesuffix("/__init__.py") for n in names if n.endswith("/__init__.py")}
+    roots: dict[str, str] = {}
+    for path in sorted(inits):
+        parts = path.split("/")
+        if len(parts) == 1:
+            roots.setdefault(parts[0], ".")
+        elif len(parts) == 2 and parts[0] in ("src", "lib", "python"):
+            roots.setdefault(parts[1], parts[0])
+    roots = {name: where for name, where in roots.items() if not _NOT_PACKAGES.match(name)}
+    named = [name for name in top_level if name in roots]
+    if len(named) == 1:
+        return named[0], roots[named[0]]
+    wanted = re.sub(r"[-_.]+", "_", package).lower()
+    stems = (wanted, wanted.removeprefix("python_"), wanted.removeprefix("py"))
+    for name in sorted(roots):
+        if name.lower() in stems:
+            return name, roots[name]
+    if len(roots) == 1:
+        name = next(iter(roots))
+        return name, roots[name]
+    return None
+
+
+class Eligibility:
+    """The bench's ``eligible`` test, each decision kept on disk (one file per pair, so
+    several processes may decide the candidates of one draw ahead of it)."""
+
+    def __init__(self, work: WorkDir) -> None:
+        self.work = work
+        self.folder = work.root / "docsync-eligibility"
+
+    def _file(self, pair: ReleasePair) -> Path:
+        slug = re.sub(r"[^A-Za-z0-9.]+", "-", f"{pair.package}-{pair.base}-{pair.head}")
+        return self.folder / f"{slug}.json"
+
+    def decision(self, pair: ReleasePair) -> dict[str, object]:
+        path = self._file(pair)
+        if path.is_file():
+            loaded: dict[str, object] = json.loads(path.read_text())
+            if loaded.get("rules") == RULES:
+                return loaded
+        self.folder.mkdir(parents=True, exist_ok=True)
+        pending = path.with_suffix(".pending")
+        try:
+            pending.touch(exist_ok=False)
+        except FileExistsError:  # another process decides it: wait for its answer
+            while pending.exists() and not path.is_file():
+                time.sleep(2)
+            return self.decision(pair)
+        try:
+            decided = self._decide(pair)
+            path.write_text(json.dumps(decided, indent=1, sort_keys=True))
+        finally:
+            pending.unlink()
+        return decided
+
+    def __call__(self, pair: ReleasePair) -> bool:
+        decision = self.decision(pair)
+        _progress(f"{pair.label}: {decision['reason']}")
+        return bool(decision["eligible"])
+
+    def _decide(self, pair: ReleasePair) -> dict[str, object]:
+        def no(reason: str) -> dict[str, object]:
+            return {"rules": RULES, "eligible": False, "reason": reason}
+
+        _progress(f"checking {pair.label}")
+        globs = DocGlobs()
+        try:
+            base = fetch_sdist(self.work.downloads, pair.package, pair.base)
+            base_docs = archive_texts(base, globs)
+            if len(base_docs) < MIN_DOCS:
+                return no(f"ships {len(base_docs)} docs")
+            head = fetch_sdist(self.work.downloads, pair.package, pair.head)
+        except BenchError as err:
+            return no(str(err))
+        head_docs = archive_texts(head, globs)
+        if not any(head_docs.get(path) != text for path, text in base_docs.items()):
+            return no(f"no doc changed ({len(base_docs)} docs)")
+        root = import_root(head, pair.package)
+        if root is None:
+            return no("no import package found in the sdist")
+        python_pair = PythonPair(pair.package, pair.base, pair.head, root[0], root[1])
+        try:
+            repo = build_repo(python_pair, self.work, base, head)
+            broken = griffe_objects(repo, python_pair)
+        except BenchError as err:
+            return no(str(err))
+        truth = truth_docs(base_docs, head_docs, symbol_names(broken))
+        if not truth:
+            return no(f"no changed doc names one of {len(broken)} broken objects")
+        return {
+            "rules": RULES,
+            "eligible": True,
+            "reason": f"{len(truth)} truth docs, {len(broken)} broken objects",
+            "import_package": root[0],
+            "search_path": root[1],
+            "truth": sorted(truth),
+            "broken": len(broken),
+        }
+
+    def doc_pair(self, pair: ReleasePair) -> DocPair:
+        decision = self.decision(pair)
+        truth = decision["truth"]
+        assert isinstance(truth, list)
+        return DocPair(
+            PythonPair(
+                pair.package,
+                pair.base,
+                pair.head,
+                import_package=str(decision["import_package"]),
+                search_path=str(decision["search_path"]),
+            ),
+            pair.half,
+            frozenset(str(t) for t in truth),
+            int(str(decision["broken"])),
+        )
+
+
+def docsync_set(
+    work: WorkDir,
+    *,
+    seed: int = SEED,
+    count: int = COUNT,
+    progress: Callable[[str], None] = _progress,
+) -> list[DocPair]:
+    """The evaluation set: ``count`` eligible PyPI pairs drawn with ``seed``, in draw order."""
+    eligible = Eligibility(work)
+    drawn = sample_pairs("pypi", seed=seed, count=count, eligible=eligible, kind=KIND)
+    progress(f"drew {len(drawn)} pairs with seed {seed}")
+    return [eligible.doc_pair(pair) for pair in drawn]
