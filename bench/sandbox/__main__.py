@@ -24,7 +24,6 @@ import socket
 import statistics
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from bench.test_runs.__main__ import make_repo
@@ -52,45 +51,28 @@ def properties() -> tuple[int, int]:
     from prflow.workspace.models import WorkspaceOpenInput
     from tests.support.sandbox_probe import (
         PROPERTIES,
-        ProbeFacts,
-        build_probe_repo,
-        env_name,
         host_breaches,
-        plant_secrets,
         snapshot,
+        stage_probe,
     )
 
     state = WORK / "probe"
-    canary = f"canary-{uuid.uuid4().hex}"
-    home = state / "worker-home"
-    plant_secrets(home, canary)
-    os.environ["HOME"] = str(home)
-    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "PRFLOW_WEBHOOK_SECRET"):
-        os.environ[name] = canary
-    data = state / "data"
-    data.mkdir(parents=True)
-    (data / "history.db").write_text("the worker's history")
-    (state / "sibling").mkdir()
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)
-    repo = state / "repo"
-    facts = ProbeFacts(
-        canary=canary,
-        worker_home=str(home),
-        data_dir=str(data),
-        ledger=str(state / "prflow.db"),
-        cache_dir=str(state / "cache"),
-        env_name=env_name(),
-        repo=str(repo),
-        repo_git=str(repo / ".git"),
-        sibling=str(state / "sibling"),
+    facts = stage_probe(
+        state,
+        data_dir=state / "data",
+        cache_dir=state / "cache",
+        ledger=state / "prflow.db",
         port=server.getsockname()[1],
         processes=cached_settings().sandbox.limits.processes,
     )
-    build_probe_repo(repo, facts)
+    os.environ["HOME"] = facts.worker_home
+    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "PRFLOW_WEBHOOK_SECRET"):
+        os.environ[name] = facts.canary
     db = cached_settings().resolved_database_url()
-    ref = open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="bench-probe"))
+    ref = open_workspace(WorkspaceOpenInput(repo=facts.repo, run_id="bench-probe"))
     control = ["tests/test_isolation.py::test_control"]
     run_tests_in(db, TestRunInput(workspace=ref, selection=control))
     before = snapshot(facts)

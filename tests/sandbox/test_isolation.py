@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,11 +18,9 @@ from prflow.workspace.models import WorkspaceOpenInput, WorkspaceRef
 from tests.support.sandbox_probe import (
     PROPERTIES,
     ProbeFacts,
-    build_probe_repo,
-    env_name,
     host_breaches,
-    plant_secrets,
     snapshot,
+    stage_probe,
 )
 
 
@@ -40,32 +37,19 @@ def loopback_port() -> Iterator[int]:
 def probe(
     tmp_path: Path, prflow_home: Path, monkeypatch: pytest.MonkeyPatch, loopback_port: int
 ) -> tuple[WorkspaceRef, ProbeFacts]:
-    canary = f"canary-{uuid.uuid4().hex}"
-    home = tmp_path / "worker-home"
-    plant_secrets(home, canary)
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "SOME_UNLISTED_SETTING"):
-        monkeypatch.setenv(name, canary)
-    data = prflow_home / "data"
-    data.mkdir(parents=True)
-    (data / "history.db").write_text("the worker's history")
-    (tmp_path / "sibling").mkdir()
-    repo = tmp_path / "probe"
-    facts = ProbeFacts(
-        canary=canary,
-        worker_home=str(home),
-        data_dir=str(data),
-        ledger=str(prflow_home / "prflow.db"),
-        cache_dir=str(prflow_home / "cache"),
-        env_name=env_name(),
-        repo=str(repo),
-        repo_git=str(repo / ".git"),
-        sibling=str(tmp_path / "sibling"),
+    facts = stage_probe(
+        tmp_path,
+        data_dir=prflow_home / "data",
+        cache_dir=prflow_home / "cache",
+        ledger=prflow_home / "prflow.db",
         port=loopback_port,
         processes=cached_settings().sandbox.limits.processes,
     )
-    build_probe_repo(repo, facts)
-    return open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="probe")), facts
+    monkeypatch.setenv("HOME", facts.worker_home)
+    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "SOME_UNLISTED_SETTING"):
+        monkeypatch.setenv(name, facts.canary)
+    ref = open_workspace(WorkspaceOpenInput(repo=facts.repo, run_id="probe"))
+    return ref, facts
 
 
 def test_every_isolation_property_holds_in_the_sandbox(

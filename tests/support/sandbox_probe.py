@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -221,6 +222,37 @@ def build_probe_repo(path: Path, facts: ProbeFacts) -> str:
     source = PROBE.replace("__FACTS__", repr(json.dumps(asdict(facts))))
     write_files(path, {"requirements.txt": "pytest\n", "tests/test_isolation.py": source})
     return commit_all(path, "isolation probe")
+
+
+def stage_probe(
+    root: Path, *, data_dir: Path, cache_dir: Path, ledger: Path, port: int, processes: int
+) -> ProbeFacts:
+    """Everything an attacker aims at, planted under ``root``, and the probe repository.
+
+    The caller points ``HOME`` at ``facts.worker_home`` and puts ``facts.canary`` in the
+    worker's secret variables."""
+    canary = f"canary-{uuid.uuid4().hex}"
+    home = root / "worker-home"
+    plant_secrets(home, canary)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "history.db").write_text("the worker's history")
+    (root / "sibling").mkdir()
+    repo = root / "probe"
+    facts = ProbeFacts(
+        canary=canary,
+        worker_home=str(home),
+        data_dir=str(data_dir),
+        ledger=str(ledger),
+        cache_dir=str(cache_dir),
+        env_name=env_name(),
+        repo=str(repo),
+        repo_git=str(repo / ".git"),
+        sibling=str(root / "sibling"),
+        port=port,
+        processes=processes,
+    )
+    build_probe_repo(repo, facts)
+    return facts
 
 
 def env_name() -> str:
