@@ -153,6 +153,27 @@ def suite(runs: int) -> tuple[list[float], list[float], int]:
     return sandboxed, plain, count
 
 
+def startup(runs: int = 15) -> tuple[float, float]:
+    """Median milliseconds to run ``true`` in the full sandbox and as a plain subprocess."""
+    import subprocess
+
+    from activities.sandbox import SandboxCommand, run_sandboxed, sandbox_tools
+    from prflow.sandbox.choice import choose
+    from prflow.sandbox.models import SandboxMode
+
+    tools = sandbox_tools()
+    choice = choose(SandboxMode.bwrap, tools, allow_unsandboxed=False)
+    boxed, plain = [], []
+    for _ in range(runs):
+        started = time.monotonic()
+        run_sandboxed(SandboxCommand(argv=["true"], cwd="/", choice=choice, timeout_seconds=60))
+        boxed.append(time.monotonic() - started)
+        started = time.monotonic()
+        subprocess.run(["true"], check=True)
+        plain.append(time.monotonic() - started)
+    return statistics.median(boxed) * 1000, statistics.median(plain) * 1000
+
+
 def _shown(seconds: list[float]) -> str:
     return ", ".join(f"{s:.2f}" for s in seconds)
 
@@ -163,9 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     runs = parser.parse_args(argv).runs
     _isolated_home(WORK / "probe")
     held, total = properties()
+    boxed_ms, plain_ms = startup()
     sandboxed, plain, count = suite(runs)
     box, anchor = statistics.median(sandboxed), statistics.median(plain)
     print(f"isolation properties held: {held}/{total}")
+    print(f"start-up of one command: sandboxed {boxed_ms:.0f} ms, plain {plain_ms:.1f} ms")
     print(f"attrs 25.3.0 suite, {count} tests, median of {runs}:")
     print(f"  sandboxed (run_sandboxed, full bwrap)  {box:7.2f} s  {_shown(sandboxed)}")
     print(f"  anchor: plain python -m pytest         {anchor:7.2f} s  {_shown(plain)}")
