@@ -121,17 +121,25 @@ def host_facts(bwrap: str, settings: SandboxSettings) -> Host:
     )
 
 
-def _runs(argv: Sequence[str]) -> bool:
+def _failure(argv: Sequence[str]) -> str | None:
+    """None when ``argv`` exits 0, else the last line it wrote (why it failed)."""
     try:
         done = subprocess.run(
             list(argv), capture_output=True, timeout=30, check=False, env={"PATH": "/usr/bin"}
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1] if lines else f"exit {done.returncode}"
 
 
-def _works_fully(host: Host, settings: SandboxSettings) -> bool:
+def _runs(argv: Sequence[str]) -> bool:
+    return _failure(argv) is None
+
+
+def _full_failure(host: Host, settings: SandboxSettings) -> str | None:
     with tempfile.TemporaryDirectory(prefix="prflow-probe-") as scratch:
         etc = _write_etc(Path(scratch))
         argv = bwrap_argv(
@@ -143,7 +151,7 @@ def _works_fully(host: Host, settings: SandboxSettings) -> bool:
             limits=settings.limits,
             network=False,
         )
-        return _runs(argv)
+        return _failure(argv)
 
 
 @functools.cache
@@ -153,10 +161,13 @@ def sandbox_tools() -> Tools:
     root = os.geteuid() == 0
     bwrap = shutil.which("bwrap")
     host = host_facts(bwrap, settings) if bwrap else None
+    problem = "" if bwrap else "bwrap is not installed"
     if host is not None and host.root and not host.layered:
-        host = None  # a root worker without setpriv would run the code as host root
-    if host is not None and not _works_fully(host, settings):
-        host = None
+        host, problem = None, "setpriv (util-linux) is missing to drop root"
+    if host is not None:
+        failure = _full_failure(host, settings)
+        if failure is not None:
+            host, problem = None, failure
     net_bwrap = bwrap if bwrap and _runs(network_only_argv(bwrap, ["true"], [])) else None
     unshare, ip = shutil.which("unshare"), shutil.which("ip")
     works = unshare is not None and _runs(unshare_argv(unshare, ip, root, ["true"], []))
@@ -167,6 +178,7 @@ def sandbox_tools() -> Tools:
         ip=ip,
         root=root,
         prlimit=shutil.which("prlimit"),
+        problem=problem,
     )
 
 

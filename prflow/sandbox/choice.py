@@ -57,6 +57,8 @@ class Tools:
     ip: str | None
     root: bool
     prlimit: str | None = None
+    problem: str = ""
+    """Why the full sandbox does not work here (bwrap's own words), for the refusal."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ def choose(mode: SandboxMode, tools: Tools, *, allow_unsandboxed: bool) -> Sandb
         if tools.host is not None:
             return SandboxChoice(mode, SandboxKind.bwrap, full=True)
         if not allow_unsandboxed:
-            raise UserError(NO_BWRAP)
+            said = " ".join(tools.problem.split())[:200]
+            raise UserError(f"{NO_BWRAP} ({said})" if said else NO_BWRAP)
     if tools.bwrap:
         return SandboxChoice(mode, SandboxKind.bwrap)
     if tools.unshare:

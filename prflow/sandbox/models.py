@@ -55,9 +55,11 @@ class ResourceLimits(BaseModel):
         default=512, ge=1, description="Output past this stops the run (the rest is not read)"
     )
 
-    def summary(self) -> str:
+    def summary(self, *, processes: bool = True) -> str:
+        """The limits in force; ``processes`` False when the process limit cannot hold."""
+        count = f"{self.processes} processes, " if processes else ""
         return (
-            f"memory {self.memory_mb} MiB/process, {self.processes} processes, "
+            f"memory {self.memory_mb} MiB/process, {count}"
             f"files {self.file_size_mb} MiB, {self.open_files} open files, "
             f"/tmp and $HOME {self.tmp_mb} MiB, output {self.max_output_mb} MiB"
         )
@@ -76,16 +78,11 @@ class SandboxReport(BaseModel):
 
     def summary(self) -> str:
         """One line: ``bwrap: network, pid, ... ; limits ...``."""
-        label = (
-            self.kind.value
-            if self.mode != SandboxMode.network_only
-            else (f"{self.kind.value} (network only)")
-        )
+        label = self.kind.value
+        if self.mode == SandboxMode.network_only:
+            label += " (network only)"
         held = ", ".join(i.value for i in self.isolated) or "nothing isolated"
         text = f"{label}: {held}"
         if self.limits is not None:
-            limits = self.limits.summary()
-            if not self.process_limit:
-                limits = limits.replace(f", {self.limits.processes} processes", "")
-            text += f"; limits {limits}"
+            text += f"; limits {self.limits.summary(processes=self.process_limit)}"
         return text

@@ -32,6 +32,17 @@ def test_the_full_sandbox_is_refused_in_one_line_unless_a_weaker_one_was_asked_f
         choose(SandboxMode.bwrap, net_only, allow_unsandboxed=False)
     assert str(refused.value) == NO_BWRAP and "\n" not in NO_BWRAP
     assert "apt-get install bubblewrap" in NO_BWRAP
+    denied = Tools(
+        host=None,
+        bwrap=None,
+        unshare=None,
+        ip=None,
+        root=True,
+        problem="bwrap: No permissions to create new namespace\n",
+    )
+    with pytest.raises(UserError) as said:
+        choose(SandboxMode.bwrap, denied, allow_unsandboxed=False)
+    assert str(said.value) == f"{NO_BWRAP} (bwrap: No permissions to create new namespace)"
     weaker = choose(SandboxMode.network_only, net_only, allow_unsandboxed=False)
     assert (weaker.kind, weaker.full) == (SandboxKind.bwrap, False)
     assert choose(SandboxMode.bwrap, net_only, allow_unsandboxed=True).kind == SandboxKind.bwrap

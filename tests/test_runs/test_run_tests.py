@@ -196,4 +196,5 @@ def test_a_sandbox_that_is_installed_but_denied_is_not_chosen(
     finally:
         sandbox.sandbox_tools.cache_clear()
     assert tools.host is None and tools.bwrap is None
+    assert tools.problem == "bwrap: No permissions to create new namespace"
     assert tools.unshare is not None, "unshare works on this machine (as root)"
