@@ -56,11 +56,12 @@ def _isolated_home(state: Path) -> None:
     os.environ["PRFLOW_CACHE_DIR"] = str(state / "cache")
 
 
-def properties() -> tuple[int, int]:
-    """Held / total isolation properties, one line per property."""
+def properties(mode: str) -> tuple[int, int]:
+    """Held / total isolation properties in ``mode``, one line per property."""
     from activities.test_runs import outcomes_of, run_tests_in
     from activities.workspace import open_workspace
     from prflow.config import cached_settings
+    from prflow.sandbox.models import SandboxMode
     from prflow.test_runs.models import Outcome, TestRunInput
     from prflow.workspace.models import WorkspaceOpenInput
     from tests.support.sandbox_probe import (
@@ -88,9 +89,10 @@ def properties() -> tuple[int, int]:
     db = cached_settings().resolved_database_url()
     ref = open_workspace(WorkspaceOpenInput(repo=facts.repo, run_id="bench-probe"))
     control = ["tests/test_isolation.py::test_control"]
-    run_tests_in(db, TestRunInput(workspace=ref, selection=control))
+    sandbox = SandboxMode(mode)
+    run_tests_in(db, TestRunInput(workspace=ref, selection=control, sandbox=sandbox))
     before = snapshot(facts)
-    result = run_tests_in(db, TestRunInput(workspace=ref))
+    result = run_tests_in(db, TestRunInput(workspace=ref, sandbox=sandbox, timeout_seconds=300))
     server.close()
     assert result.outcomes_key is not None and result.sandbox_report is not None
     outcomes = {o.id.rsplit("::", 1)[-1]: o for o in outcomes_of(db, result.outcomes_key)}
@@ -201,9 +203,14 @@ def _shown(timings: list[Timing], which: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.sandbox")
     parser.add_argument("--runs", type=int, default=3)
-    runs = parser.parse_args(argv).runs
+    parser.add_argument("--mode", choices=["bwrap", "network-only", "none"], default="bwrap")
+    args = parser.parse_args(argv)
+    runs = args.runs
     _isolated_home(WORK / "probe")
-    held, total = properties()
+    held, total = properties(args.mode)
+    if args.mode != "bwrap":
+        print(f"isolation properties held in mode {args.mode}: {held}/{total}")
+        return 0
     boxed_ms, plain_ms = startup()
     sandboxed, plain, count = suite(runs)
     box, anchor = (statistics.median(w for w, _ in arm) for arm in (sandboxed, plain))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import sys
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -47,6 +49,7 @@ import pytest
 
 FACTS = json.loads(__FACTS__)
 CANARY = FACTS["canary"]
+NAME = "prflow-probe-" + CANARY  # every file it may write outside: found and removed after
 
 
 def cannot_write(path):
@@ -122,15 +125,15 @@ def test_cache_dir():
 def test_shared_environment():
     site = next(p for p in sys.path if p.endswith("site-packages"))
     assert sys.prefix != sys.base_prefix, "ran in the cached venv"
-    assert cannot_write(os.path.join(site, "poison.pth"))
-    assert cannot_write(os.path.join(sys.prefix, "bin", "python-poison"))
-    assert cannot_write(os.path.join(os.path.dirname(os.__file__), "poison.py"))
-    assert cannot_write(os.path.join(sys.base_prefix, "poison"))
+    assert cannot_write(os.path.join(site, NAME + ".pth"))
+    assert cannot_write(os.path.join(sys.prefix, "bin", NAME))
+    assert cannot_write(os.path.join(os.path.dirname(os.__file__), NAME + ".py"))
+    assert cannot_write(os.path.join(sys.base_prefix, NAME))
 
 
 def test_outside_writes():
-    for path in ("/poison", "/etc/poison", "/usr/poison", "/usr/local/bin/poison"):
-        assert cannot_write(path), path
+    for directory in ("/", "/etc", "/usr", "/usr/local/bin"):
+        assert cannot_write(os.path.join(directory, NAME)), directory
     for path in (FACTS["sibling"], FACTS["worker_home"]):
         plant(os.path.join(path, "poison"))
     for path in (".", "/tmp", os.environ["HOME"]):
@@ -257,8 +260,6 @@ def stage_probe(
 
 def env_name() -> str:
     """The cache name of the probe's environment (its spec is ``requirements.txt``: pytest)."""
-    import sys
-
     from prflow.test_runs.environment import detect
 
     spec = detect(lambda name: b"pytest\n" if name == "requirements.txt" else None, sys.executable)
@@ -286,9 +287,25 @@ def snapshot(facts: ProbeFacts) -> dict[str, str]:
     return {"git": _digest(Path(facts.repo_git)), "env": _digest(_env(facts))}
 
 
+def _outside_files(facts: ProbeFacts) -> dict[str, list[Path]]:
+    """Where a probe that broke out would have written (system and interpreter files)."""
+    name = f"prflow-probe-{facts.canary}"
+    stdlib = Path(os.__file__).parent
+    return {
+        "outside_writes": [Path(d, name) for d in ("/", "/etc", "/usr", "/usr/local/bin")],
+        "shared_environment": [stdlib / f"{name}.py", Path(sys.base_prefix, name)],
+    }
+
+
 def host_breaches(facts: ProbeFacts, before: dict[str, str]) -> dict[str, list[str]]:
-    """Per property, what the probe changed on the host (empty lists: nothing)."""
+    """Per property, what the probe changed on the host (empty lists: nothing). Files it
+    wrote outside its reach are removed once counted (a weaker mode lets it write them)."""
     found: dict[str, list[str]] = {name: [] for name in PROPERTIES}
+    for prop, paths in _outside_files(facts).items():
+        for path in paths:
+            if path.exists():
+                found[prop].append(str(path))
+                path.unlink()
 
     def marked(prop: str, path: Path) -> None:
         if path.exists() and facts.canary in path.read_text(errors="replace"):
