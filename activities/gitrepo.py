@@ -59,6 +59,10 @@ _SCRUBBED_ENV = (
     "GIT_DIFF_OPTS",
     "GIT_EXTERNAL_DIFF",
 )
+# Settings a repository's own config could use to make the worker's git run a program:
+# hooks (a commit or checkout would run them) and the file-system monitor (status, diff).
+# Given as GIT_CONFIG_* variables they outrank every config file, whoever wrote it.
+_UNTRUSTED_CONFIG = (("core.hooksPath", "/dev/null"), ("core.fsmonitor", "false"))
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
 _REMOTE_NOT_FOUND = (
     "repository not found",
@@ -103,11 +107,18 @@ class RemoteUnreachable(GitError, Unreachable):
 
 
 def _git_env() -> dict[str, str]:
-    """The caller's environment minus variables that would redirect git, never prompting."""
+    """The caller's environment minus variables that would redirect git, never prompting,
+    with :data:`_UNTRUSTED_CONFIG` on top of whatever the repository's config says."""
     env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["LC_ALL"] = "C"
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    count = int(env.get("GIT_CONFIG_COUNT", "0") or "0")
+    for key, value in _UNTRUSTED_CONFIG:
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
     return env
 
 

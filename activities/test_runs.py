@@ -1,38 +1,39 @@
-"""Run the workspace's own tests without network, time-capped, with per-test outcomes.
+"""Run the workspace's own tests in the sandbox, time-capped, with per-test outcomes.
 
 The worktree comes from :func:`activities.workspace.materialise` (any worker
 can rebuild it) and is copied to a private directory for the run, so what the
 tests write never leaks into the cached worktree or another run. The test
-environment is built once per dependency-spec hash under
-``cache_dir()/test-envs`` (a ``uv`` venv for Python, ``npm ci`` for JS); that
-install step is the only one with network. The tests themselves run in a new
-network namespace (bubblewrap, else ``unshare``), heartbeating, and are killed
-at the time cap. Output and per-test outcomes go to the blob store.
+environment is built once per dependency-spec hash (:mod:`activities.test_envs`;
+that install step is the only one with network) and mounted read-only. The
+tests run through :func:`activities.sandbox.run_sandboxed`: the copy is the
+only writable path, the environment comes from an allow-list, and the limits
+and the time cap end a hostile run with a clear outcome. Output and per-test
+outcomes go to the blob store.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import functools
-import os
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
-import uuid
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.heartbeats import heartbeating
+from activities.sandbox import (
+    SandboxCommand,
+    node_options,
+    read_written,
+    run_sandboxed,
+    sandbox_tools,
+)
+from activities.test_envs import ensure_env, interpreter_binds
 from activities.workspace import copy_worktree
-from prflow.config import cache_dir, cached_settings
+from prflow.config import cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
+from prflow.sandbox.choice import choose
+from prflow.sandbox.layout import Bind
 from prflow.store.blobs import get_json, put_json, put_text
 from prflow.test_runs.compare import compare
 from prflow.test_runs.environment import EnvSpec, ProjectKind, command_line, detect
@@ -44,137 +45,26 @@ from prflow.test_runs.models import (
     TestRunInput,
     TestRunResult,
 )
-from prflow.test_runs.sandbox import Tools, plan
-
-MAX_OUTPUT_BYTES = 4_000_000
-SECRET_PREFIXES = ("PRFLOW_", "TEMPORAL_", "ANTHROPIC_", "GITHUB_", "GH_", "AWS_", "DATABASE_")
-SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "API_KEY", "PRIVATE_KEY", "CREDENTIAL")
-POLL_SECONDS = 1.0
 
 
-def _uv() -> str:
-    """The ``uv`` binary the PyPI package installs beside this interpreter (else on PATH)."""
-    beside = Path(sys.executable).parent / "uv"
-    if beside.is_file():
-        return str(beside)
-    found = shutil.which("uv")
-    if found is None:
-        raise RuntimeError("uv is not installed: reinstall prflow (it depends on the uv package)")
-    return found
-
-
-@functools.cache
-def sandbox_tools() -> Tools:
-    """The sandboxes that actually work on this worker (each tried once per process:
-    an installed bwrap or unshare may still be denied namespaces by the container)."""
-    root = os.geteuid() == 0
-    probe = Tools(bwrap=shutil.which("bwrap"), unshare=None, ip=None, root=root)
-    bwrap = (
-        probe.bwrap
-        if probe.bwrap and _runs(plan(["true"], probe, allow_unsandboxed=False).argv)
-        else None
-    )
-    probe = Tools(bwrap=None, unshare=shutil.which("unshare"), ip=shutil.which("ip"), root=root)
-    works = probe.unshare and _runs(plan(["true"], probe, allow_unsandboxed=False).argv)
-    return Tools(bwrap=bwrap, unshare=probe.unshare if works else None, ip=probe.ip, root=root)
-
-
-def _runs(argv: Sequence[str]) -> bool:
-    try:
-        done = subprocess.run(list(argv), capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _run_install(argv: Sequence[str], cwd: Path, timeout: float) -> None:
-    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, timeout=timeout, check=False)
-    if done.returncode != 0:
-        tail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()[-5:]
-        raise UserError(
-            f"installing the test dependencies failed ({' '.join(argv[:3])} ...): "
-            + " | ".join(tail)
-        )
-
-
-def ensure_env(spec: EnvSpec, tree: Path, timeout: float) -> Path:
-    """The cached environment for ``spec``, built once (the only step with network)."""
-    final = cache_dir() / "test-envs" / spec.hash
-    if (final / ".complete").is_file():
-        return final
-    with _locked(final):
-        if (final / ".complete").is_file():
-            return final
-        staging = final.with_name(f".tmp-{spec.hash}-{uuid.uuid4().hex}")
-        try:
-            if spec.kind == ProjectKind.python:
-                uv = _uv()
-                _run_install(
-                    [uv, "venv", "--quiet", "--python", sys.executable, str(staging)], tree, timeout
-                )
-                python = str(staging / "bin" / "python")
-                args = [*spec.requirements]
-                for name in spec.requirement_files:
-                    args += ["-r", str(tree / name)]
-                if args:
-                    _run_install(
-                        [uv, "pip", "install", "--quiet", "--python", python, *args], tree, timeout
-                    )
-            else:
-                staging.mkdir(parents=True)
-                for name in ("package.json", "package-lock.json", ".npmrc"):
-                    if (tree / name).is_file():
-                        shutil.copy2(tree / name, staging / name)
-                if not (staging / "package-lock.json").is_file():
-                    raise UserError("npm ci needs package-lock.json; commit the lockfile first")
-                _run_install(["npm", "ci", "--no-audit", "--no-fund"], staging, timeout)
-            (staging / ".complete").write_text(spec.hash)
-            shutil.rmtree(final, ignore_errors=True)
-            staging.rename(final)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    return final
-
-
-def _secret(name: str) -> bool:
-    upper = name.upper()
-    return upper.startswith(SECRET_PREFIXES) or any(word in upper for word in SECRET_WORDS)
-
-
-def _run_env(spec: EnvSpec, env_dir: Path, work: Path, report: Path) -> dict[str, str]:
-    """The worker's environment minus its settings and anything that looks like a secret:
-    the repository's tests are code we did not write."""
-    env = {k: v for k, v in os.environ.items() if not _secret(k)}
+def _runner(
+    spec: EnvSpec, env_dir: Path, work: Path, report: Path
+) -> tuple[dict[str, str], list[str], list[Bind]]:
+    """The runner's own variables, its PATH entries, and the read-only binds it needs."""
+    binds = [Bind(str(env_dir), str(env_dir))]
     if spec.kind == ProjectKind.python:
-        env["VIRTUAL_ENV"] = str(env_dir)
-        env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         paths = [str(work / "src"), str(work)] if (work / "src").is_dir() else [str(work)]
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-    else:
-        modules = work / "node_modules"
-        if not modules.exists():
-            modules.symlink_to(env_dir / "node_modules")
-        env["PATH"] = f"{env_dir / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}"
-        env["JEST_JUNIT_OUTPUT_FILE"] = str(report)
-    return env
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+        env = {
+            "VIRTUAL_ENV": str(env_dir),
+            "PYTHONPATH": ":".join(paths),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        return env, [str(env_dir / "bin")], [*binds, *interpreter_binds()]
+    modules = work / "node_modules"
+    if not modules.exists():
+        modules.symlink_to(env_dir / "node_modules")
+    env = {"JEST_JUNIT_OUTPUT_FILE": str(report), **node_options()}
+    return env, [str(env_dir / "node_modules" / ".bin")], binds
 
 
 def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
@@ -192,61 +82,49 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
                 "cannot tell how to run this repository's tests (no pyproject.toml, "
                 "requirements file or package.json); pass --test-command"
             )
-        report = Path(scratch) / "junit.xml"
+        out = Path(scratch) / "out"
+        out.mkdir()
+        report = out / "junit.xml"
         command = command_line(spec, str(report), inp.selection, inp.command)
-        sandbox = plan(command, sandbox_tools(), allow_unsandboxed=inp.allow_unsandboxed)
-        env_dir = ensure_env(spec, work, inp.install_timeout_seconds)
-        output_path = Path(scratch) / "output.txt"
-        started = time.monotonic()
-        timed_out = False
-        with output_path.open("wb") as output:
-            process = subprocess.Popen(
-                sandbox.argv,
-                cwd=work,
-                env=_run_env(spec, env_dir, work, report),
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-            try:
-                while process.poll() is None:
-                    if time.monotonic() - started > inp.timeout_seconds:
-                        timed_out = True
-                        _kill(process)
-                        break
-                    if activity.in_activity():
-                        activity.heartbeat()
-                    time.sleep(POLL_SECONDS)
-            finally:
-                if process.poll() is None:
-                    _kill(process)
-        seconds = time.monotonic() - started
-        raw = output_path.read_bytes()
-        if len(raw) > MAX_OUTPUT_BYTES:
-            raw = b"[... output cut to its last 4 MB ...]\n" + raw[-MAX_OUTPUT_BYTES:]
-        text = raw.decode("utf-8", errors="replace")
-        if timed_out:
-            cap = f"{inp.timeout_seconds:.0f}s"
-            text += f"\n[prflow: the tests ran past the {cap} cap and were killed]\n"
+        tools = sandbox_tools()
+        mode = inp.sandbox or cached_settings().sandbox.mode
+        choice = choose(mode, tools, allow_unsandboxed=inp.allow_unsandboxed)
+        env_dir = ensure_env(spec, work, inp.install_timeout_seconds, choice, tools)
+        runner_env, path_prefix, binds = _runner(spec, env_dir, work, report)
+        run = run_sandboxed(
+            SandboxCommand(
+                argv=command,
+                cwd=str(work),
+                choice=choice,
+                timeout_seconds=inp.timeout_seconds,
+                binds=[Bind(str(work), str(work), True), Bind(str(out), str(out), True), *binds],
+                env=runner_env,
+                path_prefix=path_prefix,
+            ),
+            tools,
+        )
+        text = run.output
         outcomes: list[TestOutcome] = []
         outcomes_key: str | None = None
-        if report.is_file():
+        written = read_written(report)
+        if written is not None:
             try:
-                outcomes = parse_junit(report.read_bytes())
+                outcomes = parse_junit(written)
                 outcomes_key = put_json(db_url, [o.model_dump(mode="json") for o in outcomes])
             except ReportError as exc:
                 text += f"\n[prflow: {exc}]\n"
     return TestRunResult(
-        sandbox=sandbox.kind,
+        sandbox=run.report.kind,
         command=command,
-        exit_code=None if timed_out else process.returncode,
-        timed_out=timed_out,
+        exit_code=run.exit_code,
+        timed_out=run.timed_out,
         counts=count(outcomes),
         outcomes_key=outcomes_key,
         output_key=put_text(db_url, text),
         env_hash=spec.hash,
-        seconds=round(seconds, 3),
+        seconds=run.seconds,
+        sandbox_report=run.report,
+        limit_hit=run.limit_hit,
     )
 
 
@@ -257,7 +135,7 @@ def outcomes_of(db_url: str, key: str) -> list[TestOutcome]:
 @activity.defn(name="run_tests")
 @heartbeating
 def run_tests(inp: TestRunInput) -> TestRunResult:
-    """The workspace's tests in a network-less sandbox; schedule with a heartbeat timeout
+    """The workspace's tests in the sandbox; schedule with a heartbeat timeout
     and a start-to-close above ``timeout_seconds + install_timeout_seconds``."""
     try:
         return run_tests_in(cached_settings().resolved_database_url(), inp)

@@ -36,6 +36,7 @@ from prflow.credentials import redact
 from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_TOKENS, MAX_USD
+from prflow.sandbox.models import ResourceLimits, SandboxMode
 
 ModelTier = Literal["budget", "mid", "premium"]
 
@@ -215,6 +216,36 @@ class QueueSettings(BaseModel):
     )
 
 
+class SandboxSettings(BaseModel):
+    """Where repository code runs (tests, installs): ``[sandbox]`` in TOML."""
+
+    mode: SandboxMode = Field(
+        default=SandboxMode.bwrap,
+        description="bwrap (the full sandbox; refuse without it), network-only (a network "
+        "namespace on the host's files) or none",
+    )
+    pass_env: list[str] = Field(
+        default_factory=list,
+        description="Names of worker variables the repository's code may see (beyond PATH, "
+        "HOME, TMPDIR, LANG, CI and the runner's own)",
+    )
+    host_uid: int = Field(
+        default=65534,
+        ge=1,
+        le=2**31 - 2,
+        description="Host uid the code runs as when the worker is root (never 0)",
+    )
+    limits: ResourceLimits = Field(default_factory=ResourceLimits)
+
+    @field_validator("pass_env")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"{name!r} is not a variable name")
+        return names
+
+
 class Settings(BaseSettings):
     """All prflow settings. Build with :func:`load_settings`."""
 
@@ -237,6 +268,7 @@ class Settings(BaseSettings):
         description="Per kind and phase: model and caps, e.g. [phases.review.reviewers]",
     )
     queue: QueueSettings = Field(default_factory=QueueSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     metrics_port: int | None = Field(
         default=None,
         ge=1,

@@ -318,6 +318,7 @@ class RefactorWorkflow(KindWorkflow):
                 test_command=request.test_command,
                 allow_unsandboxed=request.allow_unsandboxed,
                 test_timeout_seconds=request.test_timeout_seconds,
+                sandbox=request.sandbox if workflow.patched(platform.SANDBOX_PATCH) else None,
                 layers=request.layers,
                 index_key=carry.index_key,
                 repo_index_key=carry.repo_index_key,

@@ -42,6 +42,8 @@ with workflow.unsafe.imports_passed_through():
 
 SHORT = timedelta(minutes=5)
 INSTALL_SECONDS = 900
+SANDBOX_PATCH = "sandbox-mode-and-report"
+"""Test runs carry the run's ``--sandbox`` mode, and reports say what the sandbox isolated."""
 
 
 class Comparison(BaseModel):
@@ -90,6 +92,7 @@ async def run_suite(
     selection: list[str],
 ) -> SuiteRun:
     """The repository's tests (all, or ``selection``) on ``ref``, sandboxed, time-capped."""
+    sandbox_patched = workflow.patched(SANDBOX_PATCH)
     result: TestRunResult = await kit.step(
         phase,
         run_tests,
@@ -99,6 +102,7 @@ async def run_suite(
             selection=selection,
             timeout_seconds=policy.test_timeout_seconds,
             allow_unsandboxed=policy.allow_unsandboxed,
+            sandbox=policy.sandbox if sandbox_patched else None,
         ),
         timeout=timedelta(seconds=policy.test_timeout_seconds + INSTALL_SECONDS + 120),
         summary=f"{phase}: tests" + (f" ({len(selection)} files)" if selection else " (all)"),
@@ -107,13 +111,18 @@ async def run_suite(
     note = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no tests ran"
     if result.timed_out:
         note += " (time cap reached)"
+    sandbox = result.sandbox.value
+    if sandbox_patched and result.sandbox_report is not None:
+        sandbox = result.sandbox_report.summary()
+        if result.limit_hit:
+            note += f" (stopped: {result.limit_hit} limit)"
     return SuiteRun(
         outcomes_key=result.outcomes_key,
         counts=counts,
-        sandbox=result.sandbox.value,
+        sandbox=sandbox,
         exit_code=result.exit_code,
         timed_out=result.timed_out,
-        note=f"{note}; sandbox {result.sandbox.value}",
+        note=f"{note}; sandbox {sandbox}",
     )
 
 

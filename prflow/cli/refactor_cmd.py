@@ -20,6 +20,7 @@ from prflow.credentials import refuse_credentials
 from prflow.errors import UserError
 from prflow.refactor.kind import REFACTOR
 from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult, RunStatus
+from prflow.sandbox.models import SandboxMode
 
 EXIT_ABORTED = 1
 EXIT_USAGE = 2
@@ -172,9 +173,17 @@ def refactor(
         bool,
         typer.Option(
             "--allow-unsandboxed",
-            help="Run tests without a network sandbox when neither bwrap nor unshare works.",
+            help="Run tests with the best sandbox this worker has, down to none.",
         ),
     ] = False,
+    sandbox: Annotated[
+        SandboxMode | None,
+        typer.Option(
+            "--sandbox",
+            help="Where the repository's code runs: bwrap (full, the default), network-only "
+            "or none.",
+        ),
+    ] = None,
     output_format: Annotated[
         str, typer.Option("--format", help="What to print: md (pr-summary) or json (result).")
     ] = "md",
@@ -247,6 +256,7 @@ def refactor(
                 verbose=verbose,
                 test_command=test_command,
                 allow_unsandboxed=allow_unsandboxed,
+                sandbox=sandbox,
                 plans=refactor_plans(
                     run_settings,
                     enabled=not no_llm,

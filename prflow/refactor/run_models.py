@@ -18,6 +18,7 @@ from prflow.credentials import SafeLocation
 from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action
 from prflow.refactor.plan import RefactorPlan, TaskNode
 from prflow.refactor.schedule import TaskStatus
+from prflow.sandbox.models import SandboxMode
 from prflow.workspace.models import WorkspaceRef
 
 WORKFLOW_KIND = "refactor"
@@ -66,6 +67,9 @@ class RefactorRequest(BaseModel):
     verbose: bool = False
     test_command: str | None = None
     allow_unsandboxed: bool = False
+    sandbox: SandboxMode | None = Field(
+        default=None, description="bwrap, network-only or none; None: the worker's setting"
+    )
     test_timeout_seconds: int = Field(default=900, ge=10)
     pass_threshold: float = Field(default=PASS_RATE_THRESHOLD, gt=0, le=1)
     layers: list[str] = Field(
@@ -162,6 +166,7 @@ class TaskInput(BaseModel):
     test_command: str | None
     allow_unsandboxed: bool
     test_timeout_seconds: int
+    sandbox: SandboxMode | None = None
     layers: list[str] = Field(default_factory=list)
     index_key: str | None = None
     repo_index_key: str | None = None

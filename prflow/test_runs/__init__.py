@@ -2,6 +2,6 @@
 
 ``models`` (inputs and results), ``junit`` (JUnit XML → per-test outcomes),
 ``environment`` (which dependency spec a project declares, and its hash),
-``sandbox`` (the network-less command line), ``compare`` (before/after per
-test). The activity that runs them is ``activities.test_runs``.
+``compare`` (before/after per test). The activity that runs them is
+``activities.test_runs``, in the sandbox of :mod:`prflow.sandbox`.
 """

@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from prflow.sandbox.models import SandboxKind, SandboxMode, SandboxReport
 from prflow.workspace.models import WorkspaceRef
 
 
@@ -44,12 +45,6 @@ class TestCounts(BaseModel):
         return self.passed + self.failed + self.errors + self.skipped
 
 
-class SandboxKind(StrEnum):
-    bwrap = "bwrap"
-    unshare = "unshare"
-    none = "none"
-
-
 class TestRunInput(BaseModel):
     """Run the workspace's tests (all, or a selection) without network, within a time cap."""
 
@@ -65,6 +60,9 @@ class TestRunInput(BaseModel):
     timeout_seconds: float = Field(default=900, gt=0)
     install_timeout_seconds: float = Field(default=900, gt=0)
     allow_unsandboxed: bool = False
+    sandbox: SandboxMode | None = Field(
+        default=None, description="bwrap, network-only or none; None: the worker's [sandbox] mode"
+    )
 
 
 class TestRunResult(BaseModel):
@@ -81,6 +79,12 @@ class TestRunResult(BaseModel):
     output_key: str
     env_hash: str
     seconds: float
+    sandbox_report: SandboxReport | None = Field(
+        default=None, description="Which sandbox ran the tests and what it isolated"
+    )
+    limit_hit: str | None = Field(
+        default=None, description="A bound that stopped the run early ('output'); see the output"
+    )
 
 
 class TestComparison(BaseModel):

@@ -11,7 +11,8 @@ from temporalio.client import Client
 from activities.test_runs import outcomes_of
 from activities.workspace import edit_workspace, materialise, open_workspace
 from prflow.config import Settings, cached_settings
-from prflow.test_runs.models import Outcome, SandboxKind, TestRunInput
+from prflow.sandbox.models import SandboxKind
+from prflow.test_runs.models import Outcome, TestRunInput
 from prflow.workspace.edits import ReplaceEdit
 from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput
 from tests.support.fixtures_temporal import (
@@ -76,7 +77,7 @@ async def test_a_worker_with_an_empty_data_dir_rebuilds_the_worktree_and_runs_it
     finally:
         await process.stop()
 
-    assert result.sandbox == SandboxKind.unshare
+    assert result.sandbox == SandboxKind.bwrap
     assert (result.counts.passed, result.counts.failed) == (4, 0), "the edit was in the tree"
     assert result.outcomes_key is not None
     fixed_test = "tests.test_storage::test_known_broken"

@@ -1,15 +1,13 @@
-"""JUnit parsing for pytest/jest/vitest reports, before/after compare, sandbox plans, env specs."""
+"""JUnit parsing for pytest/jest/vitest reports, before/after compare, env specs."""
 
 from __future__ import annotations
 
 import pytest
 
-from prflow.errors import UserError
 from prflow.test_runs.compare import compare
 from prflow.test_runs.environment import ProjectKind, command_line, detect
 from prflow.test_runs.junit import ReportError, count, parse_junit
-from prflow.test_runs.models import Outcome, SandboxKind, TestOutcome
-from prflow.test_runs.sandbox import NO_SANDBOX, Tools, plan
+from prflow.test_runs.models import Outcome, TestOutcome
 
 JEST_JUNIT = b"""<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="jest tests" tests="3" failures="1" errors="0" time="1.2">
@@ -93,24 +91,6 @@ def test_a_test_failing_before_and_after_is_not_a_regression() -> None:
     assert result.pass_rate_after == 0.25
     assert not result.ok
     assert compare(before, before).ok
-
-
-def test_sandbox_plans_prefer_bwrap_then_unshare_else_refuse_in_one_line() -> None:
-    cmd = ["python", "-m", "pytest"]
-    bwrap = plan(
-        cmd, Tools("/usr/bin/bwrap", "/usr/bin/unshare", None, False), allow_unsandboxed=False
-    )
-    assert (
-        bwrap.kind == SandboxKind.bwrap and "--unshare-net" in bwrap.argv and bwrap.argv[-3:] == cmd
-    )
-    root = plan(cmd, Tools(None, "/usr/bin/unshare", "/sbin/ip", True), allow_unsandboxed=False)
-    assert root.argv[:2] == ["/usr/bin/unshare", "--net"] and root.argv[-3:] == cmd
-    user = plan(cmd, Tools(None, "/usr/bin/unshare", None, False), allow_unsandboxed=False)
-    assert user.argv == ["/usr/bin/unshare", "--map-root-user", "--net", "--", *cmd]
-    with pytest.raises(UserError) as refused:
-        plan(cmd, Tools(None, None, None, True), allow_unsandboxed=False)
-    assert str(refused.value) == NO_SANDBOX and "\n" not in NO_SANDBOX
-    assert plan(cmd, Tools(None, None, None, True), allow_unsandboxed=True).argv == cmd
 
 
 def files(mapping: dict[str, str]):  # type: ignore[no-untyped-def]

@@ -8,8 +8,9 @@ from pathlib import Path
 from activities.test_runs import outcomes_of, run_tests_in
 from activities.workspace import edit_workspace, open_workspace
 from prflow.config import cache_dir, cached_settings
+from prflow.sandbox.models import SandboxKind
 from prflow.test_runs.compare import compare
-from prflow.test_runs.models import Outcome, SandboxKind, TestRunInput
+from prflow.test_runs.models import Outcome, TestRunInput
 from prflow.workspace.edits import ReplaceEdit
 from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput
 from tests.support.sample_repos import commit_all, init_repo, write_files
@@ -40,7 +41,7 @@ def test_a_vitest_suite_runs_without_network_and_compares_per_test(
     base = open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="js-run"))
 
     before = run_tests_in(db, TestRunInput(workspace=base))
-    assert before.sandbox == SandboxKind.unshare
+    assert before.sandbox == SandboxKind.bwrap
     assert before.command[:4] == ["npx", "vitest", "run", "--reporter=junit"]
     assert (before.counts.passed, before.counts.failed) == (1, 1)
     assert before.outcomes_key is not None

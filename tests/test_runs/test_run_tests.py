@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from activities import test_runs
+from activities import sandbox
 from activities.test_runs import outcomes_of, run_tests_in
 from activities.workspace import edit_workspace, open_workspace
 from prflow.config import cache_dir, cached_settings
 from prflow.errors import UserError
+from prflow.sandbox.choice import NO_BWRAP, Tools
+from prflow.sandbox.models import SandboxKind
 from prflow.store.blobs import get_text
 from prflow.test_runs.compare import compare
-from prflow.test_runs.models import Outcome, SandboxKind, TestRunInput
-from prflow.test_runs.sandbox import NO_SANDBOX, Tools
+from prflow.test_runs.models import Outcome, TestRunInput
 from prflow.workspace.edits import CreateFile, ReplaceEdit
 from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput, WorkspaceRef
 from tests.support.workspace_repo import build_workspace_repo
@@ -56,7 +57,7 @@ def test_before_and_after_runs_report_per_test_outcomes_and_real_regressions(
     base: WorkspaceRef,
 ) -> None:
     before = run_tests_in(db(), TestRunInput(workspace=base))
-    assert before.sandbox == SandboxKind.unshare
+    assert before.sandbox == SandboxKind.bwrap
     assert (before.counts.passed, before.counts.failed) == (3, 1)
     assert before.exit_code == 1 and not before.timed_out
     assert before.outcomes_key is not None
@@ -115,11 +116,12 @@ def test_the_tests_have_no_network(base: WorkspaceRef, loopback_server: int) -> 
 def test_without_a_sandbox_the_run_is_refused_unless_allowed(
     base: WorkspaceRef, loopback_server: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(test_runs, "sandbox_tools", lambda: Tools(None, None, None, True))
+    nothing = Tools(host=None, bwrap=None, unshare=None, ip=None, root=True)
+    monkeypatch.setattr("activities.test_runs.sandbox_tools", lambda: nothing)
     probe = with_edits(base, network_probe(loopback_server))
     with pytest.raises(UserError) as refused:
         run_tests_in(db(), TestRunInput(workspace=probe))
-    assert str(refused.value) == NO_SANDBOX
+    assert str(refused.value) == NO_BWRAP
     allowed = run_tests_in(
         db(),
         TestRunInput(workspace=probe, selection=["tests/test_network.py"], allow_unsandboxed=True),
@@ -153,6 +155,9 @@ def test_the_workers_secrets_do_not_reach_the_tests(
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
     monkeypatch.setenv("STRIPE_API_KEY", "sk_secret")
     monkeypatch.setenv("SHOP_MODE", "kept")
+    monkeypatch.setenv("SHOP_INTERNAL", "not listed")
+    monkeypatch.setenv("PRFLOW_SANDBOX__PASS_ENV", '["SHOP_MODE"]')
+    cached_settings.cache_clear()
     probe = with_edits(
         base,
         CreateFile(
@@ -162,7 +167,8 @@ def test_the_workers_secrets_do_not_reach_the_tests(
                 "def test_no_secrets():\n"
                 "    assert 'GITHUB_TOKEN' not in os.environ\n"
                 "    assert 'STRIPE_API_KEY' not in os.environ\n"
-                "    assert 'PRFLOW_DATABASE_URL' not in os.environ\n\n\n"
+                "    assert 'PRFLOW_DATABASE_URL' not in os.environ\n"
+                "    assert 'SHOP_INTERNAL' not in os.environ\n\n\n"
                 "def test_other_variables_pass():\n"
                 "    assert os.environ['SHOP_MODE'] == 'kept'\n"
             ),
@@ -184,10 +190,11 @@ def test_a_sandbox_that_is_installed_but_denied_is_not_chosen(
     )
     bwrap.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
-    test_runs.sandbox_tools.cache_clear()
+    sandbox.sandbox_tools.cache_clear()
     try:
-        tools = test_runs.sandbox_tools()
+        tools = sandbox.sandbox_tools()
     finally:
-        test_runs.sandbox_tools.cache_clear()
-    assert tools.bwrap is None
+        sandbox.sandbox_tools.cache_clear()
+    assert tools.host is None and tools.bwrap is None
+    assert tools.problem == "bwrap: No permissions to create new namespace"
     assert tools.unshare is not None, "unshare works on this machine (as root)"
