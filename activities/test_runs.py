@@ -34,16 +34,18 @@ from activities.workspace import copy_worktree
 from prflow.config import cache_dir, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.store.blobs import get_json, put_json, put_text
+from prflow.test_runs.command import runner_command
 from prflow.test_runs.compare import compare
-from prflow.test_runs.environment import EnvSpec, ProjectKind, command_line, detect
-from prflow.test_runs.junit import ReportError, count, parse_junit
+from prflow.test_runs.environment import EnvSpec, ProjectKind, detect
 from prflow.test_runs.models import (
     CompareInput,
+    ResultBasis,
     TestComparison,
     TestOutcome,
     TestRunInput,
     TestRunResult,
 )
+from prflow.test_runs.results import output_tail, read_results, report_path
 from prflow.test_runs.sandbox import Tools, plan
 
 MAX_OUTPUT_BYTES = 4_000_000
@@ -192,9 +194,9 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
                 "cannot tell how to run this repository's tests (no pyproject.toml, "
                 "requirements file or package.json); pass --test-command"
             )
-        report = Path(scratch) / "junit.xml"
-        command = command_line(spec, str(report), inp.selection, inp.command)
-        sandbox = plan(command, sandbox_tools(), allow_unsandboxed=inp.allow_unsandboxed)
+        report = report_path(work)
+        command = runner_command(spec, str(report), inp.selection, inp.command)
+        sandbox = plan(command.argv, sandbox_tools(), allow_unsandboxed=inp.allow_unsandboxed)
         env_dir = ensure_env(spec, work, inp.install_timeout_seconds)
         output_path = Path(scratch) / "output.txt"
         started = time.monotonic()
@@ -203,7 +205,7 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
             process = subprocess.Popen(
                 sandbox.argv,
                 cwd=work,
-                env=_run_env(spec, env_dir, work, report),
+                env={**_run_env(spec, env_dir, work, report), **command.env},
                 stdin=subprocess.DEVNULL,
                 stdout=output,
                 stderr=subprocess.STDOUT,
@@ -229,24 +231,29 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
         if timed_out:
             cap = f"{inp.timeout_seconds:.0f}s"
             text += f"\n[prflow: the tests ran past the {cap} cap and were killed]\n"
-        outcomes: list[TestOutcome] = []
-        outcomes_key: str | None = None
-        if report.is_file():
-            try:
-                outcomes = parse_junit(report.read_bytes())
-                outcomes_key = put_json(db_url, [o.model_dump(mode="json") for o in outcomes])
-            except ReportError as exc:
-                text += f"\n[prflow: {exc}]\n"
+        results = read_results(report.read_bytes() if report.is_file() else None, text)
+        if results.note:
+            text += f"\n[prflow: {results.note}]\n"
+        outcomes_key = (
+            put_json(db_url, [o.model_dump(mode="json") for o in results.outcomes])
+            if results.basis == ResultBasis.junit
+            else None
+        )
     return TestRunResult(
         sandbox=sandbox.kind,
-        command=command,
+        command=command.argv,
         exit_code=None if timed_out else process.returncode,
         timed_out=timed_out,
-        counts=count(outcomes),
+        counts=results.counts,
         outcomes_key=outcomes_key,
         output_key=put_text(db_url, text),
         env_hash=spec.hash,
         seconds=round(seconds, 3),
+        basis=results.basis,
+        summary=results.summary,
+        tests_found=results.tests_found,
+        output_tail=output_tail(text),
+        selection_applied=command.selection_applied,
     )
 
 

@@ -215,6 +215,16 @@ class QueueSettings(BaseModel):
     )
 
 
+class RefactorSettings(BaseModel):
+    """``[refactor]`` in TOML: how ``prflow refactor`` runs the repository's tests."""
+
+    test_command: str | None = Field(
+        default=None,
+        description="The tests as typed in a shell at the repository root (e.g. 'make test'); "
+        "--test-command overrides it; unset: detected from the project",
+    )
+
+
 class Settings(BaseSettings):
     """All prflow settings. Build with :func:`load_settings`."""
 
@@ -237,6 +247,7 @@ class Settings(BaseSettings):
         description="Per kind and phase: model and caps, e.g. [phases.review.reviewers]",
     )
     queue: QueueSettings = Field(default_factory=QueueSettings)
+    refactor: RefactorSettings = Field(default_factory=RefactorSettings)
     metrics_port: int | None = Field(
         default=None,
         ge=1,

@@ -13,8 +13,8 @@ task's attempt; warnings go to the report.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
@@ -34,6 +34,9 @@ class AuditFinding(BaseModel):
     line: int = 0
     message: str
     error: bool = True
+    target: str = Field(
+        default="", description="The file the finding depends on (the imported or called one)"
+    )
 
     def text(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -220,6 +223,7 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
             findings.append(AuditFinding(check="syntax", path=path, message="does not parse"))
             continue
         callees: dict[str, Signature] = dict(_top_level(module)[1])
+        origin: dict[str, str] = {name: path for name in callees}
         for edge in python_import_edges(path, tree.read_text(path) or "", index):
             target = facts(edge.target)
             if target is None or edge.names is None:
@@ -233,11 +237,13 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
                             path=path,
                             message=f"imports {name} from {edge.target}, "
                             "which no longer defines it",
+                            target=edge.target,
                         )
                     )
                 elif name in sigs:
                     callees[_local_name(module, name)] = sigs[name]
-        findings += _call_findings(path, module, callees)
+                    origin[_local_name(module, name)] = edge.target
+        findings += _call_findings(path, module, callees, origin)
         findings += _unresolved_relative(path, module, index)
     return findings
 
@@ -272,13 +278,14 @@ def _unresolved_relative(
                     path=path,
                     line=node.lineno,
                     message=f"imports from .{node.module}, which is not a module any more",
+                    target=base + ".py",
                 )
             )
     return out
 
 
 def _call_findings(
-    path: str, module: ast.Module, callees: dict[str, Signature]
+    path: str, module: ast.Module, callees: dict[str, Signature], origin: dict[str, str]
 ) -> list[AuditFinding]:
     parents: dict[ast.AST, ast.AST] = {}
     for node in ast.walk(module):
@@ -292,14 +299,16 @@ def _call_findings(
         if sig is None:
             continue
         problem = sig.misfit(node)
+        source = origin.get(node.func.id, "")
         if problem is not None:
-            out.append(AuditFinding(check="signature", path=path, message=problem))
+            out.append(AuditFinding(check="signature", path=path, message=problem, target=source))
         if sig.is_async and _drops_coroutine(node, parents):
             out.append(
                 AuditFinding(
                     check="unawaited",
                     path=path,
                     message=f"{sig.name}() is async now; a caller uses it without await",
+                    target=source,
                 )
             )
     return out
@@ -444,24 +453,39 @@ def _layers(
     return out
 
 
+@dataclass
+class Judgement:
+    """One step's audit, judged by what it owns: errors fail the attempt, warnings are
+    reported, and ``waits_for`` names the later steps the step's edits need (a finding
+    it left in their files, or one in its own files that depends on theirs): if one of
+    them does not land, this step cannot either."""
+
+    errors: list[AuditFinding] = field(default_factory=list)
+    warnings: list[AuditFinding] = field(default_factory=list)
+    waits_for: list[str] = field(default_factory=list)
+
+
 def judge(
     in_task: Sequence[AuditFinding],
     in_run: Sequence[AuditFinding],
     *,
     own: Sequence[str],
-    deferred: Sequence[str],
-) -> tuple[list[AuditFinding], list[AuditFinding]]:
-    """Errors and warnings of one task from two audits: what the task introduced
-    (``in_task``) and what the run introduced so far (``in_run``).
+    later: Mapping[str, str],
+) -> Judgement:
+    """What one step answers for, from two audits: what the step introduced (``in_task``)
+    and what the run introduced so far (``in_run``). ``later`` maps each file a step that
+    has not finished yet will change to that step's id.
 
-    A step of a multi-step refactor leaves work for the steps after it: a finding in
-    a file a later task owns is a warning (left for that task). The task answers for
-    everything new in its own files since the run began, even when an earlier task
-    caused it, and for anything it introduced elsewhere.
+    A step of a multi-step refactor leaves work for the steps after it: a finding in a
+    file a later step owns is a warning, left for that step; so is a finding in the step's
+    own file that depends on a file a later step changes (it imports a name the next step
+    defines). The step answers for everything else new in its own files since the run
+    began, even when an earlier step caused it, and for anything it introduced elsewhere.
+    The final validation of the whole change decides what is left.
     """
-    mine, later = set(own), set(deferred) - set(own)
-    errors: list[AuditFinding] = []
-    warnings: list[AuditFinding] = []
+    mine = set(own)
+    out = Judgement()
+    waits: set[str] = set()
     seen: set[tuple[str, str, str]] = set()
     for finding in [*in_run, *in_task]:
         key = (finding.check, finding.path, finding.message)
@@ -469,10 +493,22 @@ def judge(
             continue
         seen.add(key)
         from_run = finding in in_run and finding not in in_task
-        if finding.path in mine:
-            (errors if finding.error else warnings).append(finding)
-        elif finding.path in later:
-            warnings.append(finding.model_copy(update={"error": False}))
-        elif not from_run:
-            (errors if finding.error else warnings).append(finding)
-    return errors, warnings
+        owner = later.get(finding.path) if finding.path not in mine else None
+        waits_on = later.get(finding.target) if finding.target not in mine else None
+        if owner is not None:
+            out.warnings.append(_left_for(finding, owner))
+            if not from_run:
+                waits.add(owner)  # this step broke that file: it needs that step to land
+        elif waits_on is not None and (finding.path in mine or not from_run):
+            out.warnings.append(_left_for(finding, waits_on))
+            waits.add(waits_on)
+        elif finding.path in mine or not from_run:
+            (out.errors if finding.error else out.warnings).append(finding)
+    out.waits_for = sorted(waits)
+    return out
+
+
+def _left_for(finding: AuditFinding, step: str) -> AuditFinding:
+    return finding.model_copy(
+        update={"error": False, "message": f"{finding.message} (left for step {step})"}
+    )

@@ -148,12 +148,29 @@ def test_a_step_answers_for_its_own_files_and_leaves_later_files_to_later_steps(
     async_files = BASE["storage/files.py"].replace("def read_text", "async def read_text")
     after_core = MemoryTree({**BASE, "storage/files.py": async_files})
     core = audit(["storage/files.py"], MemoryTree(BASE), after_core).findings
-    errors, warnings = judge(core, core, own=["storage/files.py"], deferred=["app/service.py"])
-    assert errors == [] and [w.path for w in warnings] == ["app/service.py"]
+    judged = judge(core, core, own=["storage/files.py"], later={"app/service.py": "callers"})
+    assert judged.errors == [] and [w.path for w in judged.warnings] == ["app/service.py"]
+    assert judged.waits_for == ["callers"], "core broke callers' file: it needs callers to land"
     # the callers step did not fix app/service.py: it answers for it although core caused it
     untouched = audit(["app/other.py"], after_core, after_core, extra_scope=["app/service.py"])
     since_base = audit(
         ["storage/files.py"], MemoryTree(BASE), after_core, extra_scope=["app/service.py"]
     ).findings
-    errors, _ = judge(untouched.findings, since_base, own=["app/service.py"], deferred=[])
-    assert [e.check for e in errors] == ["unawaited"]
+    judged = judge(untouched.findings, since_base, own=["app/service.py"], later={})
+    assert [e.check for e in judged.errors] == ["unawaited"]
+
+
+def test_a_re_export_of_a_name_a_later_step_defines_waits_for_that_step() -> None:
+    files = {
+        "pkg/__init__.py": "from pkg.enc import want_bytes\n",
+        "pkg/enc.py": "def want_bytes(x):\n    return x\n",
+    }
+    before = MemoryTree(files)
+    after = MemoryTree({**files, "pkg/__init__.py": "from pkg.enc import to_bytes\n"})
+    findings = audit(["pkg/__init__.py"], before, after).findings
+    assert [(f.check, f.target) for f in findings] == [("orphaned_import", "pkg/enc.py")]
+    judged = judge(findings, findings, own=["pkg/__init__.py"], later={"pkg/enc.py": "define"})
+    assert judged.errors == [] and judged.waits_for == ["define"]
+    assert "(left for step define)" in judged.warnings[0].message
+    alone = judge(findings, findings, own=["pkg/__init__.py"], later={})
+    assert [e.check for e in alone.errors] == ["orphaned_import"], "no later step: an error"
