@@ -1,0 +1,86 @@
+"""The evaluation-set sampler: release lines from registry documents, seeded draws, halves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.eval_sets import by_half, release_pairs, sample_pairs
+
+
+def _pypi_document(versions: dict[str, dict[str, object]]) -> dict[str, object]:
+    """A document shaped like PyPI's ``/pypi/<name>/json``: one file per release."""
+    releases: dict[str, list[dict[str, object]]] = {}
+    for version, extra in versions.items():
+        releases[version] = [
+            {
+                "packagetype": extra.get("packagetype", "sdist"),
+                "upload_time_iso_8601": extra.get("uploaded", "2024-01-01T00:00:00Z"),
+                "yanked": extra.get("yanked", False),
+            }
+        ]
+    return {"info": {}, "releases": releases}
+
+
+def _cache(tmp_path: Path, documents: dict[str, dict[str, object]]) -> Path:
+    for name, document in documents.items():
+        path = tmp_path / "pypi" / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document))
+    return tmp_path
+
+
+def test_pairs_cross_line_boundaries_skipping_prereleases_yanked_and_late(tmp_path: Path) -> None:
+    cache = _cache(
+        tmp_path,
+        {
+            "lib": _pypi_document(
+                {
+                    "1.0.0": {},
+                    "1.0.1": {},
+                    "1.1.0rc1": {},
+                    "1.1.0": {"yanked": True},
+                    "1.1.1": {},
+                    "1.2.0": {"packagetype": "bdist_wheel"},
+                    "2.0.0": {},
+                    "2.1.0": {"uploaded": "2030-01-01T00:00:00Z"},
+                }
+            )
+        },
+    )
+    minor = release_pairs("lib", "pypi", kind="minor", cache=cache)
+    assert [(p.base, p.head) for p in minor] == [("1.0.1", "1.1.1"), ("1.1.1", "2.0.0")]
+    major = release_pairs("lib", "pypi", kind="major", cache=cache)
+    assert [(p.base, p.head) for p in major] == [("1.1.1", "2.0.0")]
+
+
+def test_a_seed_draws_the_same_pairs_and_halves_never_share_a_package(tmp_path: Path) -> None:
+    names = [f"pkg{i}" for i in range(12)]
+    cache = _cache(
+        tmp_path,
+        {name: _pypi_document({"1.0.0": {}, "1.1.0": {}, "1.2.0": {}}) for name in names},
+    )
+    refused = {"pkg3", "pkg7"}
+
+    def draw(seed: int) -> list[tuple[str, str, str, str]]:
+        pairs = sample_pairs(
+            "pypi",
+            seed=seed,
+            count=8,
+            packages=names,
+            eligible=lambda pair: pair.package not in refused,
+            cache=cache,
+        )
+        return [(p.package, p.base, p.head, p.half) for p in pairs]
+
+    first = draw(11)
+    assert first == draw(11)
+    assert first != draw(12)
+    assert len(first) == 8
+    assert not refused & {package for package, *_ in first}
+    halves = by_half(
+        sample_pairs("pypi", seed=11, count=8, packages=names, per_package=2, cache=cache)
+    )
+    assert len(halves["tune"]) == len(halves["held_out"]) == 4
+    tuned = {p.package for p in halves["tune"]}
+    assert tuned.isdisjoint(p.package for p in halves["held_out"])
