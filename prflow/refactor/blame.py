@@ -47,7 +47,7 @@ def implicated_steps(regressions: Sequence[Regression]) -> list[str]:
     return sorted({s for r in regressions for s in r.steps})
 
 
-def test_file(test_id: str, reported: str, paths: Collection[str]) -> str:
+def file_of_test(test_id: str, reported: str, paths: Collection[str]) -> str:
     """The repository path of a test, or "" when nothing names one that exists."""
     if reported:
         clean = reported.removeprefix("./")
@@ -77,7 +77,7 @@ def blame(
     not."""
     out: list[Regression] = []
     for test in failed:
-        where = test_file(test.test, test.file, paths) or test.file
+        where = file_of_test(test.test, test.file, paths) or test.file
         implicated = sorted(
             step
             for step, changed in steps.items()

@@ -1,9 +1,10 @@
-"""The runner's own summary line (pytest, jest, vitest), read from a run's output.
+"""The runner's own summary line (pytest, jest, vitest, unittest), read from a run's output.
 
 When a test command gives no per-test report (``make test``, ``tox -e py``, a
 pytest started with its own ``--junitxml``), what it printed is what is left
 to compare: ``3 failed, 120 passed in 4.2s`` (pytest), ``Tests: 1 failed, 12
-passed, 13 total`` (jest), ``Tests  1 failed | 12 passed (13)`` (vitest). A
+passed, 13 total`` (jest), ``Tests  1 failed | 12 passed (13)`` (vitest),
+``Ran 13 tests in 0.4s`` then ``FAILED (failures=1)`` (unittest, Django). A
 command that chains several runs (``pytest a && pytest b``) prints several
 lines; their counts add up. ``no tests ran`` is a summary too: zero tests.
 """
@@ -24,6 +25,8 @@ JEST_LINE = re.compile(r"^Tests:\s+(?P<body>.*\d+ total)\s*$")
 JEST_SUITES = re.compile(r"^Test Suites:\s+(?P<body>.*\d+ total)\s*$")
 VITEST_LINE = re.compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+(?: \| )?)+)\s*\(\d+\)\s*$")
 VITEST_FILES = re.compile(r"^\s*Test Files\s+(?P<body>(?:\d+ \w+(?: \| )?)+)\s*\(\d+\)\s*$")
+UNITTEST_RAN = re.compile(r"^Ran (?P<n>\d+) tests? in [\d.]+s$")
+UNITTEST_END = re.compile(r"^(?P<word>OK|FAILED)(?: \((?P<body>[^)]*)\))?$")
 NO_TESTS = re.compile(r"^(?:No tests found|No test files found)", re.MULTILINE)
 
 WORDS = {
@@ -67,7 +70,7 @@ def parse_summary(output: str) -> RunnerSummary | None:
     """The summary of the runs in ``output``, or None when no runner printed one."""
     text = ANSI.sub("", output)
     lines = [line.rstrip() for line in text.splitlines()]
-    for parse in (_pytest, _jest, _vitest):
+    for parse in (_pytest, _jest, _vitest, _unittest):
         found = parse(lines)
         if found is not None:
             return found
@@ -129,3 +132,28 @@ def _vitest(lines: list[str]) -> RunnerSummary | None:
     if files_failed and not counts.failed:
         counts.errors += files_failed
     return RunnerSummary("vitest", counts, seen)
+
+
+def _unittest(lines: list[str]) -> RunnerSummary | None:
+    counts = TestCounts()
+    seen: list[str] = []
+    for n, line in enumerate(lines):
+        ran = UNITTEST_RAN.match(line.strip())
+        if ran is None:
+            continue
+        end = next(
+            (m for m in (UNITTEST_END.match(x.strip()) for x in lines[n + 1 : n + 4]) if m), None
+        )
+        if end is None:
+            continue
+        seen.append(f"{line.strip()} {end.group(0)}")
+        parts = dict(
+            (k.strip(), int(v)) for k, v in re.findall(r"(\w+)=(\d+)", end.group("body") or "")
+        )
+        bad = parts.get("failures", 0) + parts.get("errors", 0)
+        skipped = parts.get("skipped", 0) + parts.get("expected_failures", 0)
+        counts.failed += parts.get("failures", 0) + parts.get("unexpected_successes", 0)
+        counts.errors += parts.get("errors", 0)
+        counts.skipped += skipped
+        counts.passed += max(0, int(ran.group("n")) - bad - skipped)
+    return RunnerSummary("unittest", counts, seen) if seen else None

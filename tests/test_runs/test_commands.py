@@ -48,7 +48,7 @@ def test_a_selection_replaces_the_paths_of_a_plain_command_and_others_run_whole(
     assert whole.argv == ["sh", "-c", "make test"] and not whole.selection_applied
 
 
-def test_summary_lines_of_pytest_jest_and_vitest() -> None:
+def test_summary_lines_of_pytest_jest_vitest_and_unittest() -> None:
     pytest_q = parse_summary("....F\n1 failed, 4 passed, 2 skipped, 3 warnings in 0.52s\n")
     assert pytest_q is not None and pytest_q.runner == "pytest"
     assert pytest_q.counts == TestCounts(passed=4, failed=1, skipped=2)
@@ -68,6 +68,10 @@ def test_summary_lines_of_pytest_jest_and_vitest() -> None:
         "\x1b[2m      Tests \x1b[22m 1 failed | 5 passed (6)\n"
     )
     assert vitest is not None and vitest.counts == TestCounts(passed=5, failed=1)
+    django = parse_summary("Ran 12 tests in 0.123s\n\nFAILED (failures=1, errors=2, skipped=3)\n")
+    assert django is not None and django.counts == TestCounts(
+        passed=6, failed=1, errors=2, skipped=3
+    )
     assert parse_summary("make: *** [test] Error 2\n") is None
 
 
