@@ -2,8 +2,9 @@
 more than 1,000, undisturbed and with the worker SIGKILLed mid-run, against rope.
 
 The repository is the Django 5.1.4 sdist (fetched once, committed with a fixed date). The
-directive renames ``django.utils.translation.gettext_lazy`` everywhere; rope computes the
-target (every definition, import, alias and call). The scripted model knows the target:
+directive renames ``django.utils.translation.gettext`` and ``gettext_lazy`` everywhere;
+rope computes the target (every definition, import, alias and call; one rename after the
+other). The scripted model knows the target:
 its plan is batches of at most 40 files (the code batches side by side, the tests after
 them), each executor makes its batch's target edits. The run continues-as-new after every
 step (``tasks_per_run=1``) and its tests are the user's command (Django's own runner on
@@ -35,18 +36,37 @@ from tests.support.sample_repos import commit_all
 WORK = Path(__file__).resolve().parents[1] / ".work" / "refactor-large"
 NAME, VERSION = "django", "5.1.4"
 DEFINED_IN = "django/utils/translation/__init__.py"
-OLD = "gettext_lazy"
+RENAMES = (("def gettext(", "gettext"), ("\ngettext_lazy = ", "gettext_lazy"))
+OLD = "gettext, gettext_lazy"
 TEST_COMMAND = "python tests/runtests.py --parallel 1 i18n"
 
 
 def target_of(repo: Path) -> tuple[Target, float]:
-    text = (repo / DEFINED_IN).read_text(encoding="utf-8")
-    offset = text.index(f"\n{OLD} = ") + 1
+    """Both renames as one change set: rope renames on a scratch clone, one after the other."""
+    scratch = clone(repo, WORK / "rope")
     started = time.monotonic()
-    target = compute(repo, Candidate("function", DEFINED_IN, OLD, offset))
-    if target is None:
-        raise SystemExit("rope could not rename gettext_lazy")
-    return target, time.monotonic() - started
+    directives: list[str] = []
+    for marker, name in RENAMES:
+        text = (scratch / DEFINED_IN).read_text(encoding="utf-8")
+        offset = text.index(marker) + marker.index(name)
+        step = compute(scratch, Candidate("function", DEFINED_IN, name, offset))
+        if step is None:
+            raise SystemExit(f"rope could not rename {name}")
+        write_target(scratch, step)
+        directives.append(f"{name} to {step.new}")
+    seconds = time.monotonic() - started
+    changes: dict[str, str | None] = {}
+    for path in sorted({*tree_state(scratch), *tree_state(repo)}):
+        old, new = repo / path, scratch / path
+        if not new.exists():
+            changes[path] = None
+        elif not old.exists() or old.read_bytes() != new.read_bytes():
+            changes[path] = new.read_text(encoding="utf-8")
+    directive = (
+        f"Rename {' and '.join(directives)} in {DEFINED_IN} everywhere: definitions, every "
+        "import, alias, caller and test"
+    )
+    return Target("function", directive, OLD, "renamed", changes), seconds
 
 
 async def history_bounds(stage: Stage, workflow_id: str) -> tuple[int, int, int]:
@@ -105,8 +125,7 @@ def prepare() -> tuple[Path, Target, float]:
     target, rope_seconds = target_of(repo)
     print(
         f"repository: Django {VERSION} sdist, {len(listed.stdout.splitlines())} files; rename "
-        f"{OLD} -> {target.new}: {len(target.changes)} files changed by rope in "
-        f"{rope_seconds:.1f}s",
+        f"{OLD}: {len(target.changes)} files changed by rope in {rope_seconds:.1f}s",
         flush=True,
     )
     return repo, target, rope_seconds

@@ -29,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -76,11 +77,11 @@ def pick_libraries(seed: int, count: int, max_suite: float) -> list[tuple[Librar
         key = f"{pair.package}=={pair.head}"
         shape = known.get(f"{pair.package}:shape", {})
         if key not in known and shape.get("why"):
-            return False  # the release's layout rules the package out: skip its other pairs
+            return False  # the package was ruled out on its first offered release
         if key not in known:
             known[key] = _judge(pair.package, pair.head, max_suite)
-            if str(known[key].get("why", "")).startswith(STATIC):
-                known[f"{pair.package}:shape"] = known[key]
+            if known[key].get("why"):
+                known[f"{pair.package}:shape"] = known[key]  # its first offered release decides
             cache.write_text(json.dumps(known, indent=1))
             print(f"  {key}: {known[key].get('why') or 'eligible'}", flush=True)
         entry = known[key]
@@ -134,15 +135,15 @@ def write_target(tree: Path, target: Target) -> None:
             file.write_text(text, encoding="utf-8")
 
 
-def make_cases(library: Library, half: str, seed: int, per_library: int) -> list[Case]:
+def make_cases(library: Library, half: str, seed: int, per_library: int) -> Iterator[Case]:
     """Targets rope computes on the library, kept when the suite stays green on them; the
     anchor's time (compute, apply, suite before and after) is measured on the way."""
     from tests.support.sample_repos import commit_all
 
     rng = random.Random(f"{seed}:{library.name}")
-    cases: list[Case] = []
+    made = 0
     for n, candidate in enumerate(draw(library.repo, library.package, rng, per_library * 4)):
-        if len(cases) >= per_library:
+        if made >= per_library:
             break
         started = time.monotonic()
         target = compute(library.repo, candidate)
@@ -157,13 +158,14 @@ def make_cases(library: Library, half: str, seed: int, per_library: int) -> list
             print(f"    drop {target.kind} {target.old}: {problem or 'fewer tests pass'}")
             continue
         anchor = time.monotonic() - started
-        cases.append(Case(library.name, half, target, round(anchor, 1)))
+        made += 1
         print(
-            f"    case {target.kind} {target.old} -> {target.new}: {len(target.changes)} files, "
-            f"anchor {anchor:.1f}s (suites {before_seconds:.1f}s + {after_seconds:.1f}s)",
+            f"    case {library.name} {target.kind} {target.old} -> {target.new}: "
+            f"{len(target.changes)} files, anchor {anchor:.1f}s (suites {before_seconds:.1f}s "
+            f"+ {after_seconds:.1f}s)",
             flush=True,
         )
-    return cases
+        yield Case(library.name, half, target, round(anchor, 1))
 
 
 def tree_state(tree: Path) -> dict[str, bytes]:
@@ -248,19 +250,29 @@ async def bench(args: argparse.Namespace) -> int:
     async with corpus_stage(WORK / "state") as stage:
         print(f"picking {args.libraries} libraries (seed {args.seed})", flush=True)
         libraries = pick_libraries(args.seed, args.libraries, args.max_suite_seconds)
-        cases: list[Case] = []
+        makers = []
         for library, half in libraries:
             print(
                 f"  {library.name} {library.version} ({half}): {library.tests} tests in "
                 f"{library.suite_seconds}s",
                 flush=True,
             )
-            cases += make_cases(library, half, args.seed, args.cases_per_library)
-        cases = cases[: args.max_cases] if args.max_cases else cases
+            makers.append(make_cases(library, half, args.seed, args.cases_per_library))
         by_name = {lib.name: lib for lib, _ in libraries}
+        deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
+        cases: list[Case] = []
         outcomes: list[Outcome] = []
         number = 0
-        for case in cases:
+        while makers and (not args.max_cases or len(cases) < args.max_cases):
+            if deadline is not None and time.monotonic() > deadline:
+                print(f"time budget of {args.minutes} minutes spent: no new case started")
+                break
+            maker = makers.pop(0)  # round robin over the libraries (both halves early)
+            case = next(maker, None)
+            if case is None:
+                continue
+            makers.append(maker)
+            cases.append(case)
             reference: str | None = None
             for model in models:
                 number += 1
@@ -303,6 +315,9 @@ def main() -> int:
     parser.add_argument("--libraries", type=int, default=6)
     parser.add_argument("--cases-per-library", type=int, default=4)
     parser.add_argument("--max-cases", type=int, default=0)
+    parser.add_argument(
+        "--minutes", type=float, default=0, help="Start no new case after this long (0: none)"
+    )
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument(
         "--max-suite-seconds",

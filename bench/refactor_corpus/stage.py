@@ -6,24 +6,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
-from bench.refactor.e2e_stage import point_prflow_at
+from bench.refactor.e2e_stage import worker_stage
 from prflow.cli.refactor_cmd import refactor_plans
 from prflow.config import Settings, cached_settings
 from prflow.refactor.run_models import RefactorRequest, RefactorResult
 from prflow.store.blobs import get_text
-from tests.support.cli_runs import free_port
-from tests.support.fixtures_temporal import WorkerProcess, child_environment, isolated_settings
+from tests.support.fixtures_temporal import WorkerProcess
 from tests.support.scripted_anthropic import ScriptedAnthropic
-from worker.devserver import DevServer
 from workflows.refactor import RefactorWorkflow
 
 RESULT_TIMEOUT = 1800
@@ -83,25 +79,6 @@ def resent_turns(model: ScriptedAnthropic, seen: dict[str, int]) -> int:
 
 @contextlib.asynccontextmanager
 async def corpus_stage(state: Path) -> AsyncIterator[Stage]:
-    shutil.rmtree(state, ignore_errors=True)
-    await asyncio.to_thread(state.mkdir, parents=True)
-    async with contextlib.AsyncExitStack() as stack:
-        model = stack.enter_context(ScriptedAnthropic())
-        point_prflow_at(state, model)
-        server = DevServer(port=free_port(), ui_port=None, db_path=state / "temporal.db")
-        await server.start()
-        stack.push_async_callback(server.stop)
-        client = await Client.connect(server.address, data_converter=pydantic_data_converter)
-        settings = isolated_settings(server.address)
-        worker = WorkerProcess(child_environment(settings), state / "worker.log")
-        await worker.start()
-
-        async def stop() -> None:
-            if worker.running:
-                try:
-                    await worker.stop()
-                except TimeoutError:
-                    worker.kill()
-
-        stack.push_async_callback(stop)
-        yield Stage(client, settings, model, worker, refactor_plans(settings))
+    with ScriptedAnthropic() as model:
+        async with worker_stage(state, model) as (client, settings, worker):
+            yield Stage(client, settings, model, worker, refactor_plans(settings))

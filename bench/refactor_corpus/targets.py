@@ -103,7 +103,7 @@ def compute(root: Path, candidate: Candidate) -> Target | None:
     from rope.refactor.move import create_move
     from rope.refactor.rename import Rename
 
-    project = Project(str(root), ropefolder=None)
+    project = Project(str(root), ropefolder=None, ignore_syntax_errors=True)
     try:
         resource = libutils.path_to_resource(project, str(root / candidate.path))
         new = new_name(candidate)
