@@ -134,6 +134,7 @@ def prepare() -> tuple[Path, Target, float]:
 async def bench(seed: int, repo: Path, target: Target, rope_seconds: float) -> int:
     async with corpus_stage(WORK / "state") as stage:
         stage.rng.seed(seed)
+        stage.result_timeout = 4 * 3600  # a step's audit over the whole tree takes minutes
         anchor_tree = clone(repo, WORK / "anchor")
         started = time.monotonic()
         _, before_s, _ = suite(anchor_tree, "large-anchor-before", 10_000)

@@ -34,6 +34,7 @@ class Stage:
     plans: dict[str, Any]
     rng: random.Random = field(default_factory=lambda: random.Random(26))
     last_wall: float = 60.0
+    result_timeout: float = RESULT_TIMEOUT
 
     async def run(self, request: RefactorRequest, run_id: str, *, kill: bool) -> RefactorResult:
         """One run; with ``kill``, the worker is SIGKILLed once at a seeded moment within
@@ -50,7 +51,7 @@ class Stage:
             await self.worker.restart()
         loop = asyncio.get_running_loop()
         started = loop.time()
-        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+        result = await asyncio.wait_for(handle.result(), self.result_timeout)
         if not kill:
             self.last_wall = loop.time() - started
         return result

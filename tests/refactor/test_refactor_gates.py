@@ -12,7 +12,7 @@ import pytest
 from temporalio.client import Client
 
 from prflow.config import Settings
-from prflow.refactor.run_models import RefactorResult, RunStatus
+from prflow.refactor.run_models import RefactorPhase, RefactorResult, RunStatus
 from tests.support.fixtures_temporal import run_worker
 from tests.support.refactor_runs import artifact, refactor_request, start_refactor, tree_bytes
 from tests.support.rename_repo import (
@@ -26,7 +26,7 @@ from tests.support.rename_repo import (
     split_rename_script,
     step,
 )
-from tests.support.scripted_anthropic import ScriptedAnthropic
+from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 
 pytestmark = pytest.mark.temporal
 
@@ -142,3 +142,25 @@ async def test_a_test_command_that_finds_no_tests_stops_before_any_step(
     assert_aborted_with_reports(result, repo, before)
     assert result.reason.startswith("the test command found no tests at the base commit")
     assert not scripted_anthropic.requests_of(executor_key("reexport")), "nothing was paid for"
+
+
+async def test_a_budget_cut_during_planning_ends_aborted_with_its_report(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    tmp_path: Path,
+) -> None:
+    repo = build_notes_repo(tmp_path / "notes")
+    before = tree_bytes(repo)
+    reading = [Turn(tool_uses=[ToolUse("read_file", {"path": "notes/store.py"})])] * 3
+    scripted_anthropic.route({PLANNER_KEY: reading})
+    request = refactor_request(temporal_settings, repo, directive=DIRECTIVE, dry_run=True)
+    request.plans[RefactorPhase.planning].caps.iterations = 1
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_refactor(temporal_client, temporal_settings, request, "gates-cut")
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+
+    assert_aborted_with_reports(result, repo, before)
+    assert result.reason == "the planning was cut by its iterations cap; no plan"
+    assert len(scripted_anthropic.requests_of(PLANNER_KEY)) == 1, "no re-ask past the cap"
