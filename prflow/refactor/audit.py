@@ -24,6 +24,7 @@ from prflow.refactor.react_audit import react_findings
 from prflow.source_tree import SourceTree
 
 TEST_MARKERS = ("tests/", "test/", "__tests__/")
+REEXPORT_HOPS = 3
 
 
 class AuditFinding(BaseModel):
@@ -214,6 +215,21 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
             modules[path] = _top_level(parsed) if parsed is not None else None
         return modules[path]
 
+    def signature(path: str, name: str, hops: int = 0) -> tuple[Signature, str] | None:
+        """The signature ``name`` has in ``path``, following re-exports (``from .core
+        import f`` in a package's ``__init__``) a few hops down."""
+        found = facts(path)
+        if found is None:
+            return None
+        if name in found[1]:
+            return found[1][name], path
+        if hops >= REEXPORT_HOPS:
+            return None
+        for edge in python_import_edges(path, tree.read_text(path) or "", index):
+            if edge.names is not None and name in edge.names:
+                return signature(edge.target, name, hops + 1)
+        return None
+
     findings: list[AuditFinding] = []
     for path in scope:
         if not is_python_file(path):
@@ -228,7 +244,7 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
             target = facts(edge.target)
             if target is None or edge.names is None:
                 continue
-            defined, sigs, dynamic = target
+            defined, _, dynamic = target
             for name in edge.names:
                 if name not in defined and not dynamic:
                     findings.append(
@@ -240,9 +256,12 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
                             target=edge.target,
                         )
                     )
-                elif name in sigs:
-                    callees[_local_name(module, name)] = sigs[name]
-                    origin[_local_name(module, name)] = edge.target
+                else:
+                    known = signature(edge.target, name)
+                    if known is not None:
+                        callees[_local_name(module, name)], origin[_local_name(module, name)] = (
+                            known
+                        )
         findings += _call_findings(path, module, callees, origin)
         findings += _unresolved_relative(path, module, index)
     return findings

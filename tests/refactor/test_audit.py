@@ -174,3 +174,17 @@ def test_a_re_export_of_a_name_a_later_step_defines_waits_for_that_step() -> Non
     assert "(left for step define)" in judged.warnings[0].message
     alone = judge(findings, findings, own=["pkg/__init__.py"], later={})
     assert [e.check for e in alone.errors] == ["orphaned_import"], "no later step: an error"
+
+
+def test_a_call_through_a_package_re_export_is_held_to_the_real_signature() -> None:
+    files = {
+        "pkg/__init__.py": "from pkg.core import show\n",
+        "pkg/core.py": "def show(text, color=None):\n    return text\n",
+        "pkg/__main__.py": "from pkg import show\n\nshow('x', color='red')\n",
+    }
+    renamed = "def show(text, tint=None):\n    return text\n"
+    after = MemoryTree({**files, "pkg/core.py": renamed})
+    findings = audit(["pkg/core.py"], MemoryTree(files), after, extra_scope=["pkg/__main__.py"])
+    assert [(f.check, f.path, f.message, f.target) for f in findings.errors] == [
+        ("signature", "pkg/__main__.py", "show() has no parameter color", "pkg/core.py")
+    ]
