@@ -99,11 +99,15 @@ def used_elsewhere(root: Path, package: str, candidate: Candidate) -> int:
 def compute(root: Path, candidate: Candidate) -> Target | None:
     """rope's change set for ``candidate`` in the project at ``root`` (no file is written)."""
     from rope.base import libutils
+    from rope.base.fscommands import FileSystemCommands
     from rope.base.project import Project
     from rope.refactor.move import create_move
     from rope.refactor.rename import Rename
 
-    project = Project(str(root), ropefolder=None, ignore_syntax_errors=True)
+    # plain file operations: rope's git integration would stage files in the library's repo
+    project = Project(
+        str(root), ropefolder=None, ignore_syntax_errors=True, fscommands=FileSystemCommands()
+    )
     try:
         resource = libutils.path_to_resource(project, str(root / candidate.path))
         new = new_name(candidate)
