@@ -13,7 +13,7 @@ task's attempt; warnings go to the report.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
@@ -264,7 +264,77 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
                         )
         findings += _call_findings(path, module, callees, origin)
         findings += _unresolved_relative(path, module, index)
+        findings += _attribute_findings(path, module, index, facts)
     return findings
+
+
+def _module_aliases(path: str, module: ast.Module, index: PythonModuleIndex) -> dict[str, str]:
+    """Local names bound to a project module (not a package): ``from . import mod``,
+    ``from pkg import mod as m``, ``import pkg.mod as m``."""
+    import posixpath
+
+    out: dict[str, str] = {}
+    for statement in module.body:
+        for node in _flatten(statement):
+            if isinstance(node, ast.ImportFrom):
+                parts = node.module.split(".") if node.module else []
+                if node.level:
+                    package = posixpath.dirname(path)
+                    for _ in range(node.level - 1):
+                        package = posixpath.dirname(package)
+                    bases = [posixpath.join(package, *parts)]
+                else:
+                    bases = [posixpath.join(r, *parts) for r in index.search_dirs(path)]
+                for alias in node.names:
+                    for base in bases:
+                        found = index.module_file(posixpath.join(base, alias.name))
+                        if found is not None and not found.endswith("__init__.py"):
+                            out[alias.asname or alias.name] = found
+                            break
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname is None:
+                        continue
+                    for root in index.search_dirs(path):
+                        found = index.module_file(posixpath.join(root, *alias.name.split(".")))
+                        if found is not None and not found.endswith("__init__.py"):
+                            out[alias.asname] = found
+                            break
+    return out
+
+
+def _attribute_findings(
+    path: str,
+    module: ast.Module,
+    index: PythonModuleIndex,
+    facts: Callable[[str], tuple[set[str], dict[str, Signature], bool] | None],
+) -> list[AuditFinding]:
+    """``mod.name`` where ``mod`` is a project module that does not define ``name``: a call
+    through the module that a rename or a move left behind (``_fork_pty.fork_pty()``)."""
+    aliases = _module_aliases(path, module, index)
+    out: list[AuditFinding] = []
+    seen: set[tuple[str, str]] = set()
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+            continue
+        target = aliases.get(node.value.id)
+        known = facts(target) if target is not None else None
+        if target is None or known is None or (node.value.id, node.attr) in seen:
+            continue
+        defined, _, dynamic = known
+        if node.attr in defined or dynamic or node.attr.startswith("__"):
+            continue
+        seen.add((node.value.id, node.attr))
+        out.append(
+            AuditFinding(
+                check="orphaned_attribute",
+                path=path,
+                line=node.lineno,
+                message=f"uses {node.value.id}.{node.attr}, which {target} no longer defines",
+                target=target,
+            )
+        )
+    return out
 
 
 def _local_name(module: ast.Module, name: str) -> str:

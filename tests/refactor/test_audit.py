@@ -188,3 +188,21 @@ def test_a_call_through_a_package_re_export_is_held_to_the_real_signature() -> N
     assert [(f.check, f.path, f.message, f.target) for f in findings.errors] == [
         ("signature", "pkg/__main__.py", "show() has no parameter color", "pkg/core.py")
     ]
+
+
+def test_a_call_through_a_module_that_no_longer_defines_the_name_is_found() -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/_fork.py": "def fork_pty():\n    return 1\n",
+        "pkg/proc.py": "from . import _fork\n\n\ndef spawn():\n    return _fork.fork_pty()\n",
+    }
+    renamed = "def fork_pty_renamed():\n    return 1\n"
+    after = MemoryTree({**files, "pkg/_fork.py": renamed})
+    findings = audit(["pkg/_fork.py"], MemoryTree(files), after).errors
+    assert [(f.check, f.path, f.message) for f in findings] == [
+        (
+            "orphaned_attribute",
+            "pkg/proc.py",
+            "uses _fork.fork_pty, which pkg/_fork.py no longer defines",
+        )
+    ]

@@ -189,7 +189,7 @@ async def test_each_outcome_has_its_exit_code_and_its_report_and_no_write(
     report = json.loads((out / "validation-report.json").read_text())
     assert report["tests"]["regressions"] == [
         {
-            "test": "tests.test_report::test_read_direct",
+            "test": "tests.test_report::test_read_is_patched",
             "kind": "regressed",
             "file": "tests/test_report.py",
             "steps": ["rename"],

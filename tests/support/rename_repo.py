@@ -3,9 +3,10 @@ that rename it: split across steps, leaving one test file behind, writing nonsen
 finding nothing to do.
 
 ``notes.store.read_note`` is re-exported by ``notes/__init__.py``, called through the
-module by ``notes/report.py`` and by ``tests/test_report.py`` (``store.read_note``: no
-import names it, so only the tests can tell when it is left behind), and imported by
-name in ``tests/test_store.py``. The target of "rename it to load_note" is every
+module by ``notes/report.py``, patched by name in ``tests/test_report.py``
+(``monkeypatch.setattr(store, "read_note", ...)``: a string, so only running the tests
+can tell when that file is left behind), and imported by name in
+``tests/test_store.py``. The target of "rename it to load_note" is every
 ``read_note`` replaced.
 """
 
@@ -55,9 +56,9 @@ FILES: dict[str, str] = {
         "def test_word_count(tmp_path):\n"
         '    store.write_note(tmp_path / "a", "one two")\n'
         '    assert word_count(tmp_path / "a") == 2\n\n\n'
-        "def test_read_direct(tmp_path):\n"
-        '    (tmp_path / "a").write_text("x")\n'
-        '    assert store.read_note(tmp_path / "a") == "x"\n'
+        "def test_read_is_patched(monkeypatch, tmp_path):\n"
+        '    monkeypatch.setattr(store, "read_note", lambda path: "patched")\n'
+        '    assert word_count(tmp_path / "a") == 1\n'
     ),
 }
 TARGET = {path: text.replace(OLD, NEW) for path, text in FILES.items()}
@@ -123,7 +124,7 @@ def split_rename_script() -> dict[str, list[Turn]]:
 
 def left_behind_script() -> dict[str, list[Turn]]:
     """The package renamed, then a tests step that renames in one test file and leaves
-    ``tests/test_report.py`` (which calls ``store.read_note``) behind."""
+    ``tests/test_report.py`` (which patches ``store.read_note`` by name) behind."""
     plan = {
         "summary": "Package, then tests.",
         "tasks": [step("rename", PACKAGE, []), step("tests", TESTS, ["rename"])],
