@@ -27,6 +27,7 @@ from prflow.config import cached_settings
 from prflow.imports import build_import_graph
 from prflow.imports.build import is_skipped
 from prflow.refactor.audit import audit, judge
+from prflow.refactor.blame import FailedTest, Regression, blame
 from prflow.refactor.messages import (
     FINISH_TASK,
     SUBMIT_PLAN,
@@ -343,6 +344,7 @@ class CheckedPlan(BaseModel):
     plan: RefactorPlan | None = None
     plan_key: str | None = None
     problems: list[str] = Field(default_factory=list)
+    nothing_to_do: str = Field(default="", description="The planner's reason for no change")
 
 
 @activity.defn(name="refactor_check_plan")
@@ -355,6 +357,8 @@ def refactor_check_plan(inp: CheckPlanInput) -> CheckedPlan:
         exclude=inp.exclude,
         active_rules=index.rule_ids,
     )
+    if check.nothing_to_do:
+        return CheckedPlan(nothing_to_do=check.nothing_to_do)
     if check.plan is None or check.problems:
         return CheckedPlan(problems=check.problems)
     key = put_json(_db(), check.plan.model_dump(mode="json"))
@@ -427,6 +431,9 @@ class ChangeInput(BaseModel):
     )
     own: list[str] = Field(default_factory=list, description="The task's files")
     deferred: list[str] = Field(default_factory=list, description="Files later tasks own")
+    later: dict[str, str] = Field(
+        default_factory=dict, description="File -> the unfinished step that will change it"
+    )
     rule_ids: list[str] = Field(default_factory=list)
     layers: list[str] = Field(default_factory=list)
 
@@ -437,6 +444,9 @@ class ChangeFacts(BaseModel):
     error_files: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     mapped_tests: list[str] = Field(default_factory=list)
+    waits_for: list[str] = Field(
+        default_factory=list, description="Later steps whose files the task's findings need"
+    )
 
 
 def changed_between(before: WorkspaceRef, after: WorkspaceRef) -> list[str]:
@@ -459,7 +469,9 @@ def refactor_audit(inp: ChangeInput) -> ChangeFacts:
     if inp.run_base is not None and inp.run_base.state_key != inp.before.state_key:
         run_changed = changed_between(inp.run_base, inp.after)
         in_run = audit(run_changed, workspace_tree(inp.run_base), after, **kw).findings
-    errors, warnings = judge(in_task, in_run, own=inp.own, deferred=inp.deferred)
+    later = inp.later or dict.fromkeys(inp.deferred, "after this one")
+    verdict = judge(in_task, in_run, own=inp.own, later=later)
+    errors, warnings = verdict.errors, verdict.warnings
     tests = TestFiles.of(after)
     graph = build_import_graph(after)
     mapped: set[str] = {p for p in changed if is_test_file(p) and after.read_text(p) is not None}
@@ -472,6 +484,44 @@ def refactor_audit(inp: ChangeInput) -> ChangeFacts:
         error_files=sorted({f.path for f in errors}),
         warnings=[f.text() for f in warnings],
         mapped_tests=sorted(mapped),
+        waits_for=[w for w in verdict.waits_for if w in inp.later.values()],
+    )
+
+
+class BlameInput(BaseModel):
+    workspace: WorkspaceRef = Field(description="The change as validated")
+    failed: list[FailedTest]
+    steps: dict[str, list[str]] = Field(description="Each done step's changed files")
+
+
+MAX_BLAMED = 500
+
+
+def reaching_tests(tree: SourceTree, changed: Iterable[str]) -> dict[str, set[str]]:
+    """For each changed file, the test files that reach it: named after it, importing it
+    (through re-exports), or importing something that does."""
+    graph = build_import_graph(tree)
+    tests = TestFiles.of(tree)
+    out: dict[str, set[str]] = {}
+    for path in changed:
+        reached = set(find_related_tests(path, tree, graph, tests))
+        reached.update(p for p in graph.transitive_importers([path]) if is_test_file(p))
+        out[path] = reached
+    return out
+
+
+@activity.defn(name="refactor_blame")
+@heartbeating
+def refactor_blame(inp: BlameInput) -> list[Regression]:
+    """Each regressed test of the final validation with its file and the steps that reach
+    it (for the report, and for the ladder to know what it could give up)."""
+    tree = workspace_tree(inp.workspace)
+    changed = sorted({f for files in inp.steps.values() for f in files})
+    return blame(
+        inp.failed[:MAX_BLAMED],
+        paths=set(tree.paths()),
+        steps=inp.steps,
+        reaches=reaching_tests(tree, changed),
     )
 
 
@@ -597,4 +647,5 @@ REFACTOR_ACTIVITIES: list[Callable[..., Any]] = [
     refactor_audit,
     refactor_compose,
     refactor_artifacts,
+    refactor_blame,
 ]

@@ -35,16 +35,18 @@ from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.sandbox.choice import choose
 from prflow.sandbox.layout import Bind
 from prflow.store.blobs import get_json, put_json, put_text
+from prflow.test_runs.command import runner_command
 from prflow.test_runs.compare import compare
-from prflow.test_runs.environment import EnvSpec, ProjectKind, command_line, detect
-from prflow.test_runs.junit import ReportError, count, parse_junit
+from prflow.test_runs.environment import EnvSpec, ProjectKind, detect
 from prflow.test_runs.models import (
     CompareInput,
+    ResultBasis,
     TestComparison,
     TestOutcome,
     TestRunInput,
     TestRunResult,
 )
+from prflow.test_runs.results import output_tail, read_results
 
 
 def _runner(
@@ -85,7 +87,7 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
         out = Path(scratch) / "out"
         out.mkdir()
         report = out / "junit.xml"
-        command = command_line(spec, str(report), inp.selection, inp.command)
+        command = runner_command(spec, str(report), inp.selection, inp.command)
         tools = sandbox_tools()
         mode = inp.sandbox or cached_settings().sandbox.mode
         choice = choose(mode, tools, allow_unsandboxed=inp.allow_unsandboxed)
@@ -93,38 +95,42 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
         runner_env, path_prefix, binds = _runner(spec, env_dir, work, report)
         run = run_sandboxed(
             SandboxCommand(
-                argv=command,
+                argv=command.argv,
                 cwd=str(work),
                 choice=choice,
                 timeout_seconds=inp.timeout_seconds,
                 binds=[Bind(str(work), str(work), True), Bind(str(out), str(out), True), *binds],
-                env=runner_env,
+                env={**runner_env, **command.env},
                 path_prefix=path_prefix,
             ),
             tools,
         )
         text = run.output
-        outcomes: list[TestOutcome] = []
-        outcomes_key: str | None = None
-        written = read_written(report)
-        if written is not None:
-            try:
-                outcomes = parse_junit(written)
-                outcomes_key = put_json(db_url, [o.model_dump(mode="json") for o in outcomes])
-            except ReportError as exc:
-                text += f"\n[prflow: {exc}]\n"
+        results = read_results(read_written(report), text)
+        if results.note:
+            text += f"\n[prflow: {results.note}]\n"
+        outcomes_key = (
+            put_json(db_url, [o.model_dump(mode="json") for o in results.outcomes])
+            if results.basis == ResultBasis.junit
+            else None
+        )
     return TestRunResult(
         sandbox=run.report.kind,
-        command=command,
+        command=command.argv,
         exit_code=run.exit_code,
         timed_out=run.timed_out,
-        counts=count(outcomes),
+        counts=results.counts,
         outcomes_key=outcomes_key,
         output_key=put_text(db_url, text),
         env_hash=spec.hash,
         seconds=run.seconds,
         sandbox_report=run.report,
         limit_hit=run.limit_hit,
+        basis=results.basis,
+        summary=results.summary,
+        tests_found=results.tests_found,
+        output_tail=output_tail(text),
+        selection_applied=command.selection_applied,
     )
 
 

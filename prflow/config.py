@@ -246,6 +246,16 @@ class SandboxSettings(BaseModel):
         return names
 
 
+class RefactorSettings(BaseModel):
+    """``[refactor]`` in TOML: how ``prflow refactor`` runs the repository's tests."""
+
+    test_command: str | None = Field(
+        default=None,
+        description="The tests as typed in a shell at the repository root (e.g. 'make test'); "
+        "--test-command overrides it; unset: detected from the project",
+    )
+
+
 class Settings(BaseSettings):
     """All prflow settings. Build with :func:`load_settings`."""
 
@@ -269,6 +279,7 @@ class Settings(BaseSettings):
     )
     queue: QueueSettings = Field(default_factory=QueueSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    refactor: RefactorSettings = Field(default_factory=RefactorSettings)
     metrics_port: int | None = Field(
         default=None,
         ge=1,

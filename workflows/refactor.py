@@ -7,8 +7,16 @@ state key) composed from the accepted tasks' files in the order they finished,
 so rolling back a subtree is recomposing without it. After ``tasks_per_run``
 finished tasks, with none running, the run continues-as-new carrying its DAG,
 every task's record and the workspace, so it can run for hours with a small
-history; a finished task is never started again. Below the pass-rate
-threshold the run aborts and writes nothing to the user's tree.
+history; a finished task is never started again.
+
+Every run ends in one of four ways, each with its artifacts: *validated* (the
+audit is clean and no test that passed before fails after), *nothing to change*
+(the planner said why, or every step finished without an edit), *aborted*
+(regressions, audit errors, every step failed, no valid plan after re-asking,
+no tests to validate with, a budget or the deadline cut the run), or a failed
+workflow for infrastructure only. Only a validated run is delivered; the
+pass-rate threshold bounds what the ladder may give up at the final validation
+to save the rest, never which regressions ship.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.refactor import (
         Artifacts,
         ArtifactsInput,
+        BlameInput,
         ChangeFacts,
         ChangeInput,
         CheckedPlan,
@@ -38,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         ReindexInput,
         refactor_artifacts,
         refactor_audit,
+        refactor_blame,
         refactor_check_plan,
         refactor_compose,
         refactor_index,
@@ -47,9 +57,19 @@ with workflow.unsafe.imports_passed_through():
     from prflow import search_attributes as sa
     from prflow.agent.budget import BudgetRaise, BudgetStatus
     from prflow.agent.messages import PreparedPrompt
+    from prflow.agent.outcome import StopReason
     from prflow.agent.raises import plan_after
     from prflow.agent.state import spec_from_prompt
-    from prflow.refactor.ladder import Action, verdict
+    from prflow.refactor.blame import Regression, implicated_steps
+    from prflow.refactor.ladder import (
+        Action,
+        FinalFacts,
+        SuiteFacts,
+        kept_rate,
+        may_give_up,
+        pass_rate,
+        verdict,
+    )
     from prflow.refactor.messages import SUBMIT_PLAN
     from prflow.refactor.plan import RefactorPlan, reask_message
     from prflow.refactor.report import ReportFacts, pr_title
@@ -69,7 +89,13 @@ with workflow.unsafe.imports_passed_through():
         TaskOutcome,
         TaskRecord,
     )
-    from prflow.refactor.schedule import TaskStatus, all_finished, blocked, ready
+    from prflow.refactor.schedule import (
+        TaskStatus,
+        all_finished,
+        blocked,
+        given_up_with,
+        ready,
+    )
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.workspace.models import WorkspaceRef
     from workflows import refactor_platform as platform
@@ -79,6 +105,32 @@ with workflow.unsafe.imports_passed_through():
 SHORT = timedelta(minutes=5)
 LONG = timedelta(minutes=30)
 PLAN_ATTEMPTS = 3
+_LANDING = (TaskStatus.pending, TaskStatus.running, TaskStatus.done)
+"""States of a step that may still land (a step waiting for it may be accepted)."""
+GIVE_UP_ROUNDS = 1
+"""Times the final validation may give up the steps regressions point at and run again."""
+OUTCOMES = "refactor-four-outcomes"
+"""Patch: a run that cannot validate ends aborted with its artifacts (no valid plan, no
+tests, the planner's "nothing to do"), gives up steps at the final validation, blames each
+regression on its steps; before it, such runs failed or were validated by pass rate."""
+CUT_STOPS = frozenset(
+    {StopReason.budget_usd, StopReason.budget_tokens, StopReason.wall_clock, StopReason.iterations}
+)
+
+
+class Planned:
+    """What planning ended with: a plan, or why there is none (and the run ends here)."""
+
+    def __init__(
+        self,
+        records: list[AgentRecord],
+        plan: RefactorPlan | None = None,
+        plan_key: str = "",
+        status: RunStatus | None = None,
+        reason: str = "",
+    ) -> None:
+        self.records, self.plan, self.plan_key = records, plan, plan_key
+        self.status, self.reason = status, reason
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -89,6 +141,8 @@ class RefactorWorkflow(KindWorkflow):
         self._running: dict[str, str] = {}  # task id -> child workflow id
         self._events: list[dict[str, Any]] = []
         self._final_audit: list[str] = []
+        self._given_up: list[str] = []
+        self._regressed: list[Regression] = []
 
     @workflow.run
     async def run(self, request: RefactorRequest) -> RefactorResult:
@@ -96,6 +150,7 @@ class RefactorWorkflow(KindWorkflow):
         kit.tag(repo=request.repo, pr=None)
         workflow_id = workflow.info().workflow_id
         if request.carry is None:
+            kit.start_deadline(request.deadline_seconds)
             base = await platform.open_workspace(kit, request, workflow_id)
             index: IndexSummary = await kit.step(
                 "index",
@@ -120,22 +175,28 @@ class RefactorWorkflow(KindWorkflow):
             if not model:
                 await baseline
                 return await self._static(request, base, index, baseline.result())
-            plan, plan_key, planner = await self._plan(request, index, base)
+            planned = await self._plan(request, index, base)
             baseline_run = await baseline
+            plan = planned.plan or RefactorPlan(tasks=[])
             self.carry = RunCarry(
                 plan=plan,
-                plan_key=plan_key,
+                plan_key=planned.plan_key,
                 records={t.id: TaskRecord(task_id=t.id) for t in plan.tasks},
                 workspace=base,
                 base_workspace=base,
                 index_key=index.key,
                 repo_index_key=index.repo_index_key,
                 baseline=baseline_run,
-                planner=planner,
+                planner=planned.records,
+                deadline=kit.deadline,
             )
+            early = self._before_tasks(request, planned, baseline_run)
+            if early is not None:
+                return await self._end_early(request, *early)
         else:
             self.carry = request.carry
             self.carry.runs += 1
+            kit.deadline = self.carry.deadline
             for phase in ("resolve", "index", "baseline", "planning"):
                 kit.set(phase, PhaseState.done, "before continue-as-new")
             self._restore_spend()
@@ -167,7 +228,7 @@ class RefactorWorkflow(KindWorkflow):
 
     async def _plan(
         self, request: RefactorRequest, index: IndexSummary, base: WorkspaceRef
-    ) -> tuple[RefactorPlan, str, list[AgentRecord]]:
+    ) -> Planned:
         """The premium planner, re-asked with the validator's words until the plan holds."""
         kit = self.kit
         problems: list[str] = []
@@ -198,16 +259,15 @@ class RefactorWorkflow(KindWorkflow):
                 repo=request.repo,
             )
             outcome = await kit.run_inline_agent(spec)
-            records.append(
-                AgentRecord(
-                    name=name,
-                    attempt=attempt,
-                    stop=outcome.stop.value,
-                    detail=outcome.detail,
-                    turns=outcome.iterations,
-                    transcript_key=outcome.transcript_key,
-                )
+            record = AgentRecord(
+                name=name,
+                attempt=attempt,
+                stop=outcome.stop.value,
+                detail=outcome.detail,
+                turns=outcome.iterations,
+                transcript_key=outcome.transcript_key,
             )
+            records.append(record)
             checked: CheckedPlan = await kit.step(
                 "planning",
                 refactor_check_plan,
@@ -227,15 +287,64 @@ class RefactorWorkflow(KindWorkflow):
                     + (f" after {attempt} attempts" if attempt > 1 else ""),
                 )
                 self._event("planned", tasks=[t.id for t in checked.plan.tasks], attempt=attempt)
-                return checked.plan, checked.plan_key, records
+                return Planned(records, checked.plan, checked.plan_key)
+            if checked.nothing_to_do and workflow.patched(OUTCOMES):
+                kit.set("planning", PhaseState.done, "nothing to do")
+                record.decision_reason = f"nothing to do: {checked.nothing_to_do}"
+                reason = f"the planner found nothing to change: {checked.nothing_to_do}"
+                return Planned(records, status=RunStatus.no_change, reason=reason)
+            if outcome.stop == StopReason.llm_error and workflow.patched(OUTCOMES):
+                # the model cannot be reached: infrastructure, not a verdict on the change
+                kit.set("planning", PhaseState.failed, outcome.detail[:200])
+                raise ApplicationError(
+                    f"the planner's model calls failed: {outcome.detail}", non_retryable=True
+                )
             problems = checked.problems or [f"the planner stopped: {outcome.detail}"]
+            record.decision_reason = "; ".join(problems)
             self._event("plan_refused", attempt=attempt, problems=problems)
+            if outcome.stop in CUT_STOPS and workflow.patched(OUTCOMES):
+                cut = f"the planning was cut by its {outcome.stop.value.replace('_', ' ')} cap"
+                if kit.past_deadline():
+                    cut = "the run's deadline passed during planning"
+                kit.set("planning", PhaseState.failed, cut)
+                return Planned(records, status=RunStatus.aborted, reason=f"{cut}; no plan")
         kit.set("planning", PhaseState.failed, "; ".join(problems)[:200])
-        raise ApplicationError(
-            f"the planner gave no valid plan in {PLAN_ATTEMPTS} attempts: "
-            + "; ".join(problems[:3]),
-            non_retryable=True,
+        reason = f"the planner gave no valid plan in {PLAN_ATTEMPTS} attempts: " + "; ".join(
+            problems[:3]
         )
+        if not workflow.patched(OUTCOMES):
+            raise ApplicationError(reason, non_retryable=True)
+        return Planned(records, status=RunStatus.aborted, reason=reason)
+
+    def _before_tasks(
+        self, request: RefactorRequest, planned: Planned, baseline: SuiteRun | None
+    ) -> tuple[RunStatus, str] | None:
+        """Why the run ends before any step runs, or None: planning gave no plan, or the suite
+        found no tests at the base (nothing could validate a change: say so before paying
+        for it)."""
+        if planned.status is not None:
+            return planned.status, planned.reason
+        if baseline is None or baseline.tests_found != 0 or not workflow.patched(OUTCOMES):
+            return None
+        tail = f" ({baseline.output_tail.splitlines()[-1]})" if baseline.output_tail else ""
+        return (
+            RunStatus.aborted,
+            f"the test command found no tests at the base commit (exit {baseline.exit_code})"
+            f"{tail}: nothing could validate a change; pass --test-command",
+        )
+
+    async def _end_early(
+        self, request: RefactorRequest, status: RunStatus, reason: str
+    ) -> RefactorResult:
+        """The run ends before its steps: the report says what was tried and why."""
+        for phase in ("tasks", "validation"):
+            self.kit.set(phase, PhaseState.skipped, reason[:200])
+        self._event("ended", status=status.value, reason=reason)
+        assert self.carry is not None
+        compare = await platform.compare_runs(self.kit, self.carry.baseline, None)
+        artifacts = await self._artifacts(request, status, reason, compare, None, tests_ran=False)
+        self.kit.set("output", PhaseState.skipped, f"{status.value}: the user's tree is untouched")
+        return self._result(request, status, reason, artifacts, compare, None)
 
     # ------------------------------------------------------------------ tasks
 
@@ -255,6 +364,15 @@ class RefactorWorkflow(KindWorkflow):
                 states[tid] = TaskStatus.skipped
             if all_finished(plan, states):
                 break
+            if kit.past_deadline() and not carry.cut:
+                waiting = [t.id for t in plan.tasks if states.get(t.id) == TaskStatus.pending]
+                carry.cut = (
+                    f"the run's deadline passed with {len(waiting) + len(pending)} of "
+                    f"{len(plan.tasks)} steps unfinished"
+                )
+                for tid in waiting:
+                    self._settle(tid, TaskStatus.skipped, "the run's deadline passed first")
+                    states[tid] = TaskStatus.skipped
             if not pending and (
                 finished_here >= request.tasks_per_run
                 or workflow.info().is_continue_as_new_suggested()
@@ -305,6 +423,8 @@ class RefactorWorkflow(KindWorkflow):
                         for f in carry.plan.task(d).all_files
                     }
                 ),
+                later_owners=self._later_owners(task_id),
+                deadline=self.kit.deadline,
                 plan_key=carry.plan_key,
                 workspace=carry.workspace,
                 directive=request.directive,
@@ -332,6 +452,23 @@ class RefactorWorkflow(KindWorkflow):
         )
         return outcome
 
+    def _later_owners(self, task_id: str) -> dict[str, str]:
+        """Each file of a step that has not finished (and is not ``task_id`` or one it waits
+        for) -> that step: what this step's edits leave broken there is that step's to fix."""
+        carry = self.carry
+        assert carry is not None
+        mine = set(carry.plan.task(task_id).all_files)
+        before = {task_id, *carry.plan.ancestors(task_id)}
+        owners: dict[str, str] = {}
+        for task in carry.plan.tasks:
+            status = carry.records[task.id].status
+            if task.id in before or status not in (TaskStatus.pending, TaskStatus.running):
+                continue
+            for path in task.all_files:
+                if path not in mine:
+                    owners.setdefault(path, task.id)
+        return owners
+
     async def _apply(self, outcome: TaskOutcome, states: dict[str, TaskStatus]) -> None:
         """Fold a finished task into the run: merge it, skip it, or roll back its subtree."""
         carry = self.carry
@@ -341,8 +478,17 @@ class RefactorWorkflow(KindWorkflow):
         record.audit, record.regressions = outcome.audit, outcome.regressions
         record.tests_run, record.requests = outcome.tests_run, outcome.requests
         record.spent, record.agents = outcome.spent, outcome.agents
+        record.waits_for, record.expected = outcome.waits_for, outcome.expected
         if states.get(outcome.task_id) != TaskStatus.running:
             return  # rolled back with its subtree while it ran: its edits are dropped
+        gone = [w for w in outcome.waits_for if states.get(w) not in (None, *_LANDING)]
+        if outcome.action == Action.accept and gone:
+            outcome = outcome.model_copy(
+                update={
+                    "action": Action.rollback,
+                    "reason": f"its edits need step {', '.join(gone)}, which did not land",
+                }
+            )
         self._event(
             "task_finished",
             task=outcome.task_id,
@@ -365,17 +511,33 @@ class RefactorWorkflow(KindWorkflow):
         if outcome.action == Action.skip:
             self._settle(outcome.task_id, TaskStatus.skipped, outcome.reason)
             states[outcome.task_id] = TaskStatus.skipped
+            reliers = self._reliers([outcome.task_id], states)
+            if reliers:
+                await self._roll_back(reliers, outcome.task_id, outcome.reason, states)
             return
         doomed = carry.plan.rollback_set(outcome.task_id)
+        doomed += [t for t in self._reliers(doomed, states) if t not in doomed]
+        await self._roll_back(doomed, outcome.task_id, outcome.reason, states)
+
+    def _reliers(self, gone: list[str], states: dict[str, TaskStatus]) -> list[str]:
+        """Steps whose accepted edits wait for one of ``gone`` (they go too)."""
+        carry = self.carry
+        assert carry is not None
+        waits = {tid: r.waits_for for tid, r in carry.records.items() if r.waits_for}
+        if not waits:
+            return []
+        return [t for t in given_up_with(carry.plan, states, waits, gone) if t not in gone]
+
+    async def _roll_back(
+        self, doomed: list[str], cause: str, reason: str, states: dict[str, TaskStatus]
+    ) -> None:
         for tid in doomed:
             if states.get(tid) in (TaskStatus.skipped, TaskStatus.rolled_back):
                 continue
-            why = (
-                outcome.reason if tid == outcome.task_id else f"rolled back with {outcome.task_id}"
-            )
+            why = reason if tid == cause else f"rolled back with {cause}"
             self._settle(tid, TaskStatus.rolled_back, why)
             states[tid] = TaskStatus.rolled_back
-        self._event("rolled_back", task=outcome.task_id, subtree=doomed)
+        self._event("rolled_back", task=cause, subtree=doomed)
         await self._recompose()
 
     async def _recompose(self) -> None:
@@ -428,23 +590,25 @@ class RefactorWorkflow(KindWorkflow):
 
     # ------------------------------------------------------------------ validation and output
 
+    def _changed(self) -> list[str]:
+        assert self.carry is not None
+        records = self.carry.records.values()
+        return sorted({f for r in records for f in r.changed_files if r.status == TaskStatus.done})
+
     async def _finish(self, request: RefactorRequest) -> RefactorResult:
         carry = self.carry
         assert carry is not None
         kit = self.kit
-        changed = sorted(
-            {
-                f
-                for r in carry.records.values()
-                for f in r.changed_files
-                if r.status == TaskStatus.done
-            }
-        )
         after: SuiteRun | None = None
         audit_errors: list[str] = []
-        if not changed:
-            kit.set("validation", PhaseState.skipped, "no change to validate")
-        else:
+        rounds = 0
+        while True:
+            changed = self._changed()
+            if carry.cut or not changed:
+                kit.set("validation", PhaseState.skipped, carry.cut or "no change to validate")
+                after, audit_errors = None, []
+                compare = await platform.compare_runs(kit, carry.baseline, None)
+                break
             final: ChangeFacts = await kit.step(
                 "validation",
                 refactor_audit,
@@ -460,32 +624,58 @@ class RefactorWorkflow(KindWorkflow):
             audit_errors = final.errors
             if not request.dry_run:
                 after = await platform.run_suite(kit, "validation", request, carry.workspace, [])
-        compare = await platform.compare_runs(kit, carry.baseline, after)
-        check = verdict(
-            passed=compare.after.get("passed", 0),
-            failed=compare.after.get("failed", 0) + compare.after.get("errors", 0),
-            regressions=len(compare.regressions),
-            threshold=request.pass_threshold,
-            tests_ran=after is not None,
+            compare = await platform.compare_runs(kit, carry.baseline, after)
+            self._regressed = []
+            if compare.failed and workflow.patched(OUTCOMES):
+                self._regressed = await self._blame(compare)
+            if (
+                audit_errors
+                or not self._regressed
+                or rounds >= GIVE_UP_ROUNDS
+                or not await self._give_up(request, compare)
+            ):
+                break
+            rounds += 1
+        records = [carry.records[t.id] for t in carry.plan.tasks]
+        done = [r for r in records if r.status == TaskStatus.done]
+        critical = {t.id for t in carry.plan.tasks if t.critical}
+        baseline = carry.baseline
+        outcome = verdict(
+            FinalFacts(
+                steps=len(records),
+                done=len(done),
+                changed_files=len(self._changed()),
+                critical_planned=len(critical),
+                critical_done=sum(1 for r in done if r.task_id in critical),
+                failures=[f"{r.task_id}: {r.reason}" for r in records if r not in done],
+                audit_errors=audit_errors,
+                cut=carry.cut,
+                suite=SuiteFacts(
+                    ran=after is not None,
+                    tests_before=baseline.tests_found if baseline is not None else None,
+                    tests_after=after.tests_found if after is not None else None,
+                    timed_out=after is not None and after.timed_out,
+                    regressions=[r.text() for r in self._regressed] or compare.regressions,
+                    basis=compare.basis,
+                ),
+            )
         )
-        if not changed:
-            status, reason = RunStatus.no_change, "no task changed a file"
-        elif audit_errors:
-            status = RunStatus.aborted
-            reason = f"the change leaves {len(audit_errors)} audit errors: {audit_errors[0]}"
-        elif check.aborted:
-            status, reason = RunStatus.aborted, check.reason
-        else:
-            status = RunStatus.validated
-            reason = check.reason if after is not None else "audit clean; tests not run (dry run)"
-        if changed:
-            kit.set("validation", PhaseState.done, reason[:200])
+        status, reason = outcome.status, outcome.reason
+        rate = (
+            pass_rate(
+                compare.after.get("passed", 0),
+                compare.after.get("failed", 0) + compare.after.get("errors", 0),
+            )
+            if after is not None
+            else None
+        )
+        kit.set("validation", PhaseState.done if changed else PhaseState.skipped, reason[:200])
         self._final_audit = audit_errors
         self._event("validated", status=status.value, reason=reason)
         artifacts = await self._artifacts(
-            request, status, reason, compare, check.pass_rate, tests_ran=after is not None
+            request, status, reason, compare, rate, tests_ran=after is not None, after=after
         )
-        result = self._result(request, status, reason, artifacts, compare, check.pass_rate)
+        result = self._result(request, status, reason, artifacts, compare, rate)
         if status == RunStatus.validated:
             delivered = await platform.deliver(
                 kit,
@@ -499,6 +689,65 @@ class RefactorWorkflow(KindWorkflow):
         else:
             kit.set("output", PhaseState.skipped, f"{status.value}: the user's tree is untouched")
         return result
+
+    async def _blame(self, compare: platform.Comparison) -> list[Regression]:
+        """Each regressed test with its file and the done steps that reach it."""
+        carry = self.carry
+        assert carry is not None
+        steps = {
+            r.task_id: r.changed_files
+            for r in carry.records.values()
+            if r.status == TaskStatus.done and r.changed_files
+        }
+        named = [f for f in compare.failed if f.kind != "count"]
+        blamed: list[Regression] = []
+        if named:
+            blamed = await self.kit.step(
+                "validation",
+                refactor_blame,
+                BlameInput(workspace=carry.workspace, failed=named, steps=steps),
+                timeout=SHORT,
+            )
+        counted = [Regression(test=f.test, kind=f.kind) for f in compare.failed if f not in named]
+        return [*blamed, *counted]
+
+    async def _give_up(self, request: RefactorRequest, compare: platform.Comparison) -> bool:
+        """Give up the steps the regressions point at, when the ladder may (narrow
+        regressions, each pointing at a step, a critical step left standing): they are rolled
+        back with what needs them, and the rest is validated again."""
+        carry = self.carry
+        assert carry is not None
+        regressed = self._regressed
+        kept = kept_rate(compare.before.get("passed", 0), len(regressed))
+        blamed = implicated_steps(regressed)
+        if not may_give_up(kept, request.pass_threshold) or not blamed:
+            return False
+        if any(not r.steps for r in regressed):
+            return False
+        states = {tid: r.status for tid, r in carry.records.items()}
+        waits = {tid: r.waits_for for tid, r in carry.records.items()}
+        doomed: list[str] = []
+        for tid in blamed:
+            task = carry.plan.task(tid)
+            doomed += carry.plan.rollback_set(tid) if task.critical else [tid]
+        doomed = given_up_with(carry.plan, states, waits, sorted(set(doomed)))
+        left = [
+            t
+            for t in carry.plan.tasks
+            if t.critical and states.get(t.id) == TaskStatus.done and t.id not in doomed
+        ]
+        if not left:
+            return False
+        names = ", ".join(r.test for r in regressed[:3])
+        for tid in doomed:
+            why = f"given up at the final validation: it broke {names}"
+            if tid not in blamed:
+                why = f"given up with step {', '.join(blamed)} at the final validation"
+            self._settle(tid, TaskStatus.rolled_back, why)
+            self._given_up.append(f"{tid} ({why})")
+        self._event("given_up", steps=doomed, regressions=[r.test for r in regressed])
+        await self._recompose()
+        return True
 
     async def _static(
         self,
@@ -537,6 +786,7 @@ class RefactorWorkflow(KindWorkflow):
         rate: float | None,
         *,
         tests_ran: bool,
+        after: SuiteRun | None = None,
     ) -> Artifacts:
         carry = self.carry
         assert carry is not None
@@ -549,6 +799,22 @@ class RefactorWorkflow(KindWorkflow):
                     **record.model_dump(mode="json", exclude={"agents", "state_key"}),
                 }
             )
+        regressions = self._regressed or [Regression(test=t) for t in compare.regressions]
+        summaries = {
+            when: run.summary
+            for when, run in (("before", carry.baseline), ("after", after))
+            if run is not None and run.summary
+        }
+        failed_run = after is not None and (after.exit_code != 0 or after.timed_out)
+        planner = [
+            {
+                "attempt": a.attempt,
+                "stop": a.stop,
+                "turns": a.turns,
+                "problems": a.decision_reason.split("; ") if a.decision_reason else [],
+            }
+            for a in carry.planner
+        ]
         facts = ReportFacts(
             directive=request.directive,
             repo=request.repo,
@@ -559,11 +825,17 @@ class RefactorWorkflow(KindWorkflow):
             tasks=tasks,
             tests_before=compare.before,
             tests_after=compare.after,
-            regressions=compare.regressions,
+            regressions=regressions,
+            still_failing=compare.still_failing,
             fixed=compare.fixed,
             pass_rate=rate,
             tests_ran=tests_ran,
             sandbox=compare.sandbox,
+            basis=compare.basis,
+            summary_lines=summaries,
+            output_tail=after.output_tail if after is not None and failed_run else "",
+            planner=planner,
+            given_up=self._given_up,
             skipped_phases=self._skipped(),
             audit_warnings=[a for r in carry.records.values() for a in r.audit][:50],
             cost_usd=self._total_usd(),
@@ -625,7 +897,8 @@ class RefactorWorkflow(KindWorkflow):
             pass_rate=rate,
             tests_before=compare.before,
             tests_after=compare.after,
-            regressions=compare.regressions,
+            regressions=[r.text() for r in self._regressed] or compare.regressions,
+            regressed=self._regressed,
             skipped_phases=self._skipped(),
             artifact_keys=artifacts.keys,
             runs=carry.runs,

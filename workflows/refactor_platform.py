@@ -21,11 +21,15 @@ with workflow.unsafe.imports_passed_through():
     from activities.workspace import workspace_apply, workspace_branch, workspace_open
     from prflow.agent.outcome import AgentOutcome
     from prflow.agent.state import WorkspaceToolBackend
+    from prflow.refactor.blame import FailedTest
     from prflow.refactor.run_models import RefactorRequest, SuiteRun, TaskInput
     from prflow.run_progress import PhaseState
+    from prflow.test_runs.compare import RunFacts, compare_counts
     from prflow.test_runs.models import (
         CompareInput,
+        ResultBasis,
         TestComparison,
+        TestCounts,
         TestRunInput,
         TestRunResult,
     )
@@ -50,8 +54,13 @@ class Comparison(BaseModel):
     before: dict[str, int] = Field(default_factory=dict)
     after: dict[str, int] = Field(default_factory=dict)
     regressions: list[str] = Field(default_factory=list)
+    failed: list[FailedTest] = Field(
+        default_factory=list, description="Each regression as the blame needs it"
+    )
     fixed: list[str] = Field(default_factory=list)
+    still_failing: list[str] = Field(default_factory=list)
     sandbox: str = ""
+    basis: str = Field(default="junit", description="Per test, or by summary / exit status")
 
 
 async def open_workspace(kit: RunKit, request: RefactorRequest, run_id: str) -> WorkspaceRef:
@@ -109,6 +118,9 @@ async def run_suite(
     )
     counts = _counts(result)
     note = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no tests ran"
+    if result.basis != ResultBasis.junit:
+        note += f" (no per-test report: {result.basis.value.replace('_', ' ')}, exit "
+        note += f"{result.exit_code})"
     if result.timed_out:
         note += " (time cap reached)"
     sandbox = result.sandbox.value
@@ -123,24 +135,45 @@ async def run_suite(
         exit_code=result.exit_code,
         timed_out=result.timed_out,
         note=f"{note}; sandbox {sandbox}",
+        basis=result.basis.value,
+        tests_found=result.tests_found,
+        summary=result.summary,
+        output_tail=result.output_tail,
+    )
+
+
+def _facts(run: SuiteRun) -> RunFacts:
+    known = TestCounts.model_fields.keys()
+    return RunFacts(
+        exit_code=run.exit_code,
+        timed_out=run.timed_out,
+        basis=ResultBasis(run.basis),
+        counts=TestCounts(**{k: v for k, v in run.counts.items() if k in known}),
+        tests_found=run.tests_found,
     )
 
 
 async def compare_runs(kit: RunKit, before: SuiteRun | None, after: SuiteRun | None) -> Comparison:
-    """Per-test before/after: regressions are tests that passed before and fail after (or new
-    tests that fail); a test failing in both runs is not one."""
+    """Per-test before/after: regressions are tests that passed before and fail (or did not
+    run) after, and new tests that fail; a test failing in both runs is not one. Without a
+    per-test report on both sides, the exit status and the runner's summary line are
+    compared, and the comparison says so."""
     latest = after or before
     out = Comparison(
         before=before.counts if before else {},
         after=after.counts if after else {},
         sandbox=latest.sandbox if latest is not None else "",
+        basis=after.basis if after is not None else "junit",
     )
     if after is None:
         return out
-    if after.outcomes_key is None:
-        out.regressions = [f"the test run gave no report (exit {after.exit_code})"]
+    if before is None:
         return out
-    if before is None or before.outcomes_key is None:
+    if after.outcomes_key is None or before.outcomes_key is None:
+        out.basis = after.basis if after.outcomes_key is None else before.basis
+        problems = compare_counts(_facts(before), _facts(after))
+        out.regressions = problems
+        out.failed = [FailedTest(test=p, kind="count") for p in problems]
         return out
     compared: TestComparison = await kit.step(
         "validation",
@@ -150,8 +183,18 @@ async def compare_runs(kit: RunKit, before: SuiteRun | None, after: SuiteRun | N
         ),
         timeout=SHORT,
     )
-    out.regressions = [*compared.regressions, *compared.new_failures]
+    out.regressions = [*compared.regressions, *compared.new_failures, *compared.missing]
+    out.failed = [
+        FailedTest(test=t, kind=kind, file=compared.files.get(t, ""))
+        for kind, tests in (
+            ("regressed", compared.regressions),
+            ("new_failure", compared.new_failures),
+            ("missing", compared.missing),
+        )
+        for t in tests
+    ]
     out.fixed = compared.fixed
+    out.still_failing = compared.still_failing
     return out
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.refactor import (
@@ -28,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.agent.budget import BudgetRaise, Spend
     from prflow.agent.messages import PreparedPrompt
+    from prflow.agent.outcome import StopReason
     from prflow.agent.state import spec_from_prompt
     from prflow.refactor.ladder import Action, AttemptReport, decide
     from prflow.refactor.messages import FINISH_TASK
@@ -48,6 +50,12 @@ with workflow.unsafe.imports_passed_through():
 SHORT = timedelta(minutes=5)
 LONG = timedelta(minutes=30)
 TASK_STEPS = ("retrieve", "executor", "audit", "tests")
+JUDGED_BY_WHAT_IT_OWNS = "refactor-step-judged-by-what-it-owns"
+"""Patch: a step whose edits wait for a later step's files runs no mapped tests (the final
+validation decides); before it, every accepted audit ran them."""
+LLM_DOWN_FAILS = "refactor-step-fails-when-the-model-is-down"
+"""Patch: an executor whose model calls failed fails the step's workflow (and the run: an
+infrastructure failure); before it, the ladder retried and rolled the step back."""
 
 
 @workflow.defn(name=TASK_WORKFLOW)
@@ -59,6 +67,7 @@ class RefactorTaskWorkflow(KindWorkflow):
     @workflow.run
     async def run(self, inp: TaskInput) -> TaskOutcome:
         self._run_id = inp.run_workflow_id
+        self.kit.deadline = inp.deadline
         task: TaskNode = inp.task
         start = inp.workspace
         focus: list[str] = task.all_files
@@ -70,6 +79,7 @@ class RefactorTaskWorkflow(KindWorkflow):
         spent = Spend()
         facts = ChangeFacts(changed_files=[])
         regressions: list[str] = []
+        expected: list[str] = []
         tests_run = 0
         context = RetrievedContext(bundle_key="", paths=[])
         if inp.repo_index_key is not None:
@@ -78,7 +88,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 refactor_retrieve,
                 RetrieveTaskInput(
                     repo_index_key=inp.repo_index_key,
-                    query=f"{task.title}\n{task.instructions}\n{' '.join(task.all_files)}",
+                    query=f"{task.label}\n{task.instructions}\n{' '.join(task.all_files)}",
                 ),
                 timeout=SHORT,
             )
@@ -120,6 +130,12 @@ class RefactorTaskWorkflow(KindWorkflow):
             )
             self.kit.set("executor", PhaseState.running, f"attempt {attempt}")
             outcome = await self.kit.run_child_agent(spec, parent_id=inp.task_workflow_id)
+            if outcome.stop == StopReason.llm_error and workflow.patched(LLM_DOWN_FAILS):
+                # the model cannot be reached: infrastructure, not a verdict on the step
+                raise ApplicationError(
+                    f"step {task.id}: the executor's model calls failed: {outcome.detail}",
+                    non_retryable=True,
+                )
             requests += outcome.iterations
             spent = spent.plus(outcome.spent)
             end = platform.workspace_after(outcome, start)
@@ -133,14 +149,23 @@ class RefactorTaskWorkflow(KindWorkflow):
                     run_base=inp.run_base,
                     own=task.all_files,
                     deferred=inp.deferred_files,
+                    later=inp.later_owners,
                     rule_ids=task.rule_ids,
                     layers=inp.layers,
                 ),
                 timeout=LONG,
             )
-            regressions, tests_run = [], 0
+            regressions, expected, tests_run = [], [], 0
             # tests a later task owns are that task's to fix: an intermediate step may break them
-            selection = [t for t in facts.mapped_tests if t not in inp.deferred_files]
+            selection = [
+                t
+                for t in facts.mapped_tests
+                if t not in inp.deferred_files and t not in inp.later_owners
+            ]
+            if facts.waits_for and workflow.patched(JUDGED_BY_WHAT_IT_OWNS):
+                # its tree is consistent only once those steps land: the final run decides
+                expected = [f"{t} (after step {', '.join(facts.waits_for)})" for t in selection]
+                selection = []
             if done and not facts.errors and selection and not inp.dry_run:
                 regressions, tests_run = await platform.mapped_regressions(
                     self.kit, inp, start, end, selection
@@ -154,6 +179,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 audit_files=facts.error_files,
                 regressions=regressions,
                 tests_ran=tests_run > 0,
+                waits_for=facts.waits_for,
             )
             decision = decide(
                 report,
@@ -193,6 +219,8 @@ class RefactorTaskWorkflow(KindWorkflow):
             spent=spent,
             agents=agents,
             bundle_key=context.bundle_key or None,
+            waits_for=facts.waits_for if accepted else [],
+            expected=expected if accepted else [],
         )
 
     @workflow.signal

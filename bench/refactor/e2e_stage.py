@@ -12,6 +12,7 @@ model would, so the exact-unique edit semantics accept every one.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -199,18 +200,16 @@ def point_prflow_at(state: Path, model: ScriptedAnthropic) -> None:
 
 
 @contextlib.asynccontextmanager
-async def refactor_stage(root: Path) -> AsyncIterator[Stage]:
-    """Temporal, the scripted model and a worker process under ``root``; all stopped on exit."""
-    repo = fetch_repo(root / "repos")
-    state = root / "state"
-    if state.exists():
-        shutil.rmtree(state)
+async def worker_stage(
+    state: Path, model: ScriptedAnthropic
+) -> AsyncIterator[tuple[Client, Settings, WorkerProcess]]:
+    """A Temporal dev server and a ``prflow worker`` subprocess with prflow's state under
+    ``state`` (made afresh), talking to ``model``; both stopped on exit."""
+    shutil.rmtree(state, ignore_errors=True)
     async with contextlib.AsyncExitStack() as stack:
-        model = stack.enter_context(ScriptedAnthropic())
-        model.route(script(repo))
         point_prflow_at(state, model)
         server = DevServer(port=free_port(), ui_port=None, db_path=state / "temporal.db")
-        state.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(state.mkdir, parents=True, exist_ok=True)
         await server.start()
         stack.push_async_callback(server.stop)
         client = await Client.connect(server.address, data_converter=pydantic_data_converter)
@@ -226,4 +225,14 @@ async def refactor_stage(root: Path) -> AsyncIterator[Stage]:
                     worker.kill()
 
         stack.push_async_callback(stop)
-        yield Stage(client=client, settings=settings, model=model, worker=worker, repo=repo)
+        yield client, settings, worker
+
+
+@contextlib.asynccontextmanager
+async def refactor_stage(root: Path) -> AsyncIterator[Stage]:
+    """Temporal, the scripted model and a worker process under ``root``; all stopped on exit."""
+    repo = fetch_repo(root / "repos")
+    with ScriptedAnthropic() as model:
+        model.route(script(repo))
+        async with worker_stage(root / "state", model) as (client, settings, worker):
+            yield Stage(client=client, settings=settings, model=model, worker=worker, repo=repo)

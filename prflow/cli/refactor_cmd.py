@@ -3,7 +3,9 @@
 The run is durable: ``--detach`` returns with its id at once and
 ``--attach RUN`` follows it again (from any machine on the same cluster) and
 writes the artifacts. Exit codes: 0 validated (or nothing to change), 1
-aborted by validation (the diagnostic is written), 2 usage, 3 failure.
+aborted (regressions, audit errors, every step failed, no valid plan, no tests,
+budget or deadline; the report says why and the tree is untouched), 2 usage,
+3 failure (infrastructure).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import typer
 
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
+from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.refactor.kind import REFACTOR
 from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult, RunStatus
@@ -167,7 +170,12 @@ def refactor(
     ] = False,
     test_command: Annotated[
         str | None,
-        typer.Option("--test-command", help="Test command (default: detected, e.g. pytest)."),
+        typer.Option(
+            "--test-command",
+            help="The tests as you type them at the repository root, run by sh -c in the "
+            "sandbox (e.g. 'PYTHONPATH=src python -m pytest -q', 'make test', 'npm test'). "
+            "Default: [refactor] test_command in prflow.toml, else detected.",
+        ),
     ] = None,
     allow_unsandboxed: Annotated[
         bool,
@@ -201,6 +209,13 @@ def refactor(
     concurrency: Annotated[
         int, typer.Option(min=1, max=8, help="Independent tasks run at the same time.")
     ] = 2,
+    deadline: Annotated[
+        str | None,
+        typer.Option(
+            help="Wall-clock limit for the whole run ('2h', '45m', seconds): at it the run "
+            "stops starting steps and ends aborted with its report.",
+        ),
+    ] = None,
     detach: Annotated[
         bool, typer.Option("--detach", help="Start the run, print its id and return.")
     ] = False,
@@ -212,14 +227,16 @@ def refactor(
 ) -> None:
     """Refactor a repository from a directive: plan, edit, audit, test, validate.
 
-    A premium planner splits the directive into 3-6 tasks; each task runs as its own
-    workflow (an executor agent editing a private workspace, an auditor in code, the
-    tests its files map to, a recovery ladder); the whole suite runs before and after.
-    Nothing touches your working tree unless you ask (--apply, --branch, --open-pr)
-    and the change validated. Kill the worker at any moment: the run resumes where it
-    stopped.
+    A premium planner splits the directive into as many steps as it needs; each step
+    runs as its own workflow (an executor agent editing a private workspace, an auditor
+    in code, the tests its files map to, a recovery ladder); the whole suite runs
+    before and after. The run is validated only when no test that passed before fails
+    after. Nothing touches your working tree unless you ask (--apply, --branch,
+    --open-pr) and the change validated. Kill the worker at any moment: the run
+    resumes where it stopped.
 
-    Exit codes: 0 validated, 1 aborted by validation, 2 usage error, 3 failure.
+    Exit codes: 0 validated or nothing to change, 1 aborted (the report says why),
+    2 usage error, 3 failure.
     """
     if output_format not in ("md", "json"):
         raise UserError(f"--format {output_format!r}: choose md or json")
@@ -239,6 +256,7 @@ def refactor(
     assert location is not None
     text = _directive(directive, directive_file)
     pr_repo = github_slug(location) if open_pr else None
+    deadline_seconds = parse_duration(deadline) if deadline is not None else None
 
     def build(run_settings: Settings) -> RefactorRequest:
         try:
@@ -254,9 +272,10 @@ def refactor(
                 pr_repo=pr_repo,
                 max_retries=max_retries,
                 verbose=verbose,
-                test_command=test_command,
+                test_command=test_command or run_settings.refactor.test_command,
                 allow_unsandboxed=allow_unsandboxed,
                 sandbox=sandbox,
+                deadline_seconds=deadline_seconds,
                 plans=refactor_plans(
                     run_settings,
                     enabled=not no_llm,

@@ -13,8 +13,8 @@ task's attempt; warnings go to the report.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +24,7 @@ from prflow.refactor.react_audit import react_findings
 from prflow.source_tree import SourceTree
 
 TEST_MARKERS = ("tests/", "test/", "__tests__/")
+REEXPORT_HOPS = 3
 
 
 class AuditFinding(BaseModel):
@@ -34,6 +35,9 @@ class AuditFinding(BaseModel):
     line: int = 0
     message: str
     error: bool = True
+    target: str = Field(
+        default="", description="The file the finding depends on (the imported or called one)"
+    )
 
     def text(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -211,6 +215,21 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
             modules[path] = _top_level(parsed) if parsed is not None else None
         return modules[path]
 
+    def signature(path: str, name: str, hops: int = 0) -> tuple[Signature, str] | None:
+        """The signature ``name`` has in ``path``, following re-exports (``from .core
+        import f`` in a package's ``__init__``) a few hops down."""
+        found = facts(path)
+        if found is None:
+            return None
+        if name in found[1]:
+            return found[1][name], path
+        if hops >= REEXPORT_HOPS:
+            return None
+        for edge in python_import_edges(path, tree.read_text(path) or "", index):
+            if edge.names is not None and name in edge.names:
+                return signature(edge.target, name, hops + 1)
+        return None
+
     findings: list[AuditFinding] = []
     for path in scope:
         if not is_python_file(path):
@@ -220,11 +239,12 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
             findings.append(AuditFinding(check="syntax", path=path, message="does not parse"))
             continue
         callees: dict[str, Signature] = dict(_top_level(module)[1])
+        origin: dict[str, str] = {name: path for name in callees}
         for edge in python_import_edges(path, tree.read_text(path) or "", index):
             target = facts(edge.target)
             if target is None or edge.names is None:
                 continue
-            defined, sigs, dynamic = target
+            defined, _, dynamic = target
             for name in edge.names:
                 if name not in defined and not dynamic:
                     findings.append(
@@ -233,13 +253,88 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
                             path=path,
                             message=f"imports {name} from {edge.target}, "
                             "which no longer defines it",
+                            target=edge.target,
                         )
                     )
-                elif name in sigs:
-                    callees[_local_name(module, name)] = sigs[name]
-        findings += _call_findings(path, module, callees)
+                else:
+                    known = signature(edge.target, name)
+                    if known is not None:
+                        callees[_local_name(module, name)], origin[_local_name(module, name)] = (
+                            known
+                        )
+        findings += _call_findings(path, module, callees, origin)
         findings += _unresolved_relative(path, module, index)
+        findings += _attribute_findings(path, module, index, facts)
     return findings
+
+
+def _module_aliases(path: str, module: ast.Module, index: PythonModuleIndex) -> dict[str, str]:
+    """Local names bound to a project module (not a package): ``from . import mod``,
+    ``from pkg import mod as m``, ``import pkg.mod as m``."""
+    import posixpath
+
+    out: dict[str, str] = {}
+    for statement in module.body:
+        for node in _flatten(statement):
+            if isinstance(node, ast.ImportFrom):
+                parts = node.module.split(".") if node.module else []
+                if node.level:
+                    package = posixpath.dirname(path)
+                    for _ in range(node.level - 1):
+                        package = posixpath.dirname(package)
+                    bases = [posixpath.join(package, *parts)]
+                else:
+                    bases = [posixpath.join(r, *parts) for r in index.search_dirs(path)]
+                for alias in node.names:
+                    for base in bases:
+                        found = index.module_file(posixpath.join(base, alias.name))
+                        if found is not None and not found.endswith("__init__.py"):
+                            out[alias.asname or alias.name] = found
+                            break
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname is None:
+                        continue
+                    for root in index.search_dirs(path):
+                        found = index.module_file(posixpath.join(root, *alias.name.split(".")))
+                        if found is not None and not found.endswith("__init__.py"):
+                            out[alias.asname] = found
+                            break
+    return out
+
+
+def _attribute_findings(
+    path: str,
+    module: ast.Module,
+    index: PythonModuleIndex,
+    facts: Callable[[str], tuple[set[str], dict[str, Signature], bool] | None],
+) -> list[AuditFinding]:
+    """``mod.name`` where ``mod`` is a project module that does not define ``name``: a call
+    through the module that a rename or a move left behind (``_fork_pty.fork_pty()``)."""
+    aliases = _module_aliases(path, module, index)
+    out: list[AuditFinding] = []
+    seen: set[tuple[str, str]] = set()
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+            continue
+        target = aliases.get(node.value.id)
+        known = facts(target) if target is not None else None
+        if target is None or known is None or (node.value.id, node.attr) in seen:
+            continue
+        defined, _, dynamic = known
+        if node.attr in defined or dynamic or node.attr.startswith("__"):
+            continue
+        seen.add((node.value.id, node.attr))
+        out.append(
+            AuditFinding(
+                check="orphaned_attribute",
+                path=path,
+                line=node.lineno,
+                message=f"uses {node.value.id}.{node.attr}, which {target} no longer defines",
+                target=target,
+            )
+        )
+    return out
 
 
 def _local_name(module: ast.Module, name: str) -> str:
@@ -272,13 +367,14 @@ def _unresolved_relative(
                     path=path,
                     line=node.lineno,
                     message=f"imports from .{node.module}, which is not a module any more",
+                    target=base + ".py",
                 )
             )
     return out
 
 
 def _call_findings(
-    path: str, module: ast.Module, callees: dict[str, Signature]
+    path: str, module: ast.Module, callees: dict[str, Signature], origin: dict[str, str]
 ) -> list[AuditFinding]:
     parents: dict[ast.AST, ast.AST] = {}
     for node in ast.walk(module):
@@ -292,14 +388,16 @@ def _call_findings(
         if sig is None:
             continue
         problem = sig.misfit(node)
+        source = origin.get(node.func.id, "")
         if problem is not None:
-            out.append(AuditFinding(check="signature", path=path, message=problem))
+            out.append(AuditFinding(check="signature", path=path, message=problem, target=source))
         if sig.is_async and _drops_coroutine(node, parents):
             out.append(
                 AuditFinding(
                     check="unawaited",
                     path=path,
                     message=f"{sig.name}() is async now; a caller uses it without await",
+                    target=source,
                 )
             )
     return out
@@ -444,24 +542,39 @@ def _layers(
     return out
 
 
+@dataclass
+class Judgement:
+    """One step's audit, judged by what it owns: errors fail the attempt, warnings are
+    reported, and ``waits_for`` names the later steps the step's edits need (a finding
+    it left in their files, or one in its own files that depends on theirs): if one of
+    them does not land, this step cannot either."""
+
+    errors: list[AuditFinding] = field(default_factory=list)
+    warnings: list[AuditFinding] = field(default_factory=list)
+    waits_for: list[str] = field(default_factory=list)
+
+
 def judge(
     in_task: Sequence[AuditFinding],
     in_run: Sequence[AuditFinding],
     *,
     own: Sequence[str],
-    deferred: Sequence[str],
-) -> tuple[list[AuditFinding], list[AuditFinding]]:
-    """Errors and warnings of one task from two audits: what the task introduced
-    (``in_task``) and what the run introduced so far (``in_run``).
+    later: Mapping[str, str],
+) -> Judgement:
+    """What one step answers for, from two audits: what the step introduced (``in_task``)
+    and what the run introduced so far (``in_run``). ``later`` maps each file a step that
+    has not finished yet will change to that step's id.
 
-    A step of a multi-step refactor leaves work for the steps after it: a finding in
-    a file a later task owns is a warning (left for that task). The task answers for
-    everything new in its own files since the run began, even when an earlier task
-    caused it, and for anything it introduced elsewhere.
+    A step of a multi-step refactor leaves work for the steps after it: a finding in a
+    file a later step owns is a warning, left for that step; so is a finding in the step's
+    own file that depends on a file a later step changes (it imports a name the next step
+    defines). The step answers for everything else new in its own files since the run
+    began, even when an earlier step caused it, and for anything it introduced elsewhere.
+    The final validation of the whole change decides what is left.
     """
-    mine, later = set(own), set(deferred) - set(own)
-    errors: list[AuditFinding] = []
-    warnings: list[AuditFinding] = []
+    mine = set(own)
+    out = Judgement()
+    waits: set[str] = set()
     seen: set[tuple[str, str, str]] = set()
     for finding in [*in_run, *in_task]:
         key = (finding.check, finding.path, finding.message)
@@ -469,10 +582,22 @@ def judge(
             continue
         seen.add(key)
         from_run = finding in in_run and finding not in in_task
-        if finding.path in mine:
-            (errors if finding.error else warnings).append(finding)
-        elif finding.path in later:
-            warnings.append(finding.model_copy(update={"error": False}))
-        elif not from_run:
-            (errors if finding.error else warnings).append(finding)
-    return errors, warnings
+        owner = later.get(finding.path) if finding.path not in mine else None
+        waits_on = later.get(finding.target) if finding.target not in mine else None
+        if owner is not None:
+            out.warnings.append(_left_for(finding, owner))
+            if not from_run:
+                waits.add(owner)  # this step broke that file: it needs that step to land
+        elif waits_on is not None and (finding.path in mine or not from_run):
+            out.warnings.append(_left_for(finding, waits_on))
+            waits.add(waits_on)
+        elif finding.path in mine or not from_run:
+            (out.errors if finding.error else out.warnings).append(finding)
+    out.waits_for = sorted(waits)
+    return out
+
+
+def _left_for(finding: AuditFinding, step: str) -> AuditFinding:
+    return finding.model_copy(
+        update={"error": False, "message": f"{finding.message} (left for step {step})"}
+    )

@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from prflow.llm.messages import ToolSpec
-from prflow.refactor.plan import RefactorPlan, TaskNode
+from prflow.refactor.plan import RefactorPlan, TaskNode, plan_tool_schema
 from prflow.refactor.react_rules import describe
 
 MAX_INDEX_PATHS = 1500
@@ -21,31 +21,12 @@ MAX_RELATED_CHARS = 1_500
 
 SUBMIT_PLAN = ToolSpec(
     name="submit_refactor_plan",
-    description="Submit the refactor plan: an ordered list of tasks with their files.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "summary": {"type": "string"},
-            "tasks": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "string"},
-                        "title": {"type": "string"},
-                        "instructions": {"type": "string"},
-                        "files": {"type": "array", "items": {"type": "string"}},
-                        "new_files": {"type": "array", "items": {"type": "string"}},
-                        "depends_on": {"type": "array", "items": {"type": "string"}},
-                        "critical": {"type": "boolean"},
-                        "rule_ids": {"type": "array", "items": {"type": "string"}},
-                    },
-                    "required": ["id", "title", "instructions", "files", "depends_on"],
-                },
-            },
-        },
-        "required": ["summary", "tasks"],
-    },
+    description=(
+        "Submit the refactor plan: the steps (a DAG: each with its files and the steps it "
+        "waits for), as many as the work needs; or, with nothing_to_do, why nothing needs "
+        "to change."
+    ),
+    input_schema=plan_tool_schema(),
 )
 
 FINISH_TASK = ToolSpec(
@@ -111,7 +92,7 @@ def executor_message(
     done_before = [t for t in plan.tasks if t.id in task.depends_on]
     lines = [
         f"# Directive\n{directive.strip()}\n",
-        f"# Your task: {task.title} (id {task.id}, attempt {attempt})\n"
+        f"# Your task: {task.label} (id {task.id}, attempt {attempt})\n"
         f"{task.instructions.strip()}\n",
         "Files you may edit: " + ", ".join(task.files or ["(none)"]),
     ]
@@ -122,7 +103,7 @@ def executor_message(
     if task.rule_ids:
         lines.append("\nReact rules to apply:\n" + describe(task.rule_ids))
     if done_before:
-        lines.append("\nAlready done by earlier tasks: " + "; ".join(t.title for t in done_before))
+        lines.append("\nAlready done by earlier tasks: " + "; ".join(t.label for t in done_before))
     if plan.summary:
         lines.append(f"\nThe plan's approach: {plan.summary}")
     if feedback:

@@ -7,7 +7,7 @@ continue-as-new carries.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from datetime import datetime
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -15,11 +15,31 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from prflow.agent.budget import Spend
 from prflow.agent.plan import PhasePlan
 from prflow.credentials import SafeLocation
-from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action
+from prflow.refactor.blame import Regression
+from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action, RunStatus
 from prflow.refactor.plan import RefactorPlan, TaskNode
 from prflow.refactor.schedule import TaskStatus
 from prflow.sandbox.models import SandboxMode
 from prflow.workspace.models import WorkspaceRef
+
+# RunStatus is the ladder's; the CLI, tests and benches import it from here
+__all__ = [
+    "MODEL_PHASES",
+    "STEPS",
+    "TASK_MARK",
+    "TASK_WORKFLOW",
+    "WORKFLOW_KIND",
+    "AgentRecord",
+    "RefactorPhase",
+    "RefactorRequest",
+    "RefactorResult",
+    "RunCarry",
+    "RunStatus",
+    "SuiteRun",
+    "TaskInput",
+    "TaskOutcome",
+    "TaskRecord",
+]
 
 WORKFLOW_KIND = "refactor"
 TASK_WORKFLOW = "refactor_task"
@@ -65,13 +85,24 @@ class RefactorRequest(BaseModel):
     pr_repo: str | None = Field(default=None, description="owner/name for --open-pr")
     max_retries: int = Field(default=3, ge=0, le=10)
     verbose: bool = False
-    test_command: str | None = None
+    test_command: str | None = Field(
+        default=None, description="Run by ``sh -c`` from the repository root; None: detected"
+    )
     allow_unsandboxed: bool = False
     sandbox: SandboxMode | None = Field(
         default=None, description="bwrap, network-only or none; None: the worker's setting"
     )
     test_timeout_seconds: int = Field(default=900, ge=10)
-    pass_threshold: float = Field(default=PASS_RATE_THRESHOLD, gt=0, le=1)
+    pass_threshold: float = Field(
+        default=PASS_RATE_THRESHOLD,
+        gt=0,
+        le=1,
+        description="Share of the passing tests that must still pass for the ladder to give "
+        "up the steps regressions point at and validate the rest (never lets one ship)",
+    )
+    deadline_seconds: float | None = Field(
+        default=None, gt=0, description="Wall clock for the whole run; at it the run aborts"
+    )
     layers: list[str] = Field(
         default_factory=list, description="Declared layers, lowest first (path prefixes)"
     )
@@ -107,13 +138,10 @@ class SuiteRun(BaseModel):
     exit_code: int | None = None
     timed_out: bool = False
     note: str = ""
-
-
-class RunStatus(StrEnum):
-    validated = "validated"
-    aborted = "aborted"
-    no_change = "no_change"
-    static = "static"
+    basis: str = Field(default="junit", description="junit, summary or exit_status")
+    tests_found: int | None = Field(default=None, description="None: the run cannot tell")
+    summary: list[str] = Field(default_factory=list, description="The runner's summary lines")
+    output_tail: str = ""
 
 
 class AgentRecord(BaseModel):
@@ -144,6 +172,12 @@ class TaskRecord(BaseModel):
     agents: list[AgentRecord] = Field(default_factory=list)
     merge_order: int = -1
     bundle_key: str | None = None
+    waits_for: list[str] = Field(
+        default_factory=list, description="Later steps this one's edits need (rolled back with)"
+    )
+    expected: list[str] = Field(
+        default_factory=list, description="Mapped-test failures left for the steps it waits for"
+    )
 
 
 class TaskInput(BaseModel):
@@ -157,6 +191,12 @@ class TaskInput(BaseModel):
     deferred_files: list[str] = Field(
         default_factory=list, description="Files of the tasks that build on this one"
     )
+    later_owners: dict[str, str] = Field(
+        default_factory=dict,
+        description="File -> step, for every step not finished when this one started: what "
+        "those files show is theirs to fix",
+    )
+    deadline: datetime | None = Field(default=None, description="The run's deadline")
     plan_key: str
     workspace: WorkspaceRef
     directive: str
@@ -187,6 +227,8 @@ class TaskOutcome(BaseModel):
     spent: Spend = Field(default_factory=Spend)
     agents: list[AgentRecord] = Field(default_factory=list)
     bundle_key: str | None = Field(default=None, description="The task's retrieval bundle")
+    waits_for: list[str] = Field(default_factory=list)
+    expected: list[str] = Field(default_factory=list)
 
 
 class RunCarry(BaseModel):
@@ -205,6 +247,8 @@ class RunCarry(BaseModel):
     events_key: str | None = None
     planner: list[AgentRecord] = Field(default_factory=list)
     spent_before: Spend = Field(default_factory=Spend)
+    deadline: datetime | None = None
+    cut: str = Field(default="", description="What stopped the run early (deadline, budget)")
 
 
 class RefactorResult(BaseModel):
@@ -219,7 +263,10 @@ class RefactorResult(BaseModel):
     pass_rate: float | None = None
     tests_before: dict[str, int] = Field(default_factory=dict)
     tests_after: dict[str, int] = Field(default_factory=dict)
-    regressions: list[str] = Field(default_factory=list)
+    regressions: list[str] = Field(
+        default_factory=list, description="Each regressed test with its file and steps"
+    )
+    regressed: list[Regression] = Field(default_factory=list)
     skipped_phases: list[str] = Field(default_factory=list)
     artifact_keys: dict[str, str] = Field(
         default_factory=dict, description="Artifact path in the output directory -> blob key"

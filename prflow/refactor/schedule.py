@@ -6,7 +6,7 @@ dependency was skipped or rolled back cannot build on it and is skipped too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from prflow.refactor.plan import RefactorPlan
@@ -61,3 +61,30 @@ def ready(plan: RefactorPlan, states: Mapping[str, TaskStatus], limit: int) -> l
 
 def all_finished(plan: RefactorPlan, states: Mapping[str, TaskStatus]) -> bool:
     return all(states.get(t.id) in FINISHED for t in plan.tasks)
+
+
+def given_up_with(
+    plan: RefactorPlan,
+    states: Mapping[str, TaskStatus],
+    waits_for: Mapping[str, Sequence[str]],
+    gone: Sequence[str],
+) -> list[str]:
+    """The steps that must go with the steps ``gone``: every step that waits for one of
+    them (its edits need theirs), with what it takes down itself (a critical step its
+    chain, any step those built on it), until nothing more follows. Plan order; the
+    steps already skipped or rolled back are left out."""
+    out: set[str] = set(gone)
+    changed = True
+    while changed:
+        changed = False
+        for task in plan.tasks:
+            if task.id in out or not out.intersection(waits_for.get(task.id, ())):
+                continue
+            taken = plan.rollback_set(task.id) if task.critical else [task.id]
+            taken = [*taken, *plan.dependents(task.id)]
+            for tid in taken:
+                if tid not in out:
+                    out.add(tid)
+                    changed = True
+    finished = (TaskStatus.skipped, TaskStatus.rolled_back)
+    return [t.id for t in plan.tasks if t.id in out and states.get(t.id) not in finished]

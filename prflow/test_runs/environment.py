@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -45,6 +44,10 @@ class EnvSpec:
     requirements: list[str] = field(default_factory=list)
     requirement_files: list[str] = field(default_factory=list)
     runner: str = "pytest"
+    test_script: str = field(default="", compare=False)
+    """A JS project's ``scripts.test`` of package.json (what ``npm test`` runs)."""
+    jest_junit: bool = field(default=False, compare=False)
+    """Whether the JS project declares the jest-junit reporter."""
 
 
 Read = Callable[[str], bytes | None]
@@ -76,7 +79,14 @@ def detect(read: Read, interpreter: str) -> EnvSpec | None:
         deps = {**manifest.get("dependencies", {}), **manifest.get("devDependencies", {})}
         runner = "vitest" if "vitest" in deps else "jest"
         digest = _hash({"kind": "js", "package": package.decode(), "lock": (lock or b"").decode()})
-        return EnvSpec(ProjectKind.javascript, digest, runner=runner)
+        script = manifest.get("scripts", {}).get("test", "")
+        return EnvSpec(
+            ProjectKind.javascript,
+            digest,
+            runner=runner,
+            test_script=script if isinstance(script, str) else "",
+            jest_junit="jest-junit" in deps,
+        )
     contents = {name: read(name) for name in PYTHON_SPEC_FILES}
     present = {name: data for name, data in contents.items() if data is not None}
     if not present:
@@ -99,28 +109,3 @@ def detect(read: Read, interpreter: str) -> EnvSpec | None:
         }
     )
     return EnvSpec(ProjectKind.python, digest, requirements, files)
-
-
-def command_line(
-    spec: EnvSpec, report: str, selection: Sequence[str], override: str | None
-) -> list[str]:
-    """The command line (no shell) that runs the tests and writes JUnit XML to ``report``."""
-    if override:
-        argv = shlex.split(override)
-        if spec.kind == ProjectKind.python and argv[:1] in (["pytest"], ["py.test"]):
-            argv = ["python", "-m", "pytest", *argv[1:], f"--junitxml={report}"]
-        return [*argv, *selection]
-    if spec.kind == ProjectKind.python:
-        return [
-            "python",
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            *selection,
-        ]
-    if spec.runner == "vitest":
-        return ["npx", "vitest", "run", "--reporter=junit", f"--outputFile={report}", *selection]
-    return ["npx", "jest", "--ci", "--reporters=default", "--reporters=jest-junit", *selection]

@@ -2,7 +2,9 @@
 
 All three write ``<testsuites>/<testsuite>/<testcase classname name time>``
 with a ``<failure>``, ``<error>`` or ``<skipped>`` child when the test did not
-pass. The id is ``classname::name``, the same across runs of one runner.
+pass. The id is ``classname::name``, the same across runs of one runner; the
+test's file comes from a ``file`` attribute where the runner writes one
+(pytest's ``xunit1`` family, jest-junit's ``addFileAttribute``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def _outcome_of(case: ET.Element) -> TestOutcome:
     classname = case.get("classname", "")
     name = case.get("name", "")
     test_id = f"{classname}::{name}" if classname else name
+    where = case.get("file", "")
     try:
         seconds = float(case.get("time") or 0)
     except ValueError:
@@ -48,14 +51,19 @@ def _outcome_of(case: ET.Element) -> TestOutcome:
         if child is not None:
             message = child.get("message") or (child.text or "")
             return TestOutcome(
-                id=test_id, outcome=outcome, seconds=seconds, message=message[:MAX_MESSAGE_CHARS]
+                id=test_id,
+                outcome=outcome,
+                seconds=seconds,
+                message=message[:MAX_MESSAGE_CHARS],
+                file=where,
             )
     skipped = case.find("skipped")
     if skipped is not None:
+        message = skipped.get("message", "")
         return TestOutcome(
-            id=test_id, outcome=Outcome.skipped, seconds=seconds, message=skipped.get("message", "")
+            id=test_id, outcome=Outcome.skipped, seconds=seconds, message=message, file=where
         )
-    return TestOutcome(id=test_id, outcome=Outcome.passed, seconds=seconds)
+    return TestOutcome(id=test_id, outcome=Outcome.passed, seconds=seconds, file=where)
 
 
 def count(outcomes: Iterable[TestOutcome]) -> TestCounts:

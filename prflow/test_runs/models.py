@@ -26,6 +26,7 @@ class TestOutcome(BaseModel):
     outcome: Outcome
     seconds: float = 0.0
     message: str = ""
+    file: str = Field(default="", description="The test's file, when the report names it")
 
     @property
     def failing(self) -> bool:
@@ -45,6 +46,17 @@ class TestCounts(BaseModel):
         return self.passed + self.failed + self.errors + self.skipped
 
 
+class ResultBasis(StrEnum):
+    """What a run's outcome was read from, best first."""
+
+    junit = "junit"
+    """Per test, from the runner's JUnit report."""
+    summary = "summary"
+    """The runner's summary line (counts, no test names)."""
+    exit_status = "exit_status"
+    """Only the command's exit status: neither a report nor a summary line came back."""
+
+
 class TestRunInput(BaseModel):
     """Run the workspace's tests (all, or a selection) without network, within a time cap."""
 
@@ -52,7 +64,8 @@ class TestRunInput(BaseModel):
 
     workspace: WorkspaceRef
     command: str | None = Field(
-        default=None, description="Shell-free command line; None: detected from the project"
+        default=None,
+        description="The user's command, run by ``sh -c`` from the root; None: detected",
     )
     selection: list[str] = Field(
         default_factory=list, description="Test files or ids to run (appended); empty: all"
@@ -85,6 +98,17 @@ class TestRunResult(BaseModel):
     limit_hit: str | None = Field(
         default=None, description="A bound that stopped the run early ('output'); see the output"
     )
+    basis: ResultBasis = ResultBasis.junit
+    summary: list[str] = Field(
+        default_factory=list, description="The runner's summary lines, as printed"
+    )
+    tests_found: int | None = Field(
+        default=None, description="Tests the run reported (0: none found); None: cannot tell"
+    )
+    output_tail: str = Field(default="", description="The last lines of the output")
+    selection_applied: bool = Field(
+        default=True, description="False: the command cannot take a selection and ran whole"
+    )
 
 
 class TestComparison(BaseModel):
@@ -98,6 +122,9 @@ class TestComparison(BaseModel):
     still_failing: list[str] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list, description="Ran before, not after")
     pass_rate_after: float = Field(description="Share of the tests run after that passed")
+    files: dict[str, str] = Field(
+        default_factory=dict, description="The file of each test listed above, where known"
+    )
 
     @property
     def ok(self) -> bool:

@@ -84,11 +84,15 @@ also list them)
 ``activities.test_runs`` (main queue; ``TEST_RUN_ACTIVITIES``) with ``prflow.test_runs``
     ``run_tests(TestRunInput(workspace, command, selection, timeout_seconds,
     install_timeout_seconds, allow_unsandboxed)) -> TestRunResult(sandbox, command,
-    exit_code, timed_out, counts, outcomes_key, output_key, env_hash, seconds)``;
-    schedule it with a heartbeat timeout and start_to_close > timeout_seconds +
-    install_timeout_seconds. ``compare_test_runs(CompareInput(before_outcomes_key,
-    after_outcomes_key)) -> TestComparison(regressions, new_failures, fixed,
-    still_failing, missing, pass_rate_after)``; pure ``prflow.test_runs.compare.compare``.
+    exit_code, timed_out, counts, outcomes_key, output_key, env_hash, seconds, basis,
+    summary, tests_found, output_tail, selection_applied)``; ``command`` is run by
+    ``sh -c`` from the root (None: detected), ``basis`` says whether outcomes came from a
+    JUnit report, the runner's summary line or the exit status only; schedule it with a
+    heartbeat timeout and start_to_close > timeout_seconds + install_timeout_seconds.
+    ``compare_test_runs(CompareInput(before_outcomes_key, after_outcomes_key)) ->
+    TestComparison(regressions, new_failures, fixed, still_failing, missing,
+    pass_rate_after, files)``; pure ``prflow.test_runs.compare.compare`` and, without
+    reports, ``compare_counts``.
 
 The agent
 ---------

@@ -148,12 +148,61 @@ def test_a_step_answers_for_its_own_files_and_leaves_later_files_to_later_steps(
     async_files = BASE["storage/files.py"].replace("def read_text", "async def read_text")
     after_core = MemoryTree({**BASE, "storage/files.py": async_files})
     core = audit(["storage/files.py"], MemoryTree(BASE), after_core).findings
-    errors, warnings = judge(core, core, own=["storage/files.py"], deferred=["app/service.py"])
-    assert errors == [] and [w.path for w in warnings] == ["app/service.py"]
+    judged = judge(core, core, own=["storage/files.py"], later={"app/service.py": "callers"})
+    assert judged.errors == [] and [w.path for w in judged.warnings] == ["app/service.py"]
+    assert judged.waits_for == ["callers"], "core broke callers' file: it needs callers to land"
     # the callers step did not fix app/service.py: it answers for it although core caused it
     untouched = audit(["app/other.py"], after_core, after_core, extra_scope=["app/service.py"])
     since_base = audit(
         ["storage/files.py"], MemoryTree(BASE), after_core, extra_scope=["app/service.py"]
     ).findings
-    errors, _ = judge(untouched.findings, since_base, own=["app/service.py"], deferred=[])
-    assert [e.check for e in errors] == ["unawaited"]
+    judged = judge(untouched.findings, since_base, own=["app/service.py"], later={})
+    assert [e.check for e in judged.errors] == ["unawaited"]
+
+
+def test_a_re_export_of_a_name_a_later_step_defines_waits_for_that_step() -> None:
+    files = {
+        "pkg/__init__.py": "from pkg.enc import want_bytes\n",
+        "pkg/enc.py": "def want_bytes(x):\n    return x\n",
+    }
+    before = MemoryTree(files)
+    after = MemoryTree({**files, "pkg/__init__.py": "from pkg.enc import to_bytes\n"})
+    findings = audit(["pkg/__init__.py"], before, after).findings
+    assert [(f.check, f.target) for f in findings] == [("orphaned_import", "pkg/enc.py")]
+    judged = judge(findings, findings, own=["pkg/__init__.py"], later={"pkg/enc.py": "define"})
+    assert judged.errors == [] and judged.waits_for == ["define"]
+    assert "(left for step define)" in judged.warnings[0].message
+    alone = judge(findings, findings, own=["pkg/__init__.py"], later={})
+    assert [e.check for e in alone.errors] == ["orphaned_import"], "no later step: an error"
+
+
+def test_a_call_through_a_package_re_export_is_held_to_the_real_signature() -> None:
+    files = {
+        "pkg/__init__.py": "from pkg.core import show\n",
+        "pkg/core.py": "def show(text, color=None):\n    return text\n",
+        "pkg/__main__.py": "from pkg import show\n\nshow('x', color='red')\n",
+    }
+    renamed = "def show(text, tint=None):\n    return text\n"
+    after = MemoryTree({**files, "pkg/core.py": renamed})
+    findings = audit(["pkg/core.py"], MemoryTree(files), after, extra_scope=["pkg/__main__.py"])
+    assert [(f.check, f.path, f.message, f.target) for f in findings.errors] == [
+        ("signature", "pkg/__main__.py", "show() has no parameter color", "pkg/core.py")
+    ]
+
+
+def test_a_call_through_a_module_that_no_longer_defines_the_name_is_found() -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/_fork.py": "def fork_pty():\n    return 1\n",
+        "pkg/proc.py": "from . import _fork\n\n\ndef spawn():\n    return _fork.fork_pty()\n",
+    }
+    renamed = "def fork_pty_renamed():\n    return 1\n"
+    after = MemoryTree({**files, "pkg/_fork.py": renamed})
+    findings = audit(["pkg/_fork.py"], MemoryTree(files), after).errors
+    assert [(f.check, f.path, f.message) for f in findings] == [
+        (
+            "orphaned_attribute",
+            "pkg/proc.py",
+            "uses _fork.fork_pty, which pkg/_fork.py no longer defines",
+        )
+    ]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from prflow.refactor.plan import check_plan, in_scope, reask_message
+from jsonschema import Draft202012Validator
+
+from prflow.refactor.messages import SUBMIT_PLAN
+from prflow.refactor.plan import check_plan, in_scope, plan_tool_schema, reask_message
 from prflow.refactor.react_rules import active_rules, all_rules
 from prflow.refactor.schedule import TaskStatus, all_finished, blocked, ready
 
@@ -93,12 +96,24 @@ def test_new_files_must_be_declared_and_really_new() -> None:
     assert any("already exists" in p for p in clash.problems)
 
 
-def test_task_count_bounds_and_bad_ids() -> None:
-    many = {"tasks": [task(f"t{n}", [KNOWN[n % 4]]) for n in range(8)]}
-    problems = check_plan(many, known_paths=KNOWN).problems
-    assert any("8 tasks; write between 3 and 6" in p for p in problems)
-    one_file = {"tasks": [task("only", ["storage/files.py"])]}
-    assert check_plan(one_file, known_paths=KNOWN).ok  # one file: one task is enough
+def test_plans_are_as_large_as_the_work_and_titles_are_cut_not_refused() -> None:
+    one = check_plan({"tasks": [task("rename", KNOWN)]}, known_paths=KNOWN)
+    assert one.ok, one.problems
+    modules = [f"pkg/m{n}.py" for n in range(12)]
+    batches = [task(f"batch-{n}", [path]) for n, path in enumerate(modules)]
+    twelve = check_plan({"tasks": batches}, known_paths=modules)
+    assert twelve.ok and twelve.plan is not None and len(twelve.plan.tasks) == 12
+    long_title = task("core", ["storage/files.py"], title="Make storage async " * 30)
+    cut = check_plan({"summary": "x" * 5000, "tasks": [long_title]}, known_paths=KNOWN)
+    assert cut.ok and cut.plan is not None
+    assert len(cut.plan.tasks[0].title) == 200 and cut.plan.tasks[0].title.endswith("…")
+    assert len(cut.plan.summary) == 2000
+
+
+def test_what_the_validator_refuses_and_why() -> None:
+    many = [f"pkg/m{n}.py" for n in range(41)]
+    huge = check_plan({"tasks": [task("all", many)]}, known_paths=many).problems
+    assert any("at most 40 per step: split it into batches" in p for p in huge)
     dup = {
         "tasks": [
             task("a", ["storage/files.py"]),
@@ -109,7 +124,58 @@ def test_task_count_bounds_and_bad_ids() -> None:
     problems = check_plan(dup, known_paths=KNOWN).problems
     assert any("used twice" in p for p in problems)
     assert any("unknown task 'zz'" in p for p in problems)
+    bad_id = check_plan({"tasks": [task("core io", ["storage/files.py"])]}, known_paths=KNOWN)
+    assert bad_id.problems == [
+        "Step 'core io' (#1) is malformed (id: String should match pattern "
+        "'^[A-Za-z0-9][A-Za-z0-9_.-]*$')."
+    ]
     assert check_plan(None, known_paths=KNOWN).problems
+    assert "nothing_to_do" in check_plan({"tasks": []}, known_paths=KNOWN).problems[0]
+
+
+def test_nothing_to_do_is_a_plan_with_a_reason() -> None:
+    said = check_plan(
+        {"summary": "", "tasks": [], "nothing_to_do": "  read_note is already async.  "},
+        known_paths=KNOWN,
+    )
+    assert said.nothing_to_do == "read_note is already async." and not said.problems
+
+
+def schema_accepts(submitted: dict[str, Any]) -> bool:
+    return not list(Draft202012Validator(plan_tool_schema()).iter_errors(submitted))
+
+
+def test_every_rule_the_validator_enforces_on_shape_is_in_the_tool_schema() -> None:
+    Draft202012Validator.check_schema(SUBMIT_PLAN.input_schema)
+    assert SUBMIT_PLAN.input_schema == plan_tool_schema()
+    files = [f"pkg/m{n}.py" for n in range(41)]
+    ok = task("ok", files[:1])
+    refused_by_both = {
+        "id too long": task("x" * 41, files[:1]),
+        "id with a space": task("a b", files[:1]),
+        "empty instructions": {**ok, "instructions": ""},
+        "instructions too long": {**ok, "instructions": "x" * 8001},
+        "no file": task("none", []),
+        "41 files": task("big", files),
+    }
+    for what, bad in refused_by_both.items():
+        submitted = {"summary": "s", "tasks": [bad]}
+        assert not schema_accepts(submitted), what
+        assert check_plan(submitted, known_paths=files).problems, what
+    no_steps = {"summary": "s", "tasks": []}
+    assert not schema_accepts(no_steps) and check_plan(no_steps, known_paths=files).problems
+    too_many = {"summary": "s", "tasks": [task(f"t{n}", [files[0]]) for n in range(401)]}
+    assert not schema_accepts(too_many) and check_plan(too_many, known_paths=files).problems
+    accepted_by_both: dict[str, dict[str, Any]] = {
+        "one step": {"summary": "s", "tasks": [ok]},
+        "a long title": {"summary": "s", "tasks": [{**ok, "title": "t" * 500}]},
+        "only new files": {"summary": "s", "tasks": [task("new", [], new_files=["pkg/n.py"])]},
+        "nothing to do": {"summary": "s", "nothing_to_do": "already done"},
+    }
+    for what, good in accepted_by_both.items():
+        assert schema_accepts(good), what
+        checked = check_plan(good, known_paths=files)
+        assert checked.ok or checked.nothing_to_do, (what, checked.problems)
 
 
 def test_scope_globs_apply_to_planned_files() -> None:

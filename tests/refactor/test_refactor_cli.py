@@ -13,8 +13,15 @@ from tests.support.cli_runs import CliRun, client_environment, run_prflow
 from tests.support.fixtures_temporal import WorkerProcessFactory
 from tests.support.refactor_repo import DIRECTIVE, async_script, build_storage_repo
 from tests.support.refactor_runs import tree_bytes
+from tests.support.rename_repo import DIRECTIVE as RENAME
+from tests.support.rename_repo import (
+    PLANNER_KEY,
+    build_notes_repo,
+    left_behind_script,
+    nothing_script,
+)
 from tests.support.sample_repos import git
-from tests.support.scripted_anthropic import ScriptedAnthropic
+from tests.support.scripted_anthropic import ScriptedAnthropic, Turn, unauthorized
 
 pytestmark = pytest.mark.temporal
 
@@ -143,3 +150,54 @@ async def test_a_dirty_tree_is_never_written_and_detach_then_attach_follows_the_
     assert "clean" in line or "uncommitted" in line or "local changes" in line, line
     assert tree_bytes(repo) == before, "a refused --apply leaves the tree byte-identical"
     assert (out / "pr-summary.md").is_file() and (out / "diffs").is_dir(), "artifacts kept"
+
+
+async def test_each_outcome_has_its_exit_code_and_its_report_and_no_write(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_settings: Settings,
+    start_worker_process: WorkerProcessFactory,
+    tmp_path: Path,
+) -> None:
+    """Nothing to change (0, the planner's reason), aborted by a test file left behind (1, the
+    regressed test named with its step and file) and a model that cannot be reached (3)."""
+    await start_worker_process(temporal_settings)
+    env = client_environment(temporal_settings, tmp_path / "home")
+
+    async def refactor(name: str, routes: dict[str, list[Turn]]) -> tuple[CliRun, Path, bool]:
+        scripted_anthropic.route(routes)
+        repo = build_notes_repo(tmp_path / name)
+        before = tree_bytes(repo)
+        out = tmp_path / f"out-{name}"
+        args = ["--repo", str(repo), "--directive", RENAME, "--output", str(out), "--apply"]
+        run = await run_prflow(
+            "refactor", *args, "--max-retries", "0", "--allow-unsandboxed", "--quiet", env=env
+        )
+        return run, out, tree_bytes(repo) == before
+
+    nothing, out, untouched = await refactor(
+        "nothing", nothing_script("load_note already exists; read_note is its alias")
+    )
+    assert nothing.code == 0 and untouched, nothing.describe()
+    assert "no_change: the planner found nothing to change" in nothing.stderr_lines[-1]
+    assert "## Why nothing changed" in (out / "pr-summary.md").read_text()
+    assert json.loads((out / "validation-report.json").read_text())["status"] == "no_change"
+
+    left, out, untouched = await refactor("left", left_behind_script())
+    assert left.code == 1 and untouched, left.describe()
+    assert "aborted: 1 tests regressed" in left.stderr_lines[-1]
+    report = json.loads((out / "validation-report.json").read_text())
+    assert report["tests"]["regressions"] == [
+        {
+            "test": "tests.test_report::test_read_is_patched",
+            "kind": "regressed",
+            "file": "tests/test_report.py",
+            "steps": ["rename"],
+        }
+    ]
+    assert (out / "diffs").is_dir() and "## Why it stopped" in (out / "pr-summary.md").read_text()
+
+    down = [Turn(faults=[unauthorized()] * 4, text="never")]
+    failed, out, untouched = await refactor("down", {PLANNER_KEY: down})
+    assert failed.code == 3 and untouched, failed.describe()
+    assert "model calls failed" in failed.stderr_lines[-1], failed.describe()

@@ -1,6 +1,6 @@
 """The recovery ladder on the real workflow: a broken executor is retried with a narrowed scope
-and then skipped or rolled back with its subtree; below 85 % the run aborts and the user's
-tree stays byte-identical."""
+and then skipped or rolled back with its subtree (a run left with no step is aborted, the
+user's tree byte-identical); tests failing before and after are reported, not blamed."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests.support.refactor_repo import (
     build_storage_repo,
     executor_key,
 )
-from tests.support.refactor_runs import artifact, refactor_request, start_refactor, tree_bytes
+from tests.support.refactor_runs import artifact, refactor_request, start_refactor
 from tests.support.scripted_anthropic import ScriptedAnthropic
 
 pytestmark = pytest.mark.temporal
@@ -73,29 +73,33 @@ async def test_a_failing_critical_task_rolls_back_its_subtree(
     callers = next(t for t in result.tasks if t.task_id == "callers")
     assert callers.attempts == 2 and "unawaited" not in callers.reason
     assert "word_count" in callers.reason or "read_note() is async" in callers.reason
-    assert result.status == RunStatus.no_change and result.changed_files == []
+    assert result.status == RunStatus.aborted and result.changed_files == []
+    assert result.reason.startswith("every step failed (3 of 3)")
+    summary = artifact(result, "pr-summary.md")
+    assert "## Why it stopped" in summary and "## What was tried" in summary
+    assert "- Step callers: 2 attempts, rolled_back" in summary
 
 
-async def test_below_85_percent_the_run_aborts_and_the_tree_is_byte_identical(
+async def test_tests_failing_before_and_after_are_reported_not_blamed(
     prflow_home: Path,
     scripted_anthropic: ScriptedAnthropic,
     temporal_client: Client,
     temporal_settings: Settings,
     tmp_path: Path,
 ) -> None:
-    repo = build_storage_repo(tmp_path / "notes", BROKEN_SUITE)
-    before = tree_bytes(repo)
+    repo = build_storage_repo(tmp_path / "notes", BROKEN_SUITE)  # 3 of 5 pass before
     scripted_anthropic.route(async_script())
     request = refactor_request(temporal_settings, repo, apply=True)
     async with run_worker(temporal_client, temporal_settings):
-        handle = await start_refactor(temporal_client, temporal_settings, request, "ladder-abort")
+        handle = await start_refactor(temporal_client, temporal_settings, request, "ladder-old")
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
 
-    assert result.status == RunStatus.aborted
-    assert result.pass_rate == pytest.approx(0.6) and "below 85%" in result.reason
-    assert all(t.status == "done" for t in result.tasks), "no task regressed a test"
-    assert not result.applied
-    assert tree_bytes(repo) == before
+    assert result.status == RunStatus.validated, result.reason
+    assert result.pass_rate == pytest.approx(0.6) and result.regressions == []
+    assert result.applied, "a 60 % pass rate is no reason to refuse: nothing regressed"
     report = json.loads(artifact(result, "validation-report.json"))
-    assert report["status"] == "aborted" and report["tests"]["pass_rate"] == pytest.approx(0.6)
-    assert "diffs/storage__files.py.patch" in result.artifact_keys, "the diagnostic is written"
+    assert report["tests"]["still_failing"] == [
+        "tests.test_legacy::test_legacy_format",
+        "tests.test_legacy::test_legacy_size",
+    ]
+    assert "Failing before and after (not blamed" in artifact(result, "pr-summary.md")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from prflow.test_runs.command import runner_command
 from prflow.test_runs.compare import compare
-from prflow.test_runs.environment import ProjectKind, command_line, detect
+from prflow.test_runs.environment import ProjectKind, detect
 from prflow.test_runs.junit import ReportError, count, parse_junit
 from prflow.test_runs.models import Outcome, TestOutcome
 
@@ -118,13 +119,10 @@ def test_the_env_hash_follows_the_declared_test_dependencies_only() -> None:
         "p",
     )
     assert js is not None and js.kind == ProjectKind.javascript and js.runner == "vitest"
-    assert command_line(js, "/r.xml", [], None)[:4] == ["npx", "vitest", "run", "--reporter=junit"]
-    assert detect(files({"README.md": "x"}), "p") is None
-    assert command_line(spec, "/r.xml", ["tests/test_a.py"], "pytest -x") == [
-        "python",
-        "-m",
-        "pytest",
-        "-x",
-        "--junitxml=/r.xml",
-        "tests/test_a.py",
+    assert runner_command(js, "/r.xml", [], None).argv[:4] == [
+        "npx",
+        "vitest",
+        "run",
+        "--reporter=junit",
     ]
+    assert detect(files({"README.md": "x"}), "p") is None
