@@ -8,9 +8,11 @@ corrections (each is a case where griffe's output is not a break a caller
 of the old release would hit, or repeats one):
 
 1. ``parameter_changed_default``: a new default does not stop a call from working.
-2. ``return_changed_type`` to no annotation: removing an annotation changes no behaviour.
-3. ``class_removed_base`` when only ``object``, ``Generic`` or ``Protocol`` went:
-   ``class X(object)`` and ``class X`` are the same class.
+2. (withdrawn: griffe's ``return_changed_type`` for a removed return annotation stands; an
+   API checker's rule, and a type-checked caller loses the type it relied on.)
+3. ``class_removed_base`` when only ``object`` went: ``class X(object)`` and ``class X`` are
+   the same class. (``Generic[T]`` or ``Protocol`` dropped stands: ``X[int]`` and structural
+   checks against ``X`` stop working.)
 4. A member removed from a base class is reported by griffe once per subclass
    (through inherited aliases); it is one object: the defining member.
 5. ``parameter_removed`` for a variadic parameter that is still there under
@@ -59,7 +61,7 @@ import griffe
 from prflow.analysis.categories import categorize
 from prflow.changes import FileCategory
 
-_TRIVIAL_BASES = {"object", "Generic", "Protocol"}
+_TRIVIAL_BASES = {"object"}
 _HOUSEKEEPING = {"__slots__", "__match_args__", "__annotations__", "__doc__", "__module__"}
 
 
@@ -160,14 +162,12 @@ def _correction(breakage: Any, file: str) -> str | None:
         return "parameter default changed"
     if breakage.kind is kinds.PARAMETER_REMOVED and _variadic_renamed(breakage):
         return "variadic parameter renamed"
-    if breakage.kind is kinds.RETURN_CHANGED_TYPE and breakage.new_value is None:
-        return "return annotation removed"
     if breakage.kind is kinds.CLASS_REMOVED_BASE:
         removed = {_base_name(b) for b in breakage.old_value} - {
             _base_name(b) for b in breakage.new_value
         }
         if removed <= _TRIVIAL_BASES:
-            return "object/Generic/Protocol base dropped"
+            return "object base dropped"
     if breakage.kind is kinds.OBJECT_REMOVED and breakage.obj.name in _HOUSEKEEPING:
         return "class housekeeping attribute removed"
     if categorize(file) is FileCategory.test:
