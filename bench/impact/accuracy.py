@@ -128,7 +128,9 @@ def _analyse(
         return time.perf_counter() - start, result.changes
 
 
-def score_python(pair: PythonPair, work: WorkDir, cli: PrflowCli | None = None) -> PairScore:
+def score_python(
+    pair: PythonPair, work: WorkDir, cli: PrflowCli | None = None, anchor_timed: bool = True
+) -> PairScore:
     """In process (the analysis function on both snapshots), or with ``cli`` through the real
     command run from inside the pair's repository (its JSON report is scored)."""
     repo = _repo(pair, work)
@@ -136,7 +138,9 @@ def score_python(pair: PythonPair, work: WorkDir, cli: PrflowCli | None = None) 
     search = pair.search_path.strip("./")
     prefix = f"{search}/" if search else ""
     expected = python_oracle(pair, work)
-    anchor = timed_griffe(base / search, head / search, pair.import_package)
+    anchor = (
+        timed_griffe(base / search, head / search, pair.import_package) if anchor_timed else 0.0
+    )
     changed = changed_files(repo)
     cache = MemoryParseCache()
     try:
@@ -436,6 +440,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--half", choices=("tune", "held_out"), help="one half of the sampled set")
     parser.add_argument(
+        "--no-anchor",
+        action="store_true",
+        help="Python pairs: skip timing griffe (accuracy only; the oracle is stored already)",
+    )
+    parser.add_argument(
         "--via",
         choices=("in-process", "cli"),
         default="in-process",
@@ -476,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             _progress(f"{pair.label} {half}".strip())
             if isinstance(pair, PythonPair):
-                scores.append(replace(score_python(pair, work, cli), half=half))
+                score = score_python(pair, work, cli, anchor_timed=not args.no_anchor)
+                scores.append(replace(score, half=half))
             elif isinstance(pair, TypeScriptPair):
                 modes = (
                     ("tree-sitter",) if args.judge == "tree-sitter" else ("tree-sitter", "+ tsc")
@@ -513,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         for line in _language_lines(language, group):
             print("  " + line)
     python = [s for s in scores if s.pair.language == "python" and not s.crashed]
-    if python:
+    if python and not args.no_anchor:
         cold = sum(s.prflow_cold for s in python)
         warm = sum(s.prflow_warm for s in python)
         anchor = sum(s.anchor for s in python)

@@ -292,7 +292,12 @@ def typescript_eligible(work: WorkDir) -> Callable[[ReleasePair], bool]:
 # --- the draw -----------------------------------------------------------------------------
 
 
-def draw(work: WorkDir, seed: int = SEED) -> list[DrawnPair]:
+def draw(
+    work: WorkDir,
+    seed: int = SEED,
+    python_count: int = PYTHON_COUNT,
+    npm_count: int = TYPESCRIPT_COUNT,
+) -> list[DrawnPair]:
     """The whole set: the large stratum, the other Python pairs, the npm pairs."""
     large = sample_pairs(
         "pypi", seed=seed + 1, count=LARGE_COUNT, eligible=python_eligible(work, LARGE_MODULES)
@@ -300,10 +305,10 @@ def draw(work: WorkDir, seed: int = SEED) -> list[DrawnPair]:
     taken = {p.package for p in large}
     rest = [name for name in popular_packages("pypi") if name not in taken]
     python = sample_pairs(
-        "pypi", seed=seed, count=PYTHON_COUNT, eligible=python_eligible(work), packages=rest
+        "pypi", seed=seed, count=python_count, eligible=python_eligible(work), packages=rest
     )
     npm = sample_pairs(
-        "npm", seed=seed, count=TYPESCRIPT_COUNT, eligible=typescript_eligible(work), kind="major"
+        "npm", seed=seed, count=npm_count, eligible=typescript_eligible(work), kind="major"
     )
     drawn: list[DrawnPair] = []
     for stratum, pairs in (("large", large), ("python", python), ("npm", npm)):
@@ -353,15 +358,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--output", type=Path, default=MANIFEST)
+    parser.add_argument("--python-count", type=int, default=PYTHON_COUNT, help="beside the stratum")
+    parser.add_argument("--npm-count", type=int, default=TYPESCRIPT_COUNT)
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
     try:
-        drawn = draw(work, args.seed)
+        drawn = draw(work, args.seed, args.python_count, args.npm_count)
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
     document = {
         "seed": args.seed,
+        "counts": {"large": LARGE_COUNT, "python": args.python_count, "npm": args.npm_count},
         "rules": {
             "python": f"minor lines, pure-Python sdist, >= 1 corrected-griffe break; "
             f"{LARGE_COUNT} pairs of >= {LARGE_MODULES} modules first (seed + 1)",

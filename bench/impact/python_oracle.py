@@ -41,6 +41,10 @@ of the old release would hit, or repeats one):
     ``class Cast(WrapsColumnExpression, ColumnElement)`` becoming ``class
     Cast(WrapsColumnExpression)`` keeps ``ColumnElement`` in the MRO.
 
+12. ``object_removed`` for a star import whose module does not exist in the base release
+    (``if TYPE_CHECKING: from .processing_bamba import *`` with no ``processing_bamba``):
+    griffe keeps the unexpanded ``*`` as an object; it named nothing a caller could use.
+
 Every object keeps all the paths that name it (public and canonical), so a
 finding matches whichever one prflow reports.
 """
@@ -193,7 +197,19 @@ class _Sides:
             return "class ancestry unresolvable at head (compiled-extension import)"
         if breakage.kind is kinds.CLASS_REMOVED_BASE and self._bases_still_ancestors(breakage):
             return "removed base still an ancestor"
+        if breakage.kind is kinds.OBJECT_REMOVED and self._dangling_wildcard(breakage.obj):
+            return "star import of a module that does not exist"
         return None
+
+    def _dangling_wildcard(self, obj: Any) -> bool:
+        """``from .gone import *`` kept as one unexpanded object: its module is not in the base
+        release, so the line made no name importable that a caller could have used."""
+        if not (obj.is_alias and str(obj.name).endswith("*")):
+            return False
+        target = str(getattr(obj, "target_path", "") or "").removesuffix(".*").removesuffix("*")
+        if not target.startswith(f"{self.old.path}."):
+            return True  # a relative name griffe could not place in the package
+        return self._get(self.old, target) is None
 
     def _get(self, side: Any, path: str) -> Any:
         with contextlib.suppress(Exception):

@@ -159,7 +159,7 @@ class ParsedFiles:
         if self.progress is not None and paths:
             self.progress(f"parsing {len(paths)} files")
         threshold = (
-            self.limits.parallel_from_when_ready if _workers_ready else self.limits.parallel_from
+            self.limits.parallel_from_when_ready if _workers.ready else self.limits.parallel_from
         )
         if len(paths) >= threshold:
             try:
@@ -192,15 +192,19 @@ def start_parse_workers(modules: Sequence[str] = PARSER_MODULES) -> None:
     """
     import multiprocessing.forkserver
 
-    global _workers_ready
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(modules))
     multiprocessing.forkserver.ensure_running()
-    _workers_ready = True
+    _workers.ready = True
 
 
-_workers_ready = False
-"""Set once this process started the fork server with the parsers loaded."""
+@dataclass
+class _WorkerState:
+    ready: bool = False
+    """Set once this process started the fork server with the parsers loaded."""
+
+
+_workers = _WorkerState()
 
 
 def _parse_in_workers(

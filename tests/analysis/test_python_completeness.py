@@ -131,7 +131,10 @@ def test_dataclass_kw_only_and_parameter_kind_moves_break_positional_callers() -
 
 
 def test_a_removed_return_annotation_is_a_type_change_as_griffe_judges_it() -> None:
-    base = "def load(path) -> dict[str, str]: ...\n\nclass C:\n    @property\n    def size(self) -> int: ...\n"
+    base = (
+        "def load(path) -> dict[str, str]: ...\n\n"
+        "class C:\n    @property\n    def size(self) -> int: ...\n"
+    )
     head = "def load(path): ...\n\nclass C:\n    @property\n    def size(self): ...\n"
 
     assert _found(_compare(base, head)) == [
