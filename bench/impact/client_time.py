@@ -151,17 +151,19 @@ def _griffe_once(repo: Path, pair: PythonPair) -> tuple[float, float]:
     return seconds, _children_cpu() - cpu_before
 
 
+def marked_cli(state: Path) -> tuple[PrflowCli, Path, Path]:
+    """A CLI in ``state`` whose worker stays warm and whose commands write their marks: the
+    CLI, the marks file and the report path."""
+    times = state / "cli-times.jsonl"
+    env = {"PRFLOW_TEMPORAL__WARM_SECONDS": WARM_SECONDS, "PRFLOW_CLI_TIMES": str(times)}
+    return PrflowCli(state, extra_env=env), times, state / "reports" / "impact.json"
+
+
 def measure(pair: PythonPair, work: WorkDir, runs: int) -> tuple[list[ClientRun], Timing, Timing]:
     """``runs`` warm commands after one that starts the warm worker, each followed by one
     ``griffe check`` (interleaved, so both see the same load on a shared machine)."""
     repo = prepare_repo(pair, work).resolve()
-    state = fresh_dir(work.root / "state" / "client-time")
-    times = state / "cli-times.jsonl"
-    cli = PrflowCli(
-        state,
-        extra_env={"PRFLOW_TEMPORAL__WARM_SECONDS": WARM_SECONDS, "PRFLOW_CLI_TIMES": str(times)},
-    )
-    report = state / "reports" / "impact.json"
+    cli, times, report = marked_cli(fresh_dir(work.root / "state" / "client-time"))
     results: list[ClientRun] = []
     griffe: list[float] = []
     griffe_cpu: list[float] = []

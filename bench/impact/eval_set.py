@@ -32,7 +32,7 @@ import re
 import sys
 import tarfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from bench.eval_sets import ReleasePair, by_half, popular_packages, sample_pairs
@@ -318,30 +318,17 @@ def draw(
 
 
 def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
-    if pair.ecosystem == "pypi":
-        layout = _cached(work, pair, "layout", lambda: {})
-        oracle = _cached(work, pair, "oracle", lambda: {})
-        return DrawnPair(
-            pair.ecosystem,
-            pair.package,
-            pair.base,
-            pair.head,
-            pair.half,
-            stratum,
-            layout["import_package"],
-            layout["search_path"],
-            layout["modules"],
-            oracle["objects"],
-        )
-    oracle = _cached(work, pair, "ts-oracle", lambda: {})
-    return DrawnPair(
-        pair.ecosystem,
-        pair.package,
-        pair.base,
-        pair.head,
-        pair.half,
-        stratum,
-        oracle_objects=oracle["objects"],
+    drawn = DrawnPair(pair.ecosystem, pair.package, pair.base, pair.head, pair.half, stratum)
+    if pair.ecosystem != "pypi":
+        oracle = _cached(work, pair, "ts-oracle", lambda: {})
+        return replace(drawn, oracle_objects=oracle["objects"])
+    layout = _cached(work, pair, "layout", lambda: {})
+    return replace(
+        drawn,
+        import_package=layout["import_package"],
+        search_path=layout["search_path"],
+        modules=layout["modules"],
+        oracle_objects=_cached(work, pair, "oracle", lambda: {})["objects"],
     )
 
 

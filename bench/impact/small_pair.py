@@ -29,15 +29,12 @@ from pathlib import Path
 
 from bench.impact.__main__ import prepare_repo
 from bench.impact.accuracy import timed_griffe
-from bench.impact.client_time import PHASES, ClientRun, one_run, workflow_times
+from bench.impact.client_time import PHASES, ClientRun, marked_cli, one_run, workflow_times
 from bench.impact.errors import BenchError
 from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
 from bench.impact.pairs import PYTHON_PAIR, PythonPair
-from bench.impact.prflow_cli import PrflowCli
 from bench.impact.repos import BASE_REF, HEAD_REF, git
 from bench.impact.snapshots import snapshot_pair
-
-WARM_SECONDS = "600"
 
 
 def _recommit(repo: Path, round_: int) -> tuple[str, str]:
@@ -84,12 +81,7 @@ def measure(
     base, head = snapshot_pair(repo, work.anchor(pair))
     search = pair.search_path.strip("./")
     state = fresh_dir(work.root / "state" / "small-pair")
-    times = state / "cli-times.jsonl"
-    cli = PrflowCli(
-        state,
-        extra_env={"PRFLOW_TEMPORAL__WARM_SECONDS": WARM_SECONDS, "PRFLOW_CLI_TIMES": str(times)},
-    )
-    report = state / "reports" / "impact.json"
+    cli, times, report = marked_cli(state)
     results: list[ClientRun] = []
     griffe: list[float] = []
     found: list[int] = []
