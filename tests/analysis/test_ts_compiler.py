@@ -181,12 +181,11 @@ def test_past_the_recheck_budget_failing_overloads_keep_the_first_programs_verdi
         for i in range(6)
     )
     changed = overloads.replace("string[];", "number;")
-    base = release(tmp_path / "base", {"index.d.ts": overloads + "export declare const kept: 1;\n"})
-    head = release(tmp_path / "head", {"index.d.ts": changed + "export declare const kept: 1;\n"})
+    old, new = tmp_path / "base", tmp_path / "head"
+    release(old, {"index.d.ts": overloads + "export declare const kept: 1;\n"})
+    release(new, {"index.d.ts": changed + "export declare const kept: 1;\n"})
     names = [f"f{i}" for i in range(6)] + ["kept"]
-    request = CheckRequest(
-        base.root, head.root, {"": (base.root / "index.d.ts", head.root / "index.d.ts")}, names
-    )
+    request = CheckRequest(old, new, {"": (old / "index.d.ts", new / "index.d.ts")}, names)
     hurried = TypeScriptCompiler(typescript_package, recheck_share=0.0)
     patient = TypeScriptCompiler(typescript_package)
 
