@@ -19,32 +19,31 @@ import ast
 import contextlib
 import gc
 import json
-import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from bench.impact import warm_cli
 from bench.impact.__main__ import prepare_repo
 from bench.impact.errors import BenchError
-from bench.impact.layout import DEFAULT_ROOT, WorkDir
+from bench.impact.eval_set import load_set
+from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
+from bench.impact.oracle_store import python_oracle, typescript_module, typescript_oracle
 from bench.impact.pairs import ACCURACY_PAIRS, Pair, PythonPair, TypeScriptPair
-from bench.impact.python_oracle import griffe_check, load_oracle, run_oracle, save_oracle
+from bench.impact.prflow_cli import PrflowCli
+from bench.impact.python_oracle import griffe_check
 from bench.impact.repos import HEAD_REF, git
 from bench.impact.snapshots import changed_files, export_ref, snapshot_pair
 from prflow.analysis.breaking import analyse_breaking_changes
+from prflow.analysis.findings import BreakingChange
 from prflow.analysis.parse_cache import MemoryParseCache
 from prflow.analysis.py_package import ModuleIndex
 from prflow.analysis.ts_compiler import TypeScriptCompiler
 from prflow.changes import ChangedFile
 from prflow.source_tree import DirectoryTree
-
-ORACLES = Path(__file__).resolve().parent / "oracles"
-TS_ORACLE = Path(__file__).resolve().parent / "ts_oracle.cjs"
-TYPESCRIPT_VERSION = "5.6.3"
 
 
 @dataclass(frozen=True)
@@ -61,9 +60,13 @@ class PairScore:
     mode: str = ""
     """How prflow ran: "" for Python; "tree-sitter" or "+ tsc" (its TypeScript compiler)."""
     missed: tuple[str, ...] = ()
-    """Names the oracle lists that prflow did not report (TypeScript pairs)."""
+    """Names the oracle lists that prflow did not report."""
     extra: tuple[str, ...] = ()
-    """Names prflow reported that the oracle does not list (TypeScript pairs)."""
+    """Names prflow reported that the oracle does not list."""
+    half: str = ""
+    """"tune" or "held_out" for a pair of the sampled evaluation set."""
+    kinds: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    """Per kind: (oracle objects, of them found, prflow findings, of them in the oracle)."""
 
     @property
     def recall(self) -> float:
@@ -96,7 +99,8 @@ def _settled_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _timed_griffe(base: Path, head: Path, package: str) -> float:
+def timed_griffe(base: Path, head: Path, package: str) -> float:
+    """griffe's whole-package check of both releases, in process, on a settled heap."""
     with _settled_heap():
         start = time.perf_counter()
         griffe_check(base, head, package)
@@ -124,27 +128,33 @@ def _analyse(
         return time.perf_counter() - start, result.changes
 
 
-def score_python(pair: PythonPair, work: WorkDir) -> PairScore:
+def score_python(
+    pair: PythonPair, work: WorkDir, cli: PrflowCli | None = None, anchor_timed: bool = True
+) -> PairScore:
+    """In process (the analysis function on both snapshots), or with ``cli`` through the real
+    command run from inside the pair's repository (its JSON report is scored)."""
     repo = _repo(pair, work)
     base, head = snapshot_pair(repo, work.anchor(pair))
     search = pair.search_path.strip("./")
     prefix = f"{search}/" if search else ""
-    oracle_file = ORACLES / f"{pair.slug}.json"
-    if not oracle_file.is_file():
-        run = run_oracle(base / search, head / search, pair.import_package, prefix)
-        save_oracle(oracle_file, run, {"pair": pair.label, "package": pair.import_package})
-    expected = load_oracle(oracle_file)
-    anchor = _timed_griffe(base / search, head / search, pair.import_package)
+    expected = python_oracle(pair, work)
+    anchor = (
+        timed_griffe(base / search, head / search, pair.import_package) if anchor_timed else 0.0
+    )
     changed = changed_files(repo)
     cache = MemoryParseCache()
     try:
-        cold, changes = _analyse(changed, base, head, cache)
-        warm, _ = _analyse(changed, base, head, cache)
+        if cli is None:
+            cold, changes = _analyse(changed, base, head, cache)
+            warm = _analyse(changed, base, head, cache)[0] if anchor_timed else 0.0
+        else:
+            cold, changes = _through_cli(cli, repo)
+            warm = cold
     except Exception as exc:  # the bench reports a crash; prflow must never have one
         return PairScore(pair, len(expected), 0, 0, 0, 0.0, 0.0, anchor, repr(exc))
     index = ModuleIndex(DirectoryTree(base).paths() + DirectoryTree(head).paths())
     package_dir = prefix + pair.import_package
-    ours = []
+    ours: list[tuple[str, set[str]]] = []
     for change in changes:
         if change.language != "python" or not change.file.startswith(package_dir):
             continue  # griffe checks one package; scripts, examples and docs are out of its scope
@@ -156,52 +166,66 @@ def score_python(pair: PythonPair, work: WorkDir) -> PairScore:
                 if change.symbol == module.dotted
                 else f"{module.dotted}.{change.symbol}"
             )
-        ours.append(keys)
-    hit_expected = sum(1 for o in expected if any(set(o.paths) & keys for keys in ours))
-    hit_found = sum(1 for keys in ours if any(set(o.paths) & keys for o in expected))
-    return PairScore(pair, len(expected), len(ours), hit_expected, hit_found, cold, warm, anchor)
-
-
-def _typescript(work: WorkDir) -> Path:
-    module = work.tools / "ts" / "node_modules" / "typescript"
-    if not (module / "package.json").is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise BenchError("npm is needed to install the TypeScript compiler for the oracle")
-        (work.tools / "ts").mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                npm,
-                "install",
-                "--silent",
-                "--no-audit",
-                "--no-fund",
-                f"typescript@{TYPESCRIPT_VERSION}",
-            ],
-            cwd=work.tools / "ts",
-            check=True,
-            capture_output=True,
-        )
-    return module
-
-
-def _ts_oracle(pair: TypeScriptPair, work: WorkDir, base: Path, head: Path) -> tuple[dict, float]:  # type: ignore[type-arg]
-    check = work.anchor(pair) / "check"
-    (check / "node_modules").mkdir(parents=True, exist_ok=True)
-    for name, target in (("old-pkg", base), ("new-pkg", head)):
-        link = check / "node_modules" / name
-        if not link.exists():
-            link.symlink_to(target.resolve())
-    start = time.perf_counter()
-    done = subprocess.run(
-        ["node", str(TS_ORACLE), str(_typescript(work)), str(check)],
-        capture_output=True,
-        text=True,
-        check=False,
+        ours.append((PRFLOW_KIND[change.kind.value], keys))
+    kinds: dict[str, list[int]] = {}
+    missed, extra = [], []
+    for obj in expected:
+        row = kinds.setdefault(oracle_kind(obj.kinds), [0, 0, 0, 0])
+        row[0] += 1
+        if any(set(obj.paths) & keys for _, keys in ours):
+            row[1] += 1
+        else:
+            missed.append(f"{obj.key} [{', '.join(obj.kinds)}]")
+    for kind, keys in ours:
+        row = kinds.setdefault(kind, [0, 0, 0, 0])
+        row[2] += 1
+        if any(set(o.paths) & keys for o in expected):
+            row[3] += 1
+        else:
+            extra.append(f"{min(keys)} [{kind}]")
+    hit_expected = sum(row[1] for row in kinds.values())
+    hit_found = sum(row[3] for row in kinds.values())
+    return PairScore(
+        pair,
+        len(expected),
+        len(ours),
+        hit_expected,
+        hit_found,
+        cold,
+        warm,
+        anchor,
+        missed=tuple(missed),
+        extra=tuple(extra),
+        kinds={kind: (a, b, c, d) for kind, (a, b, c, d) in kinds.items()},
     )
-    if done.returncode != 0:
-        raise BenchError(f"TypeScript oracle failed on {pair.label}: {done.stderr.strip()[-300:]}")
-    return json.loads(done.stdout), time.perf_counter() - start
+
+
+PRFLOW_KIND = {
+    "removed_export": "removed",
+    "renamed_export": "renamed",
+    "changed_signature": "signature",
+    "changed_type": "type",
+}
+_SIGNATURE_KINDS = ("Parameter", "Positional parameter")
+
+
+def _through_cli(cli: PrflowCli, repo: Path) -> tuple[float, list[BreakingChange]]:
+    report = cli.state / "reports" / "impact.json"
+    start = time.perf_counter()
+    cli.impact(repo.resolve(), report)
+    seconds = time.perf_counter() - start
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return seconds, [BreakingChange.model_validate(item) for item in data["breaking_changes"]]
+
+
+def oracle_kind(kinds: tuple[str, ...]) -> str:
+    """An oracle object's kind: removed, else signature (any parameter break), else type
+    (return or attribute type, base class, kind of object)."""
+    if "Public object was removed" in kinds:
+        return "removed"
+    if any(kind.startswith(_SIGNATURE_KINDS) for kind in kinds):
+        return "signature"
+    return "type"
 
 
 def score_typescript(
@@ -214,26 +238,11 @@ def score_typescript(
     """
     repo = _repo(pair, work)
     base, head = snapshot_pair(repo, work.anchor(pair))
-    oracle_file = ORACLES / f"{pair.slug}.json"
-    if modes == ("tree-sitter",) and oracle_file.is_file():
-        data, anchor = {}, 0.0
-    else:
-        data, anchor = _ts_oracle(pair, work, base, head)
-    if not oracle_file.is_file():
-        keys = ("removed", "broken", "old_exports", "reasons", "changed_only_through_other_exports")
-        stored = {k: data[k] for k in keys}
-        stored.update(
-            pair=pair.label, tool=f"typescript {TYPESCRIPT_VERSION} (bench/impact/ts_oracle.cjs)"
-        )
-        oracle_file.parent.mkdir(parents=True, exist_ok=True)
-        oracle_file.write_text(
-            json.dumps(stored, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-        )
-    stored = json.loads(oracle_file.read_text(encoding="utf-8"))
+    stored, anchor = typescript_oracle(pair, work, anchor=modes != ("tree-sitter",))
     expected = set(stored["removed"]) | set(stored["broken"])
     changed = changed_files(repo)
     scores = []
-    compiler = TypeScriptCompiler(_typescript(work).resolve()) if "+ tsc" in modes else None
+    compiler = TypeScriptCompiler(typescript_module(work).resolve()) if "+ tsc" in modes else None
     for mode, judge in (("tree-sitter", None), ("+ tsc", compiler)):
         if mode not in modes:
             continue
@@ -252,6 +261,13 @@ def score_typescript(
         }
         hit = len(names & expected)
         missed, extra = tuple(sorted(expected - names)), tuple(sorted(names - expected))
+        removed = set(stored["removed"])
+        kinds = {
+            "removed": (len(removed), len(removed & names), 0, 0),
+            "changed": (len(expected - removed), len((expected - removed) & names), 0, 0),
+        }
+        for kind, group in ts_groups(stored).items():
+            kinds[kind] = (len(group), len(group & names), 0, 0)
         scores.append(
             PairScore(
                 pair,
@@ -266,9 +282,20 @@ def score_typescript(
                 mode,
                 missed,
                 extra,
+                kinds=kinds,
             )
         )
     return scores
+
+
+def ts_groups(stored: dict[str, Any]) -> dict[str, set[str]]:
+    """Broken names the oracle tags as overload sets or re-exported members (oracles computed
+    before the tags existed have none)."""
+    expected = set(stored["removed"]) | set(stored["broken"])
+    return {
+        "overloads": expected & set(stored.get("overloaded", ())),
+        "re-exported": expected & set(stored.get("reexported", ())),
+    }
 
 
 # --- a small PR in a big repository -----------------------------------------------------------
@@ -298,7 +325,7 @@ def small_pr(work: WorkDir) -> tuple[int, int, float, float, float, int]:
     head = export_ref(repo, branch, scratch / "head")
     files = len(DirectoryTree(base).paths())
     changed = changed_files(repo, HEAD_REF, branch)
-    anchor = _timed_griffe(base / "lib", head / "lib", "sqlalchemy")
+    anchor = timed_griffe(base / "lib", head / "lib", "sqlalchemy")
     cache = MemoryParseCache()
     cold, changes = _analyse(changed, base, head, cache)
     warm, _ = _analyse(changed, base, head, cache)
@@ -326,6 +353,8 @@ def _add_required_parameter(path: Path) -> None:
 
 def _row(score: PairScore) -> str:
     label = f"{score.pair.label} {score.mode}".strip()
+    if score.half:
+        label = f"{label} ({'tune' if score.half == 'tune' else 'held-out'})"
     if score.crashed:
         return f"  {label:<34} CRASHED: {score.crashed}"
     anchor = "griffe" if isinstance(score.pair, PythonPair) else "tsc"
@@ -344,23 +373,84 @@ def _language_line(language: str, scores: list[PairScore]) -> str:
     recall = sum(s.hit_expected for s in scores) / expected if expected else 1.0
     precision = sum(s.hit_found for s in scores) / found if found else 1.0
     crashes = sum(1 for s in scores if s.crashed)
-    return f"{language}: recall {recall:.2f}, precision {precision:.2f}, {crashes} crashed pairs"
+    line = (
+        f"{language}: recall {recall:.2f} ({sum(s.hit_expected for s in scores)}/{expected}), "
+        f"precision {precision:.2f} ({sum(s.hit_found for s in scores)}/{found}), "
+        f"{crashes} crashed pairs"
+    )
+    return line + _kind_text(scores)
+
+
+def _kind_text(scores: list[PairScore]) -> str:
+    """Micro figures per kind: recall by the oracle's kind, precision by prflow's."""
+    totals: dict[str, list[int]] = {}
+    for score in scores:
+        for kind, counts in score.kinds.items():
+            row = totals.setdefault(kind, [0, 0, 0, 0])
+            for index, count in enumerate(counts):
+                row[index] += count
+    parts = []
+    for kind in ("removed", "renamed", "signature", "type", "changed", "overloads", "re-exported"):
+        if kind not in totals:
+            continue
+        expected, hit, found, hit_found = totals[kind]
+        text = f"{kind} recall {hit / expected:.2f} ({hit}/{expected})" if expected else kind
+        if found:
+            text += f" precision {hit_found / found:.2f} ({hit_found}/{found})"
+        if expected or found:
+            parts.append(text)
+    return "\n      by kind: " + "; ".join(parts) if parts else ""
 
 
 def _language_lines(language: str, scores: list[PairScore]) -> list[str]:
-    modes = sorted({s.mode for s in scores})
-    if modes == [""]:
-        return [_language_line(language, scores)]
-    return [
-        _language_line(f"{language} {mode}", [s for s in scores if s.mode == mode])
-        for mode in modes
-    ]
+    lines = []
+    halves = sorted({s.half for s in scores})
+    for half in halves:
+        group = [s for s in scores if s.half == half]
+        name = f"{language} {HALF_NAMES.get(half, half)}".strip()
+        modes = sorted({s.mode for s in group})
+        if modes == [""]:
+            lines.append(_language_line(name, group))
+            continue
+        lines += [
+            _language_line(f"{name} {mode}", [s for s in group if s.mode == mode]) for mode in modes
+        ]
+    return lines
+
+
+HALF_NAMES = {"tune": "[tuning half]", "held_out": "[held-out half]", "": ""}
+
+
+def _pairs(chosen: str, half: str | None) -> list[tuple[Pair, str]]:
+    if chosen == "hand":
+        return [(pair, "") for pair in ACCURACY_PAIRS]
+    drawn = sorted(load_set(), key=lambda p: (p.half != "tune", p.ecosystem, p.package))
+    return [(p.as_pair(), p.half) for p in drawn if half in (None, p.half)]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.impact.accuracy")
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--only", choices=("python", "typescript"))
+    parser.add_argument(
+        "--set",
+        choices=("sampled", "hand"),
+        default="sampled",
+        help="the sampled evaluation set (eval_set.json, both halves) or the hand-picked pairs",
+    )
+    parser.add_argument("--half", choices=("tune", "held_out"), help="one half of the sampled set")
+    parser.add_argument(
+        "--no-anchor",
+        action="store_true",
+        help="Python pairs: accuracy only (no griffe timing, no warm rerun; oracles are stored)",
+    )
+    parser.add_argument(
+        "--via",
+        choices=("in-process", "cli"),
+        default="in-process",
+        help="Python pairs: score the analysis function, or the report of the real command run "
+        "from inside each pair's repository through a warm worker",
+    )
     parser.add_argument(
         "--pair", action="append", default=[], help="only these packages (repeatable)"
     )
@@ -376,26 +466,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--show-misses",
         action="store_true",
-        help="TypeScript pairs: list the names missed and the names reported beyond the oracle",
+        help="list the names missed and the names reported beyond the oracle, per pair",
     )
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
     scores: list[PairScore] = []
+    cli = None
+    if args.via == "cli":
+        cli = PrflowCli(
+            fresh_dir(work.root / "state" / "accuracy-cli"),
+            extra_env={"PRFLOW_TEMPORAL__WARM_SECONDS": warm_cli.WARM_SECONDS},
+        )
     try:
-        for pair in ACCURACY_PAIRS:
+        for pair, half in _pairs(args.set, args.half):
             if args.only not in (None, pair.language):
                 continue
             if args.pair and pair.package not in args.pair:
                 continue
-            _progress(pair.label)
+            _progress(f"{pair.label} {half}".strip())
             if isinstance(pair, PythonPair):
-                scores.append(score_python(pair, work))
+                score = score_python(pair, work, cli, anchor_timed=not args.no_anchor)
+                scores.append(replace(score, half=half))
             elif isinstance(pair, TypeScriptPair):
                 modes = (
                     ("tree-sitter",) if args.judge == "tree-sitter" else ("tree-sitter", "+ tsc")
                 )
-                scores += score_typescript(pair, work, modes)
-        small = small_pr(work) if args.only in (None, "python") else None
+                scores += [replace(s, half=half) for s in score_typescript(pair, work, modes)]
+        hand = args.set == "hand" and not args.pair
+        small = small_pr(work) if args.only in (None, "python") and hand else None
         warm_runs: list[warm_cli.WarmRun] = []
         if args.only in (None, "python") and args.cli_runs > 0:
             releases = [
@@ -407,6 +505,9 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
+    finally:
+        if cli is not None:
+            cli.stop_warm_worker()
     print("prflow breaking-change accuracy and in-process speed (cold = fresh parse cache)")
     for language in ("python", "typescript"):
         group = [s for s in scores if s.pair.language == language]
@@ -417,12 +518,12 @@ def main(argv: list[str] | None = None) -> int:
         for score in group:
             print(_row(score))
             if args.show_misses and (score.missed or score.extra):
-                print(f"      missed: {', '.join(score.missed) or '-'}")
-                print(f"      extra:  {', '.join(score.extra) or '-'}")
+                print(f"      missed: {'; '.join(score.missed) or '-'}")
+                print(f"      extra:  {'; '.join(score.extra) or '-'}")
         for line in _language_lines(language, group):
             print("  " + line)
     python = [s for s in scores if s.pair.language == "python" and not s.crashed]
-    if python:
+    if python and not args.no_anchor:
         cold = sum(s.prflow_cold for s in python)
         warm = sum(s.prflow_warm for s in python)
         anchor = sum(s.anchor for s in python)

@@ -35,7 +35,8 @@ from bench.impact.griffe_anchor import griffe_check
 from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
 from bench.impact.measure import Timing, timed
 from bench.impact.pairs import ACCURACY_PAIRS, PythonPair
-from bench.impact.prflow_cli import PrflowCli
+from bench.impact.prflow_cli import ImpactFigures, PrflowCli
+from bench.impact.repos import BASE_REF, HEAD_REF
 
 WARM_SECONDS = "600"
 DEFAULT_PAIR = "packaging"
@@ -83,13 +84,35 @@ def _last_record(path: Path) -> dict[str, object]:
 
 async def _workflow_seconds(port: int, workflow_id: str, run_id: str) -> float:
     """The run's own time, start to close, as the server recorded it."""
+    return (await workflow_times(port, workflow_id, run_id))[0]
+
+
+async def workflow_times(
+    port: int, workflow_id: str, run_id: str
+) -> tuple[float, dict[str, float]]:
+    """The run's own time, start to close, and each activity's scheduled-to-closed seconds
+    (summed by activity name), as the server recorded them."""
     from temporalio.client import Client
 
     client = await Client.connect(f"127.0.0.1:{port}")
-    described = await client.get_workflow_handle(workflow_id, run_id=run_id).describe()
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    described = await handle.describe()
     if described.close_time is None:
         raise BenchError(f"workflow {workflow_id} has not closed")
-    return (described.close_time - described.start_time).total_seconds()
+    scheduled: dict[int, tuple[str, float]] = {}
+    activities: dict[str, float] = {}
+    async for event in handle.fetch_history_events():
+        at = event.event_time.ToDatetime().timestamp()
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            name = event.activity_task_scheduled_event_attributes.activity_type.name
+            scheduled[event.event_id] = (name, at)
+        elif event.HasField("activity_task_completed_event_attributes"):
+            name, began = scheduled[
+                event.activity_task_completed_event_attributes.scheduled_event_id
+            ]
+            activities[name] = activities.get(name, 0.0) + at - began
+    total = (described.close_time - described.start_time).total_seconds()
+    return total, activities
 
 
 def _children_cpu() -> float:
@@ -97,10 +120,18 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _one_run(cli: PrflowCli, repo: Path, report: Path, times: Path) -> ClientRun:
+def one_run(
+    cli: PrflowCli,
+    repo: Path,
+    report: Path,
+    times: Path,
+    base: str = BASE_REF,
+    head: str = HEAD_REF,
+) -> tuple[ClientRun, ImpactFigures]:
+    """One timed command of ``base..head``: its marks, workflow and CPU seconds, and figures."""
     cpu_before = _children_cpu()
     spawned = time.time()
-    cli.impact(repo, report)
+    figures = cli.impact(repo, report, base, head)
     ended = time.time()
     cpu = _children_cpu() - cpu_before
     record = _last_record(times)
@@ -110,7 +141,7 @@ def _one_run(cli: PrflowCli, repo: Path, report: Path, times: Path) -> ClientRun
     marks["end"] = ended - spawned
     facts: dict[str, str] = record["facts"]  # type: ignore[assignment]
     workflow = asyncio.run(_workflow_seconds(cli.port, facts["workflow_id"], facts["run_id"]))
-    return ClientRun(marks, workflow, cpu)
+    return ClientRun(marks, workflow, cpu), figures
 
 
 def _griffe_once(repo: Path, pair: PythonPair) -> tuple[float, float]:
@@ -120,17 +151,19 @@ def _griffe_once(repo: Path, pair: PythonPair) -> tuple[float, float]:
     return seconds, _children_cpu() - cpu_before
 
 
+def marked_cli(state: Path) -> tuple[PrflowCli, Path, Path]:
+    """A CLI in ``state`` whose worker stays warm and whose commands write their marks: the
+    CLI, the marks file and the report path."""
+    times = state / "cli-times.jsonl"
+    env = {"PRFLOW_TEMPORAL__WARM_SECONDS": WARM_SECONDS, "PRFLOW_CLI_TIMES": str(times)}
+    return PrflowCli(state, extra_env=env), times, state / "reports" / "impact.json"
+
+
 def measure(pair: PythonPair, work: WorkDir, runs: int) -> tuple[list[ClientRun], Timing, Timing]:
     """``runs`` warm commands after one that starts the warm worker, each followed by one
     ``griffe check`` (interleaved, so both see the same load on a shared machine)."""
     repo = prepare_repo(pair, work).resolve()
-    state = fresh_dir(work.root / "state" / "client-time")
-    times = state / "cli-times.jsonl"
-    cli = PrflowCli(
-        state,
-        extra_env={"PRFLOW_TEMPORAL__WARM_SECONDS": WARM_SECONDS, "PRFLOW_CLI_TIMES": str(times)},
-    )
-    report = state / "reports" / "impact.json"
+    cli, times, report = marked_cli(fresh_dir(work.root / "state" / "client-time"))
     results: list[ClientRun] = []
     griffe: list[float] = []
     griffe_cpu: list[float] = []
@@ -139,7 +172,7 @@ def measure(pair: PythonPair, work: WorkDir, runs: int) -> tuple[list[ClientRun]
         cli.impact(repo, report)
         print(f"bench: {pair.label}: {runs} warm commands and griffe checks", file=sys.stderr)
         for _ in range(runs):
-            results.append(_one_run(cli, repo, report, times))
+            results.append(one_run(cli, repo, report, times)[0])
             seconds, cpu = _griffe_once(repo, pair)
             griffe.append(seconds)
             griffe_cpu.append(cpu)

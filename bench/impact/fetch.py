@@ -49,6 +49,7 @@ def python_sdist(downloads: Path, package: str, version: str) -> Path:
     # only the package itself as an sdist: its build requirements (Cython for some) may come
     # as wheels, else pip compiles them from source just to read the metadata
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", package]
+    command += ["--ignore-requires-python"]  # a release for newer Pythons is read, never run
     command += ["--quiet", "--dest", str(downloads), f"{package}=={version}"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     found = _cached_sdist(downloads, package, version)

@@ -93,7 +93,9 @@ class PrflowCli:
             **self.extra_env,
         }
 
-    def impact(self, repo: Path, report: Path) -> ImpactFigures:
+    def impact(
+        self, repo: Path, report: Path, base: str = BASE_REF, head: str = HEAD_REF
+    ) -> ImpactFigures:
         """One static-mode ``prflow impact`` of ``base..head``; its JSON report's figures.
 
         Run from inside the repository with ``--repo .``, as the quick start and the
@@ -102,7 +104,7 @@ class PrflowCli:
         report.parent.mkdir(parents=True, exist_ok=True)
         report.unlink(missing_ok=True)
         command = [str(self.binary), "impact", "--repo", "."]
-        command += ["--base", BASE_REF, "--head", HEAD_REF, "--no-llm"]
+        command += ["--base", base, "--head", head, "--no-llm"]
         command += ["--format", "json", "--output", str(report.resolve()), "--quiet"]
         run_checked(command, cwd=repo, env=self.env())
         return read_report(report)

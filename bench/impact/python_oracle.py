@@ -8,9 +8,11 @@ corrections (each is a case where griffe's output is not a break a caller
 of the old release would hit, or repeats one):
 
 1. ``parameter_changed_default``: a new default does not stop a call from working.
-2. ``return_changed_type`` to no annotation: removing an annotation changes no behaviour.
-3. ``class_removed_base`` when only ``object``, ``Generic`` or ``Protocol`` went:
-   ``class X(object)`` and ``class X`` are the same class.
+2. (withdrawn: griffe's ``return_changed_type`` for a removed return annotation stands; an
+   API checker's rule, and a type-checked caller loses the type it relied on.)
+3. ``class_removed_base`` when only ``object`` went: ``class X(object)`` and ``class X`` are
+   the same class. (``Generic[T]`` or ``Protocol`` dropped stands: ``X[int]`` and structural
+   checks against ``X`` stop working.)
 4. A member removed from a base class is reported by griffe once per subclass
    (through inherited aliases); it is one object: the defining member.
 5. ``parameter_removed`` for a variadic parameter that is still there under
@@ -39,6 +41,10 @@ of the old release would hit, or repeats one):
     ``class Cast(WrapsColumnExpression, ColumnElement)`` becoming ``class
     Cast(WrapsColumnExpression)`` keeps ``ColumnElement`` in the MRO.
 
+12. ``object_removed`` for a star import whose module does not exist in the base release
+    (``if TYPE_CHECKING: from .processing_bamba import *`` with no ``processing_bamba``):
+    griffe keeps the unexpanded ``*`` as an object; it named nothing a caller could use.
+
 Every object keeps all the paths that name it (public and canonical), so a
 finding matches whichever one prflow reports.
 """
@@ -59,7 +65,7 @@ import griffe
 from prflow.analysis.categories import categorize
 from prflow.changes import FileCategory
 
-_TRIVIAL_BASES = {"object", "Generic", "Protocol"}
+_TRIVIAL_BASES = {"object"}
 _HOUSEKEEPING = {"__slots__", "__match_args__", "__annotations__", "__doc__", "__module__"}
 
 
@@ -160,14 +166,12 @@ def _correction(breakage: Any, file: str) -> str | None:
         return "parameter default changed"
     if breakage.kind is kinds.PARAMETER_REMOVED and _variadic_renamed(breakage):
         return "variadic parameter renamed"
-    if breakage.kind is kinds.RETURN_CHANGED_TYPE and breakage.new_value is None:
-        return "return annotation removed"
     if breakage.kind is kinds.CLASS_REMOVED_BASE:
         removed = {_base_name(b) for b in breakage.old_value} - {
             _base_name(b) for b in breakage.new_value
         }
         if removed <= _TRIVIAL_BASES:
-            return "object/Generic/Protocol base dropped"
+            return "object base dropped"
     if breakage.kind is kinds.OBJECT_REMOVED and breakage.obj.name in _HOUSEKEEPING:
         return "class housekeeping attribute removed"
     if categorize(file) is FileCategory.test:
@@ -193,7 +197,19 @@ class _Sides:
             return "class ancestry unresolvable at head (compiled-extension import)"
         if breakage.kind is kinds.CLASS_REMOVED_BASE and self._bases_still_ancestors(breakage):
             return "removed base still an ancestor"
+        if breakage.kind is kinds.OBJECT_REMOVED and self._dangling_wildcard(breakage.obj):
+            return "star import of a module that does not exist"
         return None
+
+    def _dangling_wildcard(self, obj: Any) -> bool:
+        """``from .gone import *`` kept as one unexpanded object: its module is not in the base
+        release, so the line made no name importable that a caller could have used."""
+        if not (obj.is_alias and str(obj.name).endswith("*")):
+            return False
+        target = str(getattr(obj, "target_path", "") or "").removesuffix(".*").removesuffix("*")
+        if not target.startswith(f"{self.old.path}."):
+            return True  # a relative name griffe could not place in the package
+        return self._get(self.old, target) is None
 
     def _get(self, side: Any, path: str) -> Any:
         with contextlib.suppress(Exception):

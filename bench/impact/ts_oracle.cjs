@@ -30,7 +30,7 @@
 // return types computed by conditional types although every concrete old call still compiles
 // (date-fns 4's `eachDayOfInterval`).
 //
-// Prints JSON: {removed, broken, unchanged, reasons, old_exports, seconds}.
+// Prints JSON: {removed, broken, unchanged, reasons, old_exports, overloaded, reexported, seconds}.
 "use strict";
 const path = require("path");
 const fs = require("fs");
@@ -134,6 +134,25 @@ function exportsOf(decl) {
 }
 const oldExports = exportsOf(oldImport);
 const newExports = exportsOf(newImport);
+
+// Tags for the bench's breakdown: overload sets (more than one call or construct signature) and
+// re-exported members (declared in another file than the entry the import resolves to).
+function entryFile(decl) {
+  const moduleSymbol = checker.getSymbolAtLocation(decl.moduleSpecifier);
+  const declaration = moduleSymbol && (moduleSymbol.valueDeclaration || (moduleSymbol.declarations || [])[0]);
+  return declaration ? declaration.getSourceFile().fileName : "";
+}
+const oldEntry = entryFile(oldImport);
+const overloaded = [];
+const reexported = [];
+for (const [name, sym] of oldExports) {
+  const declarations = sym.declarations || [];
+  if (declarations.length && declarations.every((d) => d.getSourceFile().fileName !== oldEntry)) reexported.push(name);
+  if (!(sym.flags & ts.SymbolFlags.Value)) continue;
+  const type = checker.getTypeOfSymbol(sym);
+  const signatures = type.getCallSignatures().length + type.getConstructSignatures().length;
+  if (signatures > 1) overloaded.push(name);
+}
 
 const globalTypes = new Set(
   checker.getSymbolsInScope(first.prog.getSourceFile(probe), ts.SymbolFlags.Type).map((s) => s.name),
@@ -330,6 +349,8 @@ process.stdout.write(
     reasons,
     changed_only_through_other_exports: Object.keys(inheritedFrom).filter((n) => !reasons[n]).sort(),
     old_exports: oldExports.size,
+    overloaded: overloaded.sort(),
+    reexported: reexported.sort(),
     seconds: (Date.now() - started) / 1000,
   }) + "\n",
 );

@@ -84,7 +84,9 @@ _HOUSEKEEPING = frozenset(
         "__all__",
     }
 )
-_TRIVIAL_BASES = frozenset({"object", "Generic", "Protocol"})
+_TRIVIAL_BASES = frozenset({"object"})
+"""Dropping ``object`` changes nothing; dropping ``Generic[T]`` or ``Protocol`` does (``X[int]``
+and structural checks against ``X`` stop working), as an API checker (griffe) reports it."""
 _MAX_NOT_ANALYSED_OBJECTS = 200
 _T = TypeVar("_T")
 
@@ -456,9 +458,12 @@ class _Comparer:
             reasons = parameter_breaks(before.obj.params, after.obj.params)
         if reasons:
             self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
-        self._compare_types(
-            before, after, path, "return type", before.obj.returns, after.obj.returns
-        )
+        old_returns, new_returns = before.obj.returns, after.obj.returns
+        if return_annotation_removed(before.obj, after.obj):
+            detail = f"return annotation `{old_returns}` was removed: typed callers lose it"
+            self._changed(before, after, path, BreakingKind.changed_type, detail)
+            return
+        self._compare_types(before, after, path, "return type", old_returns, new_returns)
 
     def _compare_types(
         self, before: Found, after: Found, path: str, what: str, old: str | None, new: str | None
@@ -777,6 +782,16 @@ def _annotation(target: Found) -> str | None:
     if isinstance(obj, Attribute):
         return obj.annotation if obj.annotation != "TypeAlias" else None
     return None
+
+
+def return_annotation_removed(before: Function, after: Function) -> bool:
+    """griffe's rule for return types: an annotated function whose new version has none.
+
+    A property is an attribute to griffe (no return type compared), and so it is here.
+    """
+    if before.is_property or after.is_property:
+        return False
+    return before.returns is not None and after.returns is None
 
 
 def _call_signature(obj: Definition) -> tuple[Param, ...] | None:

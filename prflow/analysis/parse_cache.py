@@ -58,6 +58,9 @@ class InputLimits:
     seconds_per_file: float = 20.0
     parallel_from: int = 150
     """Parse in worker processes when at least this many files miss the cache."""
+    parallel_from_when_ready: int = 40
+    """The same once :func:`start_parse_workers` has the fork server up (the warm worker):
+    a pool then costs two forks of a loaded process, less than parsing 40 files inline."""
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -155,7 +158,10 @@ class ParsedFiles:
         self.parsed_count += len(paths)
         if self.progress is not None and paths:
             self.progress(f"parsing {len(paths)} files")
-        if len(paths) >= self.limits.parallel_from:
+        threshold = (
+            self.limits.parallel_from_when_ready if _workers.ready else self.limits.parallel_from
+        )
+        if len(paths) >= threshold:
             try:
                 return _parse_in_workers(
                     self.spec.parse, paths, texts, self.limits, self.skip, self.progress
@@ -189,6 +195,16 @@ def start_parse_workers(modules: Sequence[str] = PARSER_MODULES) -> None:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(modules))
     multiprocessing.forkserver.ensure_running()
+    _workers.ready = True
+
+
+@dataclass
+class _WorkerState:
+    ready: bool = False
+    """Set once this process started the fork server with the parsers loaded."""
+
+
+_workers = _WorkerState()
 
 
 def _parse_in_workers(

@@ -3,7 +3,8 @@
 // Run by prflow (prflow/analysis/ts_compiler.py) with the repository's own `typescript`:
 //   node ts_check.cjs < request.json > verdicts.json
 // request: {typescript, old_root, new_root, entries: {label: [old entry file, new entry file]},
-//           names: ["name" for the main entry (label ""), "label:name" for the others]}
+//           names: ["name" for the main entry (label ""), "label:name" for the others],
+//           recheck_seconds: after this long, failing names are explained from the first program}
 // answer:  {verdicts: {name: null | "why it breaks"}, seconds} or {error}
 //
 // One program holds both releases. For each name an "old usage" line is type-checked:
@@ -230,11 +231,17 @@ function main(request) {
   // One program finds the names that fail; each of those is checked again in a program of its
   // own, so how the compiler explains it (and so where the break belongs) does not depend on
   // which other names were checked before it.
-  for (const owner of failing(lines, owners).keys()) {
+  // Each recheck type-checks the package again: past the request's budget (a package with
+  // hundreds of broken generic overloads), the remaining names keep the first program's
+  // explanation, so the compiler still answers within its time limit.
+  const combined = failing(lines, owners);
+  const deadline = started + 1000 * (request.recheck_seconds ?? Infinity);
+  for (const [owner, first] of combined) {
     if (verdicts[owner]) continue;
     const own = lines.filter((_, i) => owners[i] === owner);
     const name = owner.slice(owner.indexOf(":") + 1);
-    for (const diagnostic of failing(own, own.map(() => owner)).get(owner) || []) {
+    const diagnostics = Date.now() < deadline ? failing(own, own.map(() => owner)).get(owner) : first;
+    for (const diagnostic of diagnostics || []) {
       const levels = chain(diagnostic.messageText);
       if (belongsElsewhere(levels, typeNames.has(name))) continue;
       const reason = levels.length > 1 ? `${levels[0].slice(0, 200)} (${levels[levels.length - 1].slice(0, 200)})` : levels[0].slice(0, 300);

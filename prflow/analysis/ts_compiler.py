@@ -64,6 +64,9 @@ class TypeScriptCompiler:
     node: str = "node"
     timeout_seconds: float = 180.0
     origin: str = "given"
+    recheck_share: float = 0.4
+    """Share of the time limit for checking each failing name again on its own (which places
+    its break exactly); past it, names keep the explanation of the one program that found them."""
     """Where it was found: the repository, a global install, prflow's cache, or given."""
 
     def describe(self) -> str:
@@ -88,6 +91,7 @@ class TypeScriptCompiler:
             "new_root": str(request.new_root),
             "entries": {k: [str(old), str(new)] for k, (old, new) in request.entries.items()},
             "names": request.names,
+            "recheck_seconds": self.timeout_seconds * self.recheck_share,
         }
         try:
             done = subprocess.run(

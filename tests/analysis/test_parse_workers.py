@@ -38,7 +38,9 @@ def test_files_are_parsed_in_worker_processes_of_the_started_server() -> None:
     start_parse_workers()
     tree = MemoryTree(FILES)
     parsed = ParsedFiles(
-        ParserSpec("pid", "1", _pid_parser), MemoryParseCache(), InputLimits(parallel_from=2)
+        ParserSpec("pid", "1", _pid_parser),
+        MemoryParseCache(),
+        InputLimits(parallel_from=2, parallel_from_when_ready=2),
     )
     pids = {int(data) for data in parsed.get_many(tree, sorted(FILES)).values()}
     assert pids and os.getpid() not in pids
@@ -48,8 +50,24 @@ def test_files_are_parsed_in_worker_processes_of_the_started_server() -> None:
 def test_summaries_from_the_workers_equal_summaries_parsed_inline() -> None:
     start_parse_workers()
     tree = MemoryTree(FILES)
-    in_workers = ParsedFiles(summary_parser(), MemoryParseCache(), InputLimits(parallel_from=2))
-    inline = ParsedFiles(summary_parser(), MemoryParseCache(), InputLimits(parallel_from=10**6))
+    in_workers = ParsedFiles(
+        summary_parser(),
+        MemoryParseCache(),
+        InputLimits(parallel_from=2, parallel_from_when_ready=2),
+    )
+    inline = ParsedFiles(
+        summary_parser(),
+        MemoryParseCache(),
+        InputLimits(parallel_from=10**6, parallel_from_when_ready=10**6),
+    )
     found = in_workers.get_many(tree, sorted(FILES))
     assert len(found) == len(FILES)
     assert found == inline.get_many(tree, sorted(FILES))
+
+
+def test_once_the_server_is_up_forty_files_go_to_the_workers_by_default() -> None:
+    start_parse_workers()
+    tree = MemoryTree({f"pkg/m{i}.py": f"X{i} = {i}\n" for i in range(40)})
+    parsed = ParsedFiles(ParserSpec("pid", "1", _pid_parser), MemoryParseCache())
+    pids = {int(data) for data in parsed.get_many(tree, sorted(tree.paths())).values()}
+    assert pids and os.getpid() not in pids

@@ -128,3 +128,36 @@ def test_dataclass_kw_only_and_parameter_kind_moves_break_positional_callers() -
             "parameter `b` changed from positional or keyword to positional-only",
         ),
     }
+
+
+def test_a_removed_return_annotation_is_a_type_change_as_griffe_judges_it() -> None:
+    base = (
+        "def load(path) -> dict[str, str]: ...\n\n"
+        "class C:\n    @property\n    def size(self) -> int: ...\n"
+    )
+    head = "def load(path): ...\n\nclass C:\n    @property\n    def size(self): ...\n"
+
+    assert _found(_compare(base, head)) == [
+        (
+            "load",
+            BreakingKind.changed_type,
+            "return annotation `dict[str, str]` was removed: typed callers lose it",
+        )
+    ]  # a property is an attribute to griffe: its annotation is not a return type
+
+
+def test_a_class_that_stops_being_generic_or_a_protocol_changed_type() -> None:
+    base = (
+        "from typing import Generic, Protocol, TypeVar\nT = TypeVar('T')\n\n"
+        "class Box(Generic[T]): ...\n\nclass Sized(Protocol):\n    def size(self) -> int: ...\n\n"
+        "class Plain(object): ...\n"
+    )
+    head = (
+        "from typing import Generic, Protocol, TypeVar\nT = TypeVar('T')\n\n"
+        "class Box: ...\n\nclass Sized:\n    def size(self) -> int: ...\n\nclass Plain: ...\n"
+    )
+
+    assert _found(_compare(base, head)) == [
+        ("Box", BreakingKind.changed_type, "no longer inherits from `Generic[T]`"),
+        ("Sized", BreakingKind.changed_type, "no longer inherits from `Protocol`"),
+    ]

@@ -168,3 +168,30 @@ def test_the_repositorys_own_typescript_is_found_from_the_repository(
     compiler = TypeScriptCompiler.discover(repo)
     assert compiler is not None
     assert compiler.check(CheckRequest(repo, repo, {}, [])) == {}
+
+
+def test_past_the_recheck_budget_failing_overloads_keep_the_first_programs_verdicts(
+    tmp_path: Path, typescript_package: Path
+) -> None:
+    # A package with many broken overload sets: with no time for rechecking each name
+    # alone, every failing name is still judged broken (explained by the one program).
+    overloads = "".join(
+        f"export declare function f{i}(x: number): number;\n"
+        f"export declare function f{i}(x: string): string[];\n"
+        for i in range(6)
+    )
+    changed = overloads.replace("string[];", "number;")
+    old, new = tmp_path / "base", tmp_path / "head"
+    release(old, {"index.d.ts": overloads + "export declare const kept: 1;\n"})
+    release(new, {"index.d.ts": changed + "export declare const kept: 1;\n"})
+    names = [f"f{i}" for i in range(6)] + ["kept"]
+    request = CheckRequest(old, new, {"": (old / "index.d.ts", new / "index.d.ts")}, names)
+    hurried = TypeScriptCompiler(typescript_package, recheck_share=0.0)
+    patient = TypeScriptCompiler(typescript_package)
+
+    fast, slow = hurried.check(request), patient.check(request)
+
+    broken = {f"f{i}" for i in range(6)}
+    assert {name for name, reason in fast.items() if reason} == broken
+    assert {name for name, reason in slow.items() if reason} == broken
+    assert fast["kept"] is None

@@ -1,0 +1,379 @@
+"""The impact evaluation set: release pairs drawn by ``bench.eval_sets``, not picked by hand.
+
+``python -m bench.impact.eval_set [--seed N]`` draws release pairs from the
+widely used PyPI and npm packages of :mod:`bench.eval_sets.packages` with a
+fixed seed, keeps those this bench can judge (the eligibility tests below),
+computes each pair's oracle (``oracles/``), and writes the draw to
+``eval_set.json`` (committed), which ``bench.impact.accuracy --set sampled``
+scores, tuning half and held-out half apart.
+
+Eligible, Python (minor release lines, what users upgrade across): both sdists
+fetch with pip; one import package is found (the sdist's ``top_level.txt``,
+else the package named like the distribution, else the largest) at the same
+place in both; it is pure Python (no C, Cython, Rust or Fortran sources in it);
+griffe loads both releases and the corrected oracle lists at least one break.
+
+Eligible, npm (major release lines, where semver puts breaks): both tarballs
+fetch with npm pack and ship ``.d.ts`` files, the TypeScript oracle checks the
+main entry within its time limit and lists at least one break.
+
+A size stratum guarantees large packages without naming any: a first draw,
+with its own seed offset, keeps only Python pairs whose package has at least
+:data:`LARGE_MODULES` modules, two of them, so each half holds one (the sampler
+alternates halves by package). The general draw then runs over the remaining
+packages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tarfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from bench.eval_sets import ReleasePair, by_half, popular_packages, sample_pairs
+from bench.eval_sets.registry import DEFAULT_CACHE, _document
+from bench.impact.errors import BenchError
+from bench.impact.fetch import npm_tarball, python_sdist
+from bench.impact.layout import DEFAULT_ROOT, WorkDir
+from bench.impact.oracle_store import python_oracle, typescript_oracle
+from bench.impact.pairs import Pair, PythonPair, TypeScriptPair
+
+MANIFEST = Path(__file__).resolve().parent / "eval_set.json"
+SEED = 29
+PYTHON_COUNT = 20
+TYPESCRIPT_COUNT = 20
+LARGE_MODULES = 1000
+LARGE_COUNT = 2
+LARGE_SDIST_BYTES = 4_000_000
+"""The stratum's first filter, from the registry's file list: smaller sdists are not fetched."""
+MAX_SDIST_BYTES = 40_000_000
+_COMPILED = (".c", ".cc", ".cpp", ".cxx", ".pyx", ".rs", ".f", ".f90")
+_NOT_API = {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks"}
+_NOT_API |= {"bench", "scripts", "tools", "build", "ci", "setup", "conftest"}
+
+
+@dataclass(frozen=True)
+class DrawnPair:
+    """One pair of the set, with what the bench needs to check it."""
+
+    ecosystem: str
+    package: str
+    base: str
+    head: str
+    half: str
+    stratum: str
+    import_package: str = ""
+    search_path: str = "."
+    modules: int = 0
+    oracle_objects: int = 0
+
+    def as_pair(self) -> Pair:
+        if self.ecosystem == "pypi":
+            return PythonPair(
+                self.package,
+                self.base,
+                self.head,
+                import_package=self.import_package,
+                search_path=self.search_path,
+            )
+        return TypeScriptPair(self.package, self.base, self.head)
+
+
+@dataclass(frozen=True)
+class PackageLayout:
+    """Where the import package sits in an sdist, and how big it is."""
+
+    search_path: str
+    import_package: str
+    modules: int
+    compiled: bool
+
+
+def _archive_files(archive: Path) -> tuple[list[str], set[str]]:
+    """An sdist's file paths without the top directory, and the names its top_level.txt lists."""
+    files: list[str] = []
+    listed: set[str] = set()
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            parts = PurePosixPath(member.name).parts
+            if not member.isfile() or len(parts) < 2:
+                continue
+            path = "/".join(parts[1:])
+            files.append(path)
+            if path.endswith(".egg-info/top_level.txt") and path.count("/") <= 2:
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    text = handle.read().decode("utf-8", "replace")
+                    listed |= {line.strip() for line in text.splitlines() if line.strip()}
+    return files, listed
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def locate_package(
+    files: list[str], distribution: str, listed: set[str] | frozenset[str] = frozenset()
+) -> PackageLayout | None:
+    """The distribution's import package in an sdist's file list (paths without the top dir).
+
+    Top-level packages are directories with ``__init__.py`` whose parent has none, outside
+    test, doc and example trees. Preferred: one the sdist's ``top_level.txt`` (``listed``)
+    names, then one named like the distribution (``python-dateutil`` -> ``dateutil``), then
+    the one with the most modules.
+    """
+    present = set(files)
+    packages: dict[str, str] = {}  # import name -> search path
+    for path in files:
+        if not path.endswith("/__init__.py"):
+            continue
+        directory = path.rpartition("/")[0]
+        parent, _, name = directory.rpartition("/")
+        if (parent and f"{parent}/__init__.py" in present) or not name.isidentifier():
+            continue
+        if any(part in _NOT_API for part in directory.split("/")):
+            continue
+        packages.setdefault(name, parent or ".")
+    if not packages:
+        return None
+    wanted = {_normalized(distribution), _normalized(distribution).removeprefix("python_")}
+
+    def modules_of(name: str) -> int:
+        prefix = _prefix(packages[name], name)
+        return sum(1 for p in files if p.startswith(prefix) and p.endswith(".py"))
+
+    name = max(packages, key=lambda n: (n in listed, _normalized(n) in wanted, modules_of(n)))
+    prefix = _prefix(packages[name], name)
+    compiled = any(p.startswith(prefix) and p.endswith(_COMPILED) for p in files)
+    return PackageLayout(packages[name], name, modules_of(name), compiled)
+
+
+def _prefix(search_path: str, name: str) -> str:
+    return f"{name}/" if search_path == "." else f"{search_path}/{name}/"
+
+
+# --- eligibility ---------------------------------------------------------------------------
+
+
+def _verdicts(work: WorkDir) -> Path:
+    return work.root / "eligibility"
+
+
+def _cached(work: WorkDir, pair: ReleasePair, test: str, decide: Callable[[], dict]) -> dict:  # type: ignore[type-arg]
+    """A candidate's verdict for one test, kept on disk: a rerun draws the same set fast."""
+    slug = re.sub(
+        r"[^A-Za-z0-9.]+", "-", f"{test}-{pair.ecosystem}-{pair.package}-{pair.base}-{pair.head}"
+    )
+    path = _verdicts(work) / f"{slug}.json"
+    if path.is_file():
+        verdict: dict = json.loads(path.read_text())  # type: ignore[type-arg]
+        return verdict
+    try:
+        verdict = decide()
+    except BenchError as err:
+        verdict = {"eligible": False, "reason": str(err)[:300]}
+    except Exception as exc:  # griffe or a broken archive: the pair is not one the bench can judge
+        verdict = {"eligible": False, "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(verdict, sort_keys=True))
+    return verdict
+
+
+def _python_layout(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
+    layouts = []
+    for version in (pair.head, pair.base):
+        files, listed = _archive_files(python_sdist(work.downloads, pair.package, version))
+        layout = locate_package(files, pair.package, listed)
+        if layout is None:
+            return {"eligible": False, "reason": f"no import package in the {version} sdist"}
+        layouts.append(layout)
+    new, old = layouts
+    if (old.search_path, old.import_package) != (new.search_path, new.import_package):
+        return {"eligible": False, "reason": "the import package moved between the releases"}
+    if old.compiled or new.compiled:
+        return {"eligible": False, "reason": "not pure Python (extension sources in the package)"}
+    return {"eligible": True, **asdict(old), "modules": max(old.modules, new.modules)}
+
+
+def _head_size(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
+    """The newer release's module count alone: one download decides the size stratum."""
+    files, listed = _archive_files(python_sdist(work.downloads, pair.package, pair.head))
+    layout = locate_package(files, pair.package, listed)
+    return {"eligible": layout is not None, "modules": layout.modules if layout else 0}
+
+
+def _python_pair(pair: ReleasePair, layout: dict) -> PythonPair:  # type: ignore[type-arg]
+    return PythonPair(
+        pair.package,
+        pair.base,
+        pair.head,
+        import_package=layout["import_package"],
+        search_path=layout["search_path"],
+    )
+
+
+def _release_files(pair: ReleasePair, version: str) -> list[dict]:  # type: ignore[type-arg]
+    """The files PyPI lists for one release (from the sampler's cached registry document)."""
+    releases = _document("pypi", pair.package, DEFAULT_CACHE).get("releases")
+    files = releases.get(version, []) if isinstance(releases, dict) else []
+    return [f for f in files if isinstance(f, dict)]
+
+
+def _registry_says_no(pair: ReleasePair, minimum_sdist_bytes: int) -> str | None:
+    """Why the registry's file list already rules the pair out (no download needed)."""
+    for version in (pair.base, pair.head):
+        files = _release_files(pair, version)
+        wheels = [f["filename"] for f in files if f.get("packagetype") == "bdist_wheel"]
+        if any(not name.endswith("-none-any.whl") for name in wheels):
+            return "not pure Python (platform wheels)"
+        sdists = [f for f in files if f.get("packagetype") == "sdist"]
+        size = max((int(f.get("size") or 0) for f in sdists), default=0)
+        if size > MAX_SDIST_BYTES:
+            return f"sdist over {MAX_SDIST_BYTES // 1_000_000} MB"
+        if size < minimum_sdist_bytes:
+            return "sdist too small for the stratum"
+    return None
+
+
+def python_eligible(work: WorkDir, minimum_modules: int = 0) -> Callable[[ReleasePair], bool]:
+    """The Python test; ``minimum_modules`` makes it the large stratum's."""
+    minimum_bytes = LARGE_SDIST_BYTES if minimum_modules else 0
+    too_small: set[str] = set()  # size belongs to the package: its other pairs are not fetched
+
+    def test(pair: ReleasePair) -> bool:
+        if pair.package in too_small or _registry_says_no(pair, minimum_bytes) is not None:
+            return False
+        if minimum_modules:
+            size = _cached(work, pair, "size", lambda: _head_size(work, pair))
+            if size.get("modules", 0) < minimum_modules:
+                too_small.add(pair.package)
+                return False
+        layout = _cached(work, pair, "layout", lambda: _python_layout(work, pair))
+        if layout.get("modules", minimum_modules) < minimum_modules:
+            too_small.add(pair.package)
+        if not layout["eligible"] or layout["modules"] < minimum_modules:
+            return False
+        print(f"eval set: {pair.label}: {layout['modules']} modules, oracle", file=sys.stderr)
+
+        def breaks() -> dict:  # type: ignore[type-arg]
+            objects = python_oracle(_python_pair(pair, layout), work)
+            return {"eligible": bool(objects), "objects": len(objects), "reason": "no break"}
+
+        return bool(_cached(work, pair, "oracle", breaks)["eligible"])
+
+    return test
+
+
+def _ts_breaks(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
+    for version in (pair.base, pair.head):
+        files, _ = _archive_files(npm_tarball(work.downloads, pair.package, version))
+        if not any(f.endswith(".d.ts") for f in files):
+            return {"eligible": False, "reason": f"{version} ships no .d.ts"}
+    print(f"eval set: {pair.label}: oracle", file=sys.stderr)
+    stored, _ = typescript_oracle(
+        TypeScriptPair(pair.package, pair.base, pair.head), work, anchor=False
+    )
+    found = len(set(stored["removed"]) | set(stored["broken"]))
+    return {"eligible": found > 0, "objects": found, "reason": "no break"}
+
+
+def typescript_eligible(work: WorkDir) -> Callable[[ReleasePair], bool]:
+    def test(pair: ReleasePair) -> bool:
+        return bool(_cached(work, pair, "ts-oracle", lambda: _ts_breaks(work, pair))["eligible"])
+
+    return test
+
+
+# --- the draw -----------------------------------------------------------------------------
+
+
+def draw(
+    work: WorkDir,
+    seed: int = SEED,
+    python_count: int = PYTHON_COUNT,
+    npm_count: int = TYPESCRIPT_COUNT,
+) -> list[DrawnPair]:
+    """The whole set: the large stratum, the other Python pairs, the npm pairs."""
+    large = sample_pairs(
+        "pypi", seed=seed + 1, count=LARGE_COUNT, eligible=python_eligible(work, LARGE_MODULES)
+    )
+    taken = {p.package for p in large}
+    rest = [name for name in popular_packages("pypi") if name not in taken]
+    python = sample_pairs(
+        "pypi", seed=seed, count=python_count, eligible=python_eligible(work), packages=rest
+    )
+    npm = sample_pairs(
+        "npm", seed=seed, count=npm_count, eligible=typescript_eligible(work), kind="major"
+    )
+    drawn: list[DrawnPair] = []
+    for stratum, pairs in (("large", large), ("python", python), ("npm", npm)):
+        for pair in pairs:
+            drawn.append(_described(work, pair, stratum))
+    return drawn
+
+
+def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
+    drawn = DrawnPair(pair.ecosystem, pair.package, pair.base, pair.head, pair.half, stratum)
+    if pair.ecosystem != "pypi":
+        oracle = _cached(work, pair, "ts-oracle", lambda: {})
+        return replace(drawn, oracle_objects=oracle["objects"])
+    layout = _cached(work, pair, "layout", lambda: {})
+    return replace(
+        drawn,
+        import_package=layout["import_package"],
+        search_path=layout["search_path"],
+        modules=layout["modules"],
+        oracle_objects=_cached(work, pair, "oracle", lambda: {})["objects"],
+    )
+
+
+def load_set(path: Path = MANIFEST) -> list[DrawnPair]:
+    """The committed draw (``python -m bench.impact.eval_set`` writes it)."""
+    if not path.is_file():
+        raise BenchError(f"no evaluation set at {path}: run python -m bench.impact.eval_set")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [DrawnPair(**item) for item in data["pairs"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.impact.eval_set", description=__doc__)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--work-dir", type=Path, default=DEFAULT_ROOT)
+    parser.add_argument("--output", type=Path, default=MANIFEST)
+    parser.add_argument("--python-count", type=int, default=PYTHON_COUNT, help="beside the stratum")
+    parser.add_argument("--npm-count", type=int, default=TYPESCRIPT_COUNT)
+    args = parser.parse_args(argv)
+    work = WorkDir(args.work_dir.resolve())
+    try:
+        drawn = draw(work, args.seed, args.python_count, args.npm_count)
+    except BenchError as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    document = {
+        "seed": args.seed,
+        "counts": {"large": LARGE_COUNT, "python": args.python_count, "npm": args.npm_count},
+        "rules": {
+            "python": f"minor lines, pure-Python sdist, >= 1 corrected-griffe break; "
+            f"{LARGE_COUNT} pairs of >= {LARGE_MODULES} modules first (seed + 1)",
+            "npm": "major lines, .d.ts in both releases, >= 1 TypeScript-compiler break",
+        },
+        "pairs": [asdict(p) for p in drawn],
+    }
+    args.output.write_text(
+        json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    for ecosystem in ("pypi", "npm"):
+        pairs = [p for p in drawn if p.ecosystem == ecosystem]
+        halves = by_half([ReleasePair("pypi", p.package, p.base, p.head, p.half) for p in pairs])  # type: ignore[arg-type]
+        for half, members in halves.items():
+            print(f"{ecosystem} {half} ({len(members)}): " + ", ".join(m.label for m in members))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
