@@ -1,5 +1,9 @@
 """Shared pytest configuration: each area keeps its fixtures in tests/support/."""
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 pytest_plugins = [
@@ -11,6 +15,28 @@ pytest_plugins = [
     "tests.support.fixtures_impact",
     "tests.support.pr_setup",
 ]
+
+_OWN_DATA_DIR = "_PRFLOW_TESTS_OWN_DATA_DIR"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The session's prflow data directory is its own, never the user's.
+
+    Tests that name no database fall back to the default SQLite file under the
+    data directory; pointing it at a fresh directory keeps a developer's ledger
+    (or one migrated by another checkout) out of the results, and theirs out of ours.
+    """
+    if "PRFLOW_DATA_DIR" not in os.environ:
+        os.environ["PRFLOW_DATA_DIR"] = tempfile.mkdtemp(prefix="prflow-tests-data-")
+        os.environ[_OWN_DATA_DIR] = os.environ["PRFLOW_DATA_DIR"]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    own = os.environ.pop(_OWN_DATA_DIR, None)
+    if own is not None:
+        shutil.rmtree(own, ignore_errors=True)
+        os.environ.pop("PRFLOW_DATA_DIR", None)
+
 
 TEMPORAL_FIXTURES = frozenset(
     {"temporal_env", "temporal_client", "temporal_address", "temporal_time_skipping_env"}

@@ -78,6 +78,9 @@ def engine_for(url: str) -> Engine:
             except DBAPIError as err:
                 engine.dispose()
                 raise _unreachable(parsed, err) from err
+            except UserError:
+                engine.dispose()
+                raise
             _engines[cache_key] = engine
         return engine
 
@@ -113,7 +116,28 @@ def upgrade_to_head(engine: Engine) -> None:
 
         config = alembic_config()
         config.attributes["connection"] = connection
+        _refuse_newer_schema(connection, config, engine.url)
         command.upgrade(config, "head")
+
+
+def _refuse_newer_schema(connection: Any, config: Config, url: URL) -> None:
+    """A database migrated by a newer prflow is refused in one line, never half-upgraded.
+
+    Alembic alone would fail with "Can't locate revision" deep inside the first
+    activity that touches the store; the operator needs to know which side to move.
+    """
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    current = MigrationContext.configure(connection).get_current_heads()
+    unknown = sorted(set(current) - known)
+    if unknown:
+        raise UserError(
+            f"the database {url.render_as_string(hide_password=True)} is at schema revision "
+            f"{', '.join(unknown)}, written by a newer prflow; upgrade prflow, or point "
+            f"{URL_SETTING} at another database"
+        )
 
 
 def alembic_config() -> Config:

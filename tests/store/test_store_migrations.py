@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
-from prflow.store.database import engine_for, normalize_url
+from prflow.errors import UserError
+from prflow.store.database import dispose_engine, engine_for, normalize_url
 
 # Imports first, then waits for "go" so all processes hit the empty database together.
 RACER = """
@@ -120,3 +122,19 @@ def _race_first_use(url: str, racers: int) -> None:
     with engine_for(url).connect() as connection:
         versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
     assert versions == [(_script_head(),)]
+
+
+def test_a_database_written_by_a_newer_prflow_is_refused_in_one_line(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    with engine_for(url).begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    dispose_engine(url)
+
+    with pytest.raises(UserError) as refused:
+        engine_for(url)
+
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "schema revision 9999" in message and "upgrade prflow" in message
+    with sqlite3.connect(tmp_path / "newer.db") as raw:
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]
