@@ -3,6 +3,7 @@
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,10 @@ def pytest_configure(config: pytest.Config) -> None:
     data directory; pointing it at a fresh directory keeps a developer's ledger
     (or one migrated by another checkout) out of the results, and theirs out of ours.
     """
-    if "PRFLOW_DATA_DIR" not in os.environ:
+    inherited_own = os.environ.get(_OWN_DATA_DIR) == os.environ.get("PRFLOW_DATA_DIR")
+    xdist_worker = "PYTEST_XDIST_WORKER" in os.environ
+    if "PRFLOW_DATA_DIR" not in os.environ or (xdist_worker and inherited_own):
+        # Under pytest-xdist each worker process gets its own, like a separate session.
         os.environ["PRFLOW_DATA_DIR"] = tempfile.mkdtemp(prefix="prflow-tests-data-")
         os.environ[_OWN_DATA_DIR] = os.environ["PRFLOW_DATA_DIR"]
 
@@ -38,6 +42,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         os.environ.pop("PRFLOW_DATA_DIR", None)
 
 
+SERIAL_DIR = Path(__file__).parent / "durability"
+"""Kill-and-resume tests judge costs against heartbeat timeouts: they run alone (``serial``)."""
+
 TEMPORAL_FIXTURES = frozenset(
     {"temporal_env", "temporal_client", "temporal_address", "temporal_time_skipping_env"}
 )
@@ -45,9 +52,7 @@ TEMPORAL_FIXTURES = frozenset(
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked ``suite_end`` inspect what the whole session did, so they run last.
-
-    Every test that reaches a Temporal server must say so with ``@pytest.mark.temporal``
+    """Every test that reaches a Temporal server must say so with ``@pytest.mark.temporal``
     (``-m "not temporal"`` then gives a fast, server-free run); an unmarked one fails.
     """
     unmarked = [
@@ -60,4 +65,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(
             "tests that start Temporal must be marked temporal: " + ", ".join(unmarked)
         )
-    items.sort(key=lambda item: item.get_closest_marker("suite_end") is not None)
+    for item in items:
+        if SERIAL_DIR in item.path.parents:
+            item.add_marker(pytest.mark.serial)

@@ -33,6 +33,7 @@ from temporalio.worker import Worker
 
 from prflow.config import Settings, cache_dir, data_dir, load_settings
 from prflow.kinds import QueueRole
+from tests.replay.session_histories import check_session_histories
 from worker.devserver import temporal_binary, time_skipping_server_binary
 from worker.runner import running_workers
 from worker.search_attributes import ALL_KEYS
@@ -59,10 +60,13 @@ async def start_dev_server(*extra_args: str) -> WorkflowEnvironment:
 
 @pytest.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    """The session's Temporal dev server."""
+    """The session's Temporal dev server; every history it holds is replayed before it stops."""
     env = await start_dev_server()
-    yield env
-    await env.shutdown()
+    try:
+        yield env
+        await check_session_histories(env.client)
+    finally:
+        await env.shutdown()
 
 
 @pytest.fixture(scope="session")
