@@ -49,7 +49,6 @@ REFACTOR = KindDeclaration(
             "activities.refactor:REFACTOR_ACTIVITIES",
             "activities.workspace:WORKSPACE_ACTIVITIES",
             "activities.test_runs:TEST_RUN_ACTIVITIES",
-            "activities.refactor_index:REFACTOR_INDEX_ACTIVITIES",
         ],
     },
     phases=PHASES,
