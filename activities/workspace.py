@@ -62,6 +62,7 @@ from prflow.workspace.models import (
     WorkspaceState,
     WorkspaceToolInput,
     WorkspaceToolOutput,
+    overlay_paths,
 )
 from prflow.workspace.patches import PatchRecord
 from prflow.workspace.scope import may_edit, scope_hint
@@ -134,13 +135,7 @@ class WorkspaceFiles:
             raise UnreadableFile("not valid UTF-8: it cannot be edited as text") from None
 
     def list_files(self) -> list[str]:
-        files = set(self.reader.list_files(self.ref.base_sha))
-        for path, key in self.state.files.items():
-            if key is None:
-                files.discard(path)
-            else:
-                files.add(path)
-        return sorted(files)
+        return overlay_paths(self.reader.list_files(self.ref.base_sha), self.state.files)
 
     def grep(self, pattern: str, glob: str | None) -> list[GrepHit]:
         base = self.reader.grep(self.ref.base_sha, pattern, glob)
