@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from activities.gitrepo import ANY_EXIT, GitError, run_git
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
@@ -83,18 +85,13 @@ def _directive(directive: str | None, directive_file: Path | None) -> str:
 
 def github_slug(location: str) -> str:
     """``owner/name`` of the GitHub repository a URL or a local clone's origin names."""
-    import re
-    import subprocess
-
     url = location
     if not re.match(r"^[a-z+]+://|^git@", location):
-        done = subprocess.run(
-            ["git", "-C", location, "remote", "get-url", "origin"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        url = done.stdout.strip()
+        try:
+            done = run_git(["remote", "get-url", "origin"], cwd=Path(location), ok_codes=ANY_EXIT)
+        except (GitError, OSError):  # git took too long, or the location is not a directory
+            done = None
+        url = done.stdout.decode("utf-8", errors="replace").strip() if done is not None else ""
     match = re.search(r"github\.com[:/]([^/\s]+)/([^/\s]+?)(?:\.git)?/?$", url)
     if match is None:
         raise UserError(
