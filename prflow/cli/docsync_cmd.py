@@ -11,14 +11,14 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
+from prflow.agent.planning import phase_plan
 from prflow.cli.output_file import check_output_path, write_output
 from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.docsync.kind import DOCSYNC
 from prflow.docsync.models import Bucket, Thresholds
-from prflow.docsync.request import agent_plan
-from prflow.docsync.run_models import DocsyncRequest, DocsyncResult
+from prflow.docsync.run_models import AGENT_PHASE, DocsyncRequest, DocsyncResult
 from prflow.errors import UserError
 from prflow.pr_identifier import parse_pr_identifier
 
@@ -195,8 +195,10 @@ def docsync(
         preflight(location, base, head)
 
     def build(run_settings: Settings) -> DocsyncRequest:
-        plan = agent_plan(
+        plan = phase_plan(
             run_settings,
+            DOCSYNC,
+            AGENT_PHASE,
             enabled=not no_llm,
             model=model,
             budget_usd=budget_usd,

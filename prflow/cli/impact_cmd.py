@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from prflow.agent.planning import phase_plan
 from prflow.cli import timings
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
@@ -20,8 +21,7 @@ from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest, ImpactResult
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest, ImpactResult
 from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 
@@ -173,8 +173,10 @@ def impact(
     head_sha: str | None = None  # known once the options are checked (below)
 
     def build(run_settings: Settings) -> ImpactRequest:
-        plan = llm_plan(
+        plan = phase_plan(
             run_settings,
+            IMPACT,
+            LLM_PHASE,
             enabled=not no_llm,
             model=model,
             budget_usd=budget_usd,

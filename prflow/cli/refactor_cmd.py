@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from activities.gitrepo import ANY_EXIT, GitError, run_git
+from prflow.agent.planning import phase_plans
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
@@ -44,23 +45,6 @@ and update callers and tests" --output out/
   prflow refactor --repo . --directive "..." --detach          # prints the run id
   prflow refactor --attach refactor:api-1a2b3c:9f8e7d6c --output out/
 """
-
-
-def refactor_plans(
-    settings: Settings,
-    *,
-    enabled: bool = True,
-    budget_usd: float | None = None,
-    budget_wait: float | None = None,
-) -> dict[str, Any]:
-    """Each model phase's plan from settings and the kind's defaults; empty: static mode."""
-    from prflow.agent.planning import phase_plans
-
-    if not enabled:
-        return {}
-    return phase_plans(
-        settings, REFACTOR, MODEL_PHASES, budget_usd=budget_usd, budget_wait=budget_wait
-    )
 
 
 def _directive(directive: str | None, directive_file: Path | None) -> str:
@@ -273,8 +257,10 @@ def refactor(
                 allow_unsandboxed=allow_unsandboxed,
                 sandbox=sandbox,
                 deadline_seconds=deadline_seconds,
-                plans=refactor_plans(
+                plans=phase_plans(
                     run_settings,
+                    REFACTOR,
+                    MODEL_PHASES,
                     enabled=not no_llm,
                     budget_usd=budget_usd,
                     budget_wait=budget_wait,

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from prflow.agent.planning import phase_plans
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
@@ -21,8 +22,7 @@ from prflow.limits import MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.review.kind import REVIEW
 from prflow.review.models import SEVERITY_RANK, ReviewDepth, ReviewSeverity
-from prflow.review.request import review_plans
-from prflow.review.run_models import ReviewRequest, ReviewResult
+from prflow.review.run_models import MODEL_PHASES, ReviewRequest, ReviewResult
 
 EXIT_THRESHOLD = 1
 
@@ -197,8 +197,13 @@ def review(
             head=None if pull else head,
             post=post,
             depth=depth,
-            plans=review_plans(
-                run_settings, enabled=not no_llm, budget_usd=budget_usd, budget_wait=budget_wait
+            plans=phase_plans(
+                run_settings,
+                REVIEW,
+                MODEL_PHASES,
+                enabled=not no_llm,
+                budget_usd=budget_usd,
+                budget_wait=budget_wait,
             ),
             max_concurrency=concurrency,
             full=full,
