@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -223,7 +222,13 @@ def docsync(
         )
 
     draft = build(settings)
-    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: DocsyncResult) -> list[str]:
+        keys = [] if output_format.value in result.inline else [_key(result, output_format)]
+        return [*keys, *([result.patch_key] if result.patch_key else [])]
+
+    result, texts = run_request(settings, DOCSYNC, draft, build, wanted, quiet=quiet)
     key = result.report_key if output_format == DocsyncFormat.json else result.markdown_key
     _emit(result.inline.get(output_format.value) or texts[key], output)
     _local_writes(result, texts, location, apply=apply, branch=branch)
@@ -278,24 +283,6 @@ def _local_writes(
     if location is None or not Path(location).is_dir():
         raise UserError("--apply and --branch write to a local clone: pass it with --repo")
     typer.echo(apply_patches(Path(location), diff, result.head_sha, result.workflow_id), err=True)
-
-
-async def _execute(
-    settings: Settings,
-    draft: DocsyncRequest,
-    build: Callable[[Settings], DocsyncRequest],
-    output_format: DocsyncFormat,
-    quiet: bool,
-) -> tuple[DocsyncResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    def wanted(result: DocsyncResult) -> list[str]:
-        keys = [] if output_format.value in result.inline else [_key(result, output_format)]
-        return [*keys, *([result.patch_key] if result.patch_key else [])]
-
-    title = f"prflow docsync  {DOCSYNC.workflow_id(draft)}"
-    result, texts = await run_with_display(settings, DOCSYNC, title, build, wanted, quiet=quiet)
-    return result, texts
 
 
 def _key(result: DocsyncResult, output_format: DocsyncFormat) -> str:

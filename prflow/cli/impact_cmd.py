@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -202,29 +200,17 @@ def impact(
     if pull is not None:
         head_sha = pr_head(pull)
         draft = build(settings)
-    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: ImpactResult) -> list[str]:
+        return blobs_needed(result, output_format)
+
+    result, texts = run_request(settings, IMPACT, draft, build, wanted, quiet=quiet)
     emit_report(result, texts, output_format, output)
     timings.mark("written")
     if threshold is not None and result.score >= threshold:
         typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-async def _execute(
-    settings: Settings,
-    draft: ImpactRequest,
-    build: Callable[[Settings], ImpactRequest],
-    output_format: OutputFormat,
-    quiet: bool,
-) -> tuple[ImpactResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    def wanted(result: ImpactResult) -> list[str]:
-        return blobs_needed(result, output_format)
-
-    title = f"prflow impact  {IMPACT.workflow_id(draft)}"
-    result, texts = await run_with_display(settings, IMPACT, title, build, wanted, quiet=quiet)
-    return result, texts
 
 
 def register(app: typer.Typer) -> None:

@@ -277,7 +277,12 @@ def refactor(
         typer.echo(run_id)
         typer.echo(f"prflow: started; follow it with `prflow refactor --attach {run_id}`", err=True)
         return
-    result, texts = asyncio.run(_execute(settings, draft, build, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: RefactorResult) -> list[str]:
+        return list(result.artifact_keys.values())
+
+    result, texts = run_request(settings, REFACTOR, draft, build, wanted, quiet=quiet)
     raise typer.Exit(_emit(result, texts, out_dir, output_format))
 
 
@@ -287,18 +292,6 @@ def _first_error(err: ValueError) -> str:
         first = errors()[0]
         return str(first.get("msg", err)).removeprefix("Value error, ")
     return str(err)
-
-
-async def _execute(
-    settings: Settings, draft: RefactorRequest, build: Any, quiet: bool
-) -> tuple[RefactorResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    title = f"prflow refactor  {REFACTOR.workflow_id(draft)}"
-    result, texts = await run_with_display(
-        settings, REFACTOR, title, build, lambda r: list(r.artifact_keys.values()), quiet=quiet
-    )
-    return result, texts
 
 
 async def _detach(settings: Settings, build: Any) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -217,29 +215,17 @@ def review(
     if pull is not None:
         head_sha = pr_head(pull)
         draft = build(settings)
-    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: ReviewResult) -> list[str]:
+        return [] if result.already_reviewed else blobs_needed(result, output_format)
+
+    result, texts = run_request(settings, REVIEW, draft, build, wanted, quiet=quiet)
     _emit(result, texts, output_format, output)
     reason = gate.failed_by(result) if gate is not None else None
     if reason is not None:
         typer.echo(f"prflow: {reason}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-async def _execute(
-    settings: Settings,
-    draft: ReviewRequest,
-    build: Callable[[Settings], ReviewRequest],
-    output_format: OutputFormat,
-    quiet: bool,
-) -> tuple[ReviewResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    def wanted(result: ReviewResult) -> list[str]:
-        return [] if result.already_reviewed else blobs_needed(result, output_format)
-
-    title = f"prflow review  {REVIEW.workflow_id(draft)}"
-    result, texts = await run_with_display(settings, REVIEW, title, build, wanted, quiet=quiet)
-    return result, texts
 
 
 def _emit(
