@@ -21,27 +21,11 @@ from pydantic import BaseModel, Field
 from prflow.analysis.categories import is_test_file
 from prflow.imports import ImportGraph, build_import_graph
 from prflow.imports.python_imports import PythonModuleIndex, is_python_file, python_import_edges
+from prflow.refactor.audit_finding import AuditFinding
 from prflow.refactor.react_audit import react_findings
 from prflow.source_tree import SourceTree
 
 REEXPORT_HOPS = 3
-
-
-class AuditFinding(BaseModel):
-    check: str = Field(
-        description="orphaned_import, signature, unawaited, cycle, layer, react:<id>"
-    )
-    path: str
-    line: int = 0
-    message: str
-    error: bool = True
-    target: str = Field(
-        default="", description="The file the finding depends on (the imported or called one)"
-    )
-
-    def text(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
 
 
 class AuditReport(BaseModel):

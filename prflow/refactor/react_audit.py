@@ -18,13 +18,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from prflow.js_files import JS_TS_SUFFIXES, is_js_file
+from prflow.refactor.audit_finding import AuditFinding
 from prflow.source_tree import SourceTree
-
-if TYPE_CHECKING:
-    from prflow.refactor.audit import AuditFinding
 
 BARREL_PACKAGES = frozenset(
     {
@@ -145,8 +142,6 @@ def react_findings(
     active_rules: Sequence[str],
 ) -> list[AuditFinding]:
     """Violations of ``active_rules`` in ``path`` that ``after`` has and ``before`` had not."""
-    from prflow.refactor.audit import AuditFinding
-
     if after is None or not is_js_file(path):
         return []
     out: list[AuditFinding] = []
