@@ -259,14 +259,7 @@ class RefactorWorkflow(KindWorkflow):
                 repo=request.repo,
             )
             outcome = await kit.run_inline_agent(spec)
-            record = AgentRecord(
-                name=name,
-                attempt=attempt,
-                stop=outcome.stop.value,
-                detail=outcome.detail,
-                turns=outcome.iterations,
-                transcript_key=outcome.transcript_key,
-            )
+            record = AgentRecord.of(name, attempt, outcome)
             records.append(record)
             checked: CheckedPlan = await kit.step(
                 "planning",

@@ -188,18 +188,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 critical=task.critical,
                 task_files=task.all_files,
             )
-            agents.append(
-                AgentRecord(
-                    name=name,
-                    attempt=attempt,
-                    stop=outcome.stop.value,
-                    detail=outcome.detail,
-                    turns=outcome.iterations,
-                    transcript_key=outcome.transcript_key,
-                    decision=decision.action,
-                    decision_reason=decision.reason,
-                )
-            )
+            agents.append(AgentRecord.of(name, attempt, outcome, decision))
             last_reason = decision.reason
             if decision.action != Action.retry:
                 break
