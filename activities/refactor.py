@@ -19,11 +19,11 @@ from pydantic import BaseModel, Field
 from temporalio import activity
 
 from activities.agent_messages import prepare_prompt
-from activities.gitrepo import GitRepoReader, open_repo
 from activities.heartbeats import heartbeating
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.analysis.test_mapping import TestFiles, find_related_tests, is_test_file
 from prflow.config import cached_settings
+from prflow.git.repo import GitRepoReader, open_repo
 from prflow.imports import build_import_graph
 from prflow.imports.build import is_skipped
 from prflow.refactor.audit import audit, judge

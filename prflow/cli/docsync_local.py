@@ -13,8 +13,8 @@ from pathlib import Path
 
 from unidiff.patch import PatchSet
 
-from activities.gitrepo import ANY_EXIT, run_git
 from prflow.errors import UserError
+from prflow.git.repo import ANY_EXIT, run_git
 
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> str:

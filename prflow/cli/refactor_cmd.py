@@ -18,12 +18,12 @@ from typing import Annotated, Any
 
 import typer
 
-from activities.gitrepo import ANY_EXIT, GitError, run_git
 from prflow.agent.planning import phase_plans
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
+from prflow.git.repo import ANY_EXIT, GitError, run_git
 from prflow.refactor.kind import REFACTOR
 from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult, RunStatus
 from prflow.sandbox.models import SandboxMode
