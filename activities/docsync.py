@@ -12,7 +12,6 @@ from typing import Any
 from temporalio import activity
 
 from activities.agent_messages import prepare_prompt
-from activities.gitrepo import GitRepoReader
 from activities.heartbeats import heartbeating
 from activities.impact_analysis import small_outputs
 from prflow.agent.messages import AgentPrompt
@@ -37,6 +36,7 @@ from prflow.docsync.run_models import (
     ReportRefs,
 )
 from prflow.docsync.targets import find_targets
+from prflow.git.repo import GitRepoReader
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.store.edit_ledger import LedgerEdit, record_edits

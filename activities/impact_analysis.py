@@ -14,7 +14,6 @@ from typing import Any
 
 from temporalio import activity
 
-from activities.gitrepo import GitRepoReader, changed_files
 from activities.heartbeats import heartbeating
 from prflow import __version__
 from prflow.analysis.breaking import analyse_breaking_changes
@@ -25,6 +24,7 @@ from prflow.analysis.test_gaps import find_test_gaps
 from prflow.analysis.ts_compiler import CompilerLocator
 from prflow.changes import ChangedFile, FileCategory, Totals
 from prflow.config import cache_dir, cached_settings
+from prflow.git.repo import GitRepoReader, changed_files
 from prflow.impact.agent_context import context_message
 from prflow.impact.evidence import CitedText, Unreadable, cited_text, partition_findings
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy

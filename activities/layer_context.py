@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from activities.gitrepo import GitRepoReader
 from prflow.agent.messages import PreparedPrompt
 from prflow.agent.transcript import content_chars
+from prflow.git.repo import GitRepoReader
 from prflow.impact.evidence import cited_text
 from prflow.llm.messages import MessageRef
 from prflow.repo_models import ResolvedRange

@@ -19,10 +19,10 @@ from temporalio.exceptions import ApplicationError
 
 from activities.github.org_pulls import updated_pull_events
 from activities.github.pulls import fetch_pull_request
-from activities.gitrepo import changed_files, open_repo, resolve_range, run_git
 from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
 from prflow.errors import UserError
+from prflow.git.repo import changed_files, open_repo, resolve_range, run_git
 from prflow.queue.delivery import deliver
 from prflow.queue.gate import GateState, SlotAsk, SlotRequest, gate_workflow_id
 from prflow.queue.jobs import (

@@ -19,11 +19,11 @@ from pydantic import BaseModel, Field
 from temporalio import activity
 
 from activities.agent_messages import prepare_prompt
-from activities.gitrepo import GitRepoReader, open_repo
 from activities.heartbeats import heartbeating
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.analysis.test_mapping import TestFiles, find_related_tests, is_test_file
 from prflow.config import cached_settings
+from prflow.git.repo import GitRepoReader, open_repo
 from prflow.imports import build_import_graph
 from prflow.imports.build import is_skipped
 from prflow.refactor.audit import audit, judge
@@ -43,7 +43,7 @@ from prflow.refactor_index.retrieval import RetrievalSettings
 from prflow.source_tree import SourceTree
 from prflow.store.blobs import get_blob, get_json, put_json, put_text
 from prflow.store.parse_cache import StoreParseCache
-from prflow.workspace.models import WorkspaceRef, WorkspaceState
+from prflow.workspace.models import WorkspaceRef, WorkspaceState, overlay_paths
 from prflow.workspace.patches import file_diff
 from prflow.workspace.tools import READ_TOOLS, WORKSPACE_TOOL_SPECS
 
@@ -127,13 +127,7 @@ class OverlayTree:
         return None
 
     def paths(self) -> list[str]:
-        out = set(self._base.paths())
-        for path, key in self._changes.items():
-            if key is None:
-                out.discard(path)
-            else:
-                out.add(path)
-        return sorted(out)
+        return overlay_paths(self._base.paths(), self._changes)
 
     def read_text(self, path: str) -> str | None:
         if path not in self._changes:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.gitrepo import GitRepoReader, resolve_range
 from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
+from prflow.git.repo import GitRepoReader, resolve_range
 from prflow.repo_models import ResolvedRange, ResolveRangeInput, ToolCallInput, ToolCallOutput
 from prflow.store.blobs import put_text
 from prflow.tools.reader import ToolError

@@ -17,7 +17,6 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
 from activities.agent_messages import prepare_prompt
-from activities.gitrepo import GitError, GitRepoReader, repo_for_range, run_git
 from activities.heartbeats import heartbeating
 from activities.impact_analysis import small_outputs
 from activities.layer_context import code_of, continued
@@ -25,6 +24,7 @@ from prflow import __version__
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.config import cached_settings
+from prflow.git.repo import GitError, GitRepoReader, repo_for_range, run_git
 from prflow.impact.evidence import CitedText, Unreadable, cited_text
 from prflow.impact.scoring import assess_risk
 from prflow.impact.stage_inputs import StaticFindings

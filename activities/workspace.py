@@ -27,8 +27,6 @@ from typing import ParamSpec, TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.gitrepo import GitRepo, GitRepoReader, commit_of, is_remote, open_repo
-from activities.gitrepo import _write_tree as write_tree
 from activities.heartbeats import heartbeating
 from activities.workspace_git import (
     apply_workspace,
@@ -40,6 +38,8 @@ from activities.workspace_git import (
 )
 from prflow.config import cache_dir, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
+from prflow.git.repo import GitRepo, GitRepoReader, commit_of, is_remote, open_repo
+from prflow.git.repo import _write_tree as write_tree
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.tools.reader import GrepHit, ToolError
 from prflow.workspace.edits import UnreadableFile, apply_batch
@@ -62,6 +62,7 @@ from prflow.workspace.models import (
     WorkspaceState,
     WorkspaceToolInput,
     WorkspaceToolOutput,
+    overlay_paths,
 )
 from prflow.workspace.patches import PatchRecord
 from prflow.workspace.scope import may_edit, scope_hint
@@ -134,13 +135,7 @@ class WorkspaceFiles:
             raise UnreadableFile("not valid UTF-8: it cannot be edited as text") from None
 
     def list_files(self) -> list[str]:
-        files = set(self.reader.list_files(self.ref.base_sha))
-        for path, key in self.state.files.items():
-            if key is None:
-                files.discard(path)
-            else:
-                files.add(path)
-        return sorted(files)
+        return overlay_paths(self.reader.list_files(self.ref.base_sha), self.state.files)
 
     def grep(self, pattern: str, glob: str | None) -> list[GrepHit]:
         base = self.reader.grep(self.ref.base_sha, pattern, glob)

@@ -16,8 +16,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from activities.gitrepo import GitError, GitRepo, _git_env, commit_of, open_local, open_repo
 from prflow.errors import UserError
+from prflow.git.repo import GitError, GitRepo, _git_env, commit_of, open_local, open_repo
 from prflow.store.blobs import get_json, get_text, put_text
 from prflow.workspace.models import (
     ExportedPatch,

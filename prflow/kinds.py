@@ -15,9 +15,11 @@ resolves and that each workflow's registered name is the kind's name.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import PurePath
 from typing import Any
 
 from pydantic import BaseModel
@@ -106,3 +108,38 @@ def head_run_id(kind: str, pr_slug: str, head_sha: str) -> str:
     way once it knows the head, so they all join one workflow on one server.
     """
     return f"{kind}:{pr_slug}@{head_sha[:12]}"
+
+
+def repository_run_id(kind: str, location: str, what: str) -> str:
+    """``refactor:api-1a2b3c:<what>``: a run of ``kind`` on the repository at ``location``.
+
+    The folder name makes the id readable; a short hash of the location keeps two
+    clones named alike apart.
+    """
+    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
+    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
+    return f"{kind}:{name}-{digest}:{what}"
+
+
+def change_run_id(
+    kind: str,
+    *,
+    pr_slug: str | None,
+    pr_head_sha: str | None,
+    repo: str | None,
+    base: str | None,
+    head: str | None,
+) -> str:
+    """The run of ``kind`` for a change: ``impact:acme/api#12@1a2b3c4d5e6f`` for a PR at a
+    known head (every starter then joins one run), ``impact:acme/api#12`` without one,
+    ``impact:api-1a2b3c:main..HEAD`` for a range of a repository.
+
+    Named after what was asked, not what it resolved to: the same command run
+    twice attaches to the run in flight; the result says which SHAs it read.
+    """
+    if pr_slug is not None and pr_head_sha:
+        return head_run_id(kind, pr_slug, pr_head_sha)
+    if pr_slug is not None:
+        return f"{kind}:{pr_slug}"
+    span = f"{base or 'default'}..{head or 'HEAD'}"
+    return repository_run_id(kind, repo or ".", span)

@@ -202,7 +202,7 @@ def spawn(settings: Settings) -> WarmState:
 async def _serve(expected_fingerprint: str) -> None:
     from worker.client import connect, embedded_address
     from worker.devserver import DevServer
-    from worker.embedded import connect_local_server
+    from worker.local_server import connect_local_server
     from worker.runner import running_workers
 
     settings = load_settings()

@@ -29,7 +29,12 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.economy import next_elision_point
     from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
     from prflow.agent.outcome import AgentOutcome, StopReason
-    from prflow.agent.state import AgentState, RepoToolBackend, WorkspaceToolBackend
+    from prflow.agent.state import (
+        AgentRequest,
+        AgentState,
+        RepoToolBackend,
+        WorkspaceToolBackend,
+    )
     from prflow.llm.messages import LlmCallInput, LlmCallResult, MessageRef, ToolCall
     from prflow.llm.request_identity import run_scope
     from prflow.llm.token_estimate import estimate_prompt_tokens, tokens_for_chars
@@ -62,8 +67,6 @@ _STOP_FOR_LIMIT = {
     LimitKind.tokens: StopReason.budget_tokens,
 }
 
-ToolRunner = Callable[[ToolCall], Awaitable[ToolResultPart]]
-
 
 class AgentLoop:
     """Runs one conversation to a final answer, a terminal tool call, a limit, or a pause.
@@ -76,14 +79,12 @@ class AgentLoop:
     def __init__(
         self,
         state: AgentState,
-        run_tool: ToolRunner | None = None,
         *,
         on_turn: Callable[[], Awaitable[None]] | None = None,
         on_wait: Callable[[], Awaitable[None]] | None = None,
         may_pause: bool = False,
     ) -> None:
         self.state = state
-        self._run_tool = run_tool or self.run_backend_tool
         self._on_turn = on_turn
         self._on_wait = on_wait
         self._may_pause = may_pause
@@ -306,9 +307,24 @@ class AgentLoop:
             return ToolResultPart(
                 tool_use_id=call.id, text=f"Unknown tool {call.name!r}.", is_error=True
             )
-        return await self._run_tool(call)
+        if call.name in spec.parent_tools and spec.parent_workflow_id is not None:
+            return await self._ask_parent(call, spec.parent_workflow_id)
+        return await self._run_backend_tool(call)
 
-    async def run_backend_tool(self, call: ToolCall) -> ToolResultPart:
+    async def _ask_parent(self, call: ToolCall, parent_id: str) -> ToolResultPart:
+        """A parent tool is the parent's to act on: a signal to it, answered at once."""
+        handle = workflow.get_external_workflow_handle(parent_id)
+        await handle.signal(
+            "agent_request",
+            AgentRequest(agent=self.state.spec.name, tool=call.name, input=call.input or {}),
+        )
+        return ToolResultPart(
+            tool_use_id=call.id,
+            text="Requested: it starts now, beside you. Carry on with your own work.",
+            is_error=False,
+        )
+
+    async def _run_backend_tool(self, call: ToolCall) -> ToolResultPart:
         """Run ``call`` on the agent's repository tools (an activity)."""
         backend = self.state.spec.tool_backend
         if backend is None:

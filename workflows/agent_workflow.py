@@ -16,10 +16,8 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from prflow.agent.budget import BudgetRaise
-    from prflow.agent.messages import ToolResultPart
     from prflow.agent.outcome import AgentOutcome
-    from prflow.agent.state import AgentRequest, AgentState
-    from prflow.llm.messages import ToolCall
+    from prflow.agent.state import AgentState
     from prflow.run_progress import AgentProgress
     from workflows.agent_loop import AGENT_WORKFLOW_TYPE, AgentLoop
 
@@ -39,9 +37,7 @@ class AgentWorkflow:
 
     @workflow.run
     async def run(self, state: AgentState) -> AgentOutcome:
-        self._loop = AgentLoop(
-            state, self._run_tool, on_turn=self._turn, on_wait=self._report, may_pause=True
-        )
+        self._loop = AgentLoop(state, on_turn=self._turn, on_wait=self._report, may_pause=True)
         outcome = await self._loop.run()
         if outcome is None:
             await workflow.wait_condition(workflow.all_handlers_finished)
@@ -57,22 +53,6 @@ class AgentWorkflow:
     @workflow.query
     def progress(self) -> AgentProgress | None:
         return self._loop.progress() if self._loop is not None else None
-
-    async def _run_tool(self, call: ToolCall) -> ToolResultPart:
-        """Repository tools run as activities; a parent tool is the parent's to act on."""
-        assert self._loop is not None
-        spec = self._loop.state.spec
-        if call.name not in spec.parent_tools or spec.parent_workflow_id is None:
-            return await self._loop.run_backend_tool(call)
-        handle = workflow.get_external_workflow_handle(spec.parent_workflow_id)
-        await handle.signal(
-            "agent_request", AgentRequest(agent=spec.name, tool=call.name, input=call.input or {})
-        )
-        return ToolResultPart(
-            tool_use_id=call.id,
-            text="Requested: it starts now, beside you. Carry on with your own work.",
-            is_error=False,
-        )
 
     async def _turn(self) -> None:
         """After a turn: report only if the last report is old or the state changed."""

@@ -98,7 +98,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.workspace.models import WorkspaceRef
-    from workflows import refactor_platform as platform
+    from workflows import refactor_platform
     from workflows.child_tags import child_search_attributes
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
@@ -151,7 +151,7 @@ class RefactorWorkflow(KindWorkflow):
         workflow_id = workflow.info().workflow_id
         if request.carry is None:
             kit.start_deadline(request.deadline_seconds)
-            base = await platform.open_workspace(kit, request, workflow_id)
+            base = await refactor_platform.open_workspace(kit, request, workflow_id)
             index: IndexSummary = await kit.step(
                 "index",
                 refactor_index,
@@ -222,7 +222,7 @@ class RefactorWorkflow(KindWorkflow):
         if request.dry_run:
             self.kit.set("baseline", PhaseState.skipped, "dry run: no test runs")
             return None
-        run = await platform.run_suite(self.kit, "baseline", request, base, [])
+        run = await refactor_platform.run_suite(self.kit, "baseline", request, base, [])
         self.kit.set("baseline", PhaseState.done, run.note)
         return run
 
@@ -255,18 +255,11 @@ class RefactorWorkflow(KindWorkflow):
                 phase=RefactorPhase.planning,
                 plan=plan_caps,
                 terminal_tool=SUBMIT_PLAN.name,
-                tool_backend=platform.read_backend(base),
+                tool_backend=refactor_platform.read_backend(base),
                 repo=request.repo,
             )
             outcome = await kit.run_inline_agent(spec)
-            record = AgentRecord(
-                name=name,
-                attempt=attempt,
-                stop=outcome.stop.value,
-                detail=outcome.detail,
-                turns=outcome.iterations,
-                transcript_key=outcome.transcript_key,
-            )
+            record = AgentRecord.of(name, attempt, outcome)
             records.append(record)
             checked: CheckedPlan = await kit.step(
                 "planning",
@@ -341,7 +334,7 @@ class RefactorWorkflow(KindWorkflow):
             self.kit.set(phase, PhaseState.skipped, reason[:200])
         self._event("ended", status=status.value, reason=reason)
         assert self.carry is not None
-        compare = await platform.compare_runs(self.kit, self.carry.baseline, None)
+        compare = await refactor_platform.compare_runs(self.kit, self.carry.baseline, None)
         artifacts = await self._artifacts(request, status, reason, compare, None, tests_ran=False)
         self.kit.set("output", PhaseState.skipped, f"{status.value}: the user's tree is untouched")
         return self._result(request, status, reason, artifacts, compare, None)
@@ -438,7 +431,9 @@ class RefactorWorkflow(KindWorkflow):
                 test_command=request.test_command,
                 allow_unsandboxed=request.allow_unsandboxed,
                 test_timeout_seconds=request.test_timeout_seconds,
-                sandbox=request.sandbox if workflow.patched(platform.SANDBOX_PATCH) else None,
+                sandbox=request.sandbox
+                if workflow.patched(refactor_platform.SANDBOX_PATCH)
+                else None,
                 layers=request.layers,
                 index_key=carry.index_key,
                 repo_index_key=carry.repo_index_key,
@@ -607,7 +602,7 @@ class RefactorWorkflow(KindWorkflow):
             if carry.cut or not changed:
                 kit.set("validation", PhaseState.skipped, carry.cut or "no change to validate")
                 after, audit_errors = None, []
-                compare = await platform.compare_runs(kit, carry.baseline, None)
+                compare = await refactor_platform.compare_runs(kit, carry.baseline, None)
                 break
             final: ChangeFacts = await kit.step(
                 "validation",
@@ -623,8 +618,10 @@ class RefactorWorkflow(KindWorkflow):
             )
             audit_errors = final.errors
             if not request.dry_run:
-                after = await platform.run_suite(kit, "validation", request, carry.workspace, [])
-            compare = await platform.compare_runs(kit, carry.baseline, after)
+                after = await refactor_platform.run_suite(
+                    kit, "validation", request, carry.workspace, []
+                )
+            compare = await refactor_platform.compare_runs(kit, carry.baseline, after)
             self._regressed = []
             if compare.failed and workflow.patched(OUTCOMES):
                 self._regressed = await self._blame(compare)
@@ -677,7 +674,7 @@ class RefactorWorkflow(KindWorkflow):
         )
         result = self._result(request, status, reason, artifacts, compare, rate)
         if status == RunStatus.validated:
-            delivered = await platform.deliver(
+            delivered = await refactor_platform.deliver(
                 kit,
                 request,
                 carry.workspace,
@@ -690,7 +687,7 @@ class RefactorWorkflow(KindWorkflow):
             kit.set("output", PhaseState.skipped, f"{status.value}: the user's tree is untouched")
         return result
 
-    async def _blame(self, compare: platform.Comparison) -> list[Regression]:
+    async def _blame(self, compare: refactor_platform.Comparison) -> list[Regression]:
         """Each regressed test with its file and the done steps that reach it."""
         carry = self.carry
         assert carry is not None
@@ -711,7 +708,9 @@ class RefactorWorkflow(KindWorkflow):
         counted = [Regression(test=f.test, kind=f.kind) for f in compare.failed if f not in named]
         return [*blamed, *counted]
 
-    async def _give_up(self, request: RefactorRequest, compare: platform.Comparison) -> bool:
+    async def _give_up(
+        self, request: RefactorRequest, compare: refactor_platform.Comparison
+    ) -> bool:
         """Give up the steps the regressions point at, when the ladder may (narrow
         regressions, each pointing at a step, a critical step left standing): they are rolled
         back with what needs them, and the rest is validated again."""
@@ -769,7 +768,7 @@ class RefactorWorkflow(KindWorkflow):
             index_key=index.key,
             baseline=baseline,
         )
-        compare = await platform.compare_runs(self.kit, baseline, None)
+        compare = await refactor_platform.compare_runs(self.kit, baseline, None)
         reason = "the model phases (planning, executor) were skipped: no change was made"
         artifacts = await self._artifacts(
             request, RunStatus.static, reason, compare, None, tests_ran=False
@@ -782,7 +781,7 @@ class RefactorWorkflow(KindWorkflow):
         request: RefactorRequest,
         status: RunStatus,
         reason: str,
-        compare: platform.Comparison,
+        compare: refactor_platform.Comparison,
         rate: float | None,
         *,
         tests_ran: bool,
@@ -879,7 +878,7 @@ class RefactorWorkflow(KindWorkflow):
         status: RunStatus,
         reason: str,
         artifacts: Artifacts,
-        compare: platform.Comparison,
+        compare: refactor_platform.Comparison,
         rate: float | None,
     ) -> RefactorResult:
         carry = self.carry

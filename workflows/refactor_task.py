@@ -43,7 +43,7 @@ with workflow.unsafe.imports_passed_through():
         TaskOutcome,
     )
     from prflow.run_progress import AgentProgress, PhaseState
-    from workflows import refactor_platform as platform
+    from workflows import refactor_platform
     from workflows.budget_raises import reaches_later_agents
     from workflows.run_kit import KindWorkflow, RunKit
 
@@ -125,7 +125,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 phase=RefactorPhase.executor,
                 plan=inp.executor,
                 terminal_tool=FINISH_TASK.name,
-                tool_backend=platform.backend(start, task.all_files),
+                tool_backend=refactor_platform.backend(start, task.all_files),
                 repo=inp.repo_label,
             )
             self.kit.set("executor", PhaseState.running, f"attempt {attempt}")
@@ -138,7 +138,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 )
             requests += outcome.iterations
             spent = spent.plus(outcome.spent)
-            end = platform.workspace_after(outcome, start)
+            end = refactor_platform.workspace_after(outcome, start)
             done = bool(outcome.completed and (outcome.terminal_input or {}).get("done", True))
             facts = await self.kit.step(
                 "audit",
@@ -167,7 +167,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 expected = [f"{t} (after step {', '.join(facts.waits_for)})" for t in selection]
                 selection = []
             if done and not facts.errors and selection and not inp.dry_run:
-                regressions, tests_run = await platform.mapped_regressions(
+                regressions, tests_run = await refactor_platform.mapped_regressions(
                     self.kit, inp, start, end, selection
                 )
             report = AttemptReport(
@@ -188,18 +188,7 @@ class RefactorTaskWorkflow(KindWorkflow):
                 critical=task.critical,
                 task_files=task.all_files,
             )
-            agents.append(
-                AgentRecord(
-                    name=name,
-                    attempt=attempt,
-                    stop=outcome.stop.value,
-                    detail=outcome.detail,
-                    turns=outcome.iterations,
-                    transcript_key=outcome.transcript_key,
-                    decision=decision.action,
-                    decision_reason=decision.reason,
-                )
-            )
+            agents.append(AgentRecord.of(name, attempt, outcome, decision))
             last_reason = decision.reason
             if decision.action != Action.retry:
                 break

@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.github_models import CommentUpsertInput, CommentUpsertResult
     from prflow.pr_identifier import PullRequestRef
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
-    from workflows.agent_loop import AgentLoop, ToolRunner
+    from workflows.agent_loop import AgentLoop
     from workflows.agent_workflow import AgentWorkflow
     from workflows.budget_raises import take_raise
     from workflows.child_tags import child_search_attributes
@@ -191,13 +191,11 @@ class RunKit:
         caps = caps_after(spec.plan.caps, self.raises, name=spec.name, phase=spec.phase)
         return self.budget.open(spec.name, caps, group=group)
 
-    async def run_inline_agent(
-        self, spec: AgentSpec, run_tool: ToolRunner | None = None
-    ) -> AgentOutcome:
+    async def run_inline_agent(self, spec: AgentSpec) -> AgentOutcome:
         """Run an agent inside this workflow (short agents: no continue-as-new)."""
         spec = self.within_deadline(spec)
         state = self.start_agent(spec, self.open_budget(spec))
-        loop = AgentLoop(state, run_tool, on_turn=self._after_inline_turn)
+        loop = AgentLoop(state, on_turn=self._after_inline_turn)
         self._inline[spec.name] = loop
         outcome = await loop.run()
         assert outcome is not None, "an inline agent never pauses"

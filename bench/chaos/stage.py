@@ -28,9 +28,10 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from bench.impact.layout import fresh_dir
+from prflow.agent.planning import phase_plan
 from prflow.config import Settings, cached_settings
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.kind import IMPACT
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest
 from prflow.pr_identifier import PullRequestRef
 from tests.support.cli_runs import free_port
 from tests.support.fake_github import FakeGitHub
@@ -86,7 +87,7 @@ class Stage:
         return ImpactRequest(
             pull_request=pr,
             post_comment=True,
-            llm=llm_plan(self.settings),
+            llm=phase_plan(self.settings, IMPACT, LLM_PHASE),
             github_task_queue=self.settings.temporal.github_task_queue,
         )
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from activities.gitrepo import GitRepoReader, open_local
 from bench.impact.repos import BASE_REF, HEAD_REF, git
 from prflow.analysis.findings import BreakingChange
 from prflow.changes import ChangedFile
 from prflow.docsync.finding import find_affected_docs
 from prflow.docsync.targets import find_targets
+from prflow.git.repo import GitRepoReader, open_local
 
 
 def findings_in_process(repo: Path, impact_report: Path) -> dict[str, object]:

@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 
 from bench.refactor.e2e_stage import DIRECTIVE, Stage, refactor_stage
-from prflow.cli.refactor_cmd import refactor_plans
-from prflow.refactor.run_models import RefactorRequest, RefactorResult
+from prflow.agent.planning import phase_plans
+from prflow.refactor.kind import REFACTOR
+from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult
 from workflows.refactor import RefactorWorkflow
 
 ROOT = Path(__file__).resolve().parents[1] / ".work" / "refactor-e2e"
@@ -33,7 +34,7 @@ def request(stage: Stage, **fields: object) -> RefactorRequest:
         {
             "repo": str(stage.repo),
             "directive": DIRECTIVE,
-            "plans": refactor_plans(stage.settings),
+            "plans": phase_plans(stage.settings, REFACTOR, MODEL_PHASES),
             "allow_unsandboxed": True,
             "github_task_queue": stage.settings.temporal.github_task_queue,
             **fields,

@@ -14,9 +14,10 @@ from typing import Any
 from temporalio.client import Client
 
 from bench.refactor.e2e_stage import worker_stage
-from prflow.cli.refactor_cmd import refactor_plans
+from prflow.agent.planning import phase_plans
 from prflow.config import Settings, cached_settings
-from prflow.refactor.run_models import RefactorRequest, RefactorResult
+from prflow.refactor.kind import REFACTOR
+from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import WorkerProcess
 from tests.support.scripted_anthropic import ScriptedAnthropic
@@ -82,4 +83,6 @@ def resent_turns(model: ScriptedAnthropic, seen: dict[str, int]) -> int:
 async def corpus_stage(state: Path) -> AsyncIterator[Stage]:
     with ScriptedAnthropic() as model:
         async with worker_stage(state, model) as (client, settings, worker):
-            yield Stage(client, settings, model, worker, refactor_plans(settings))
+            yield Stage(
+                client, settings, model, worker, phase_plans(settings, REFACTOR, MODEL_PHASES)
+            )

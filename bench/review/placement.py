@@ -29,11 +29,11 @@ import tempfile
 from pathlib import Path
 
 from activities.github.pull_files import pull_patches_of
-from activities.gitrepo import GitRepo, GitRepoReader
 from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT
 from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
 from prflow.config import cached_settings
+from prflow.git.repo import GitRepo, GitRepoReader
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.diff_map import DiffIndex, place
 from prflow.review.github_diff import placement_index

@@ -26,11 +26,11 @@ from typing import Any
 
 import anthropic
 
-from activities.gitrepo import GitRepoReader, resolve_range
 from bench.impact.errors import BenchError
 from bench.impact.repos import BASE_REF
 from bench.tokens.pr_slice import SLICE_BRANCH
 from prflow.agent.transcript import TRUNCATION_NOTE
+from prflow.git.repo import GitRepoReader, resolve_range
 from prflow.impact.llm_phase import SUBMIT_TOOL
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.repo_models import RepoSpec, ResolvedRange

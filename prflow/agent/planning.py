@@ -85,11 +85,15 @@ def phase_plans(
     kind: KindDeclaration,
     phases: Iterable[str],
     *,
+    enabled: bool = True,
     budget_usd: float | None = None,
     budget_wait: float | None = None,
 ) -> dict[str, PhasePlan]:
     """Every model phase's plan; ``budget_usd`` caps the whole run, each phase's USD cap
-    scaled by one factor so the phases keep their proportions."""
+    scaled by one factor so the phases keep their proportions. Not ``enabled``: no plans
+    (static mode)."""
+    if not enabled:
+        return {}
     plans = {phase: phase_plan(settings, kind, phase, budget_wait=budget_wait) for phase in phases}
     if budget_usd is None:
         return plans

@@ -38,8 +38,6 @@ from prflow.analysis.js_exports import (
     JsExport,
     JsParam,
     MemberSignature,
-    is_js_path,
-    is_typescript_path,
 )
 from prflow.analysis.js_surface import (
     PackageSurface,
@@ -63,6 +61,7 @@ from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeJudge
 from prflow.analysis.ts_types import Flow, incompatible
 from prflow.changes import ChangedFile, FileStatus
+from prflow.js_files import is_js_file, is_typescript_file
 from prflow.source_tree import SourceTree
 
 _NO_SIGNATURE = {"reexport", "star", "namespace", "value"}
@@ -97,7 +96,7 @@ def find_js_breaking_changes(
     relevant = [
         item
         for item in changed
-        if item.status is not FileStatus.added and is_js_path(item.old_path or item.path)
+        if item.status is not FileStatus.added and is_js_file(item.old_path or item.path)
     ]
     if not relevant:
         return JsApiDiff([])
@@ -178,7 +177,7 @@ def compare_surfaces(
         name = change.symbol
         file = files.get(name) or new_files.get(name) or change.file
         symbol = name.split(":", 1)[-1]
-        language: Language = "typescript" if is_typescript_path(file) else "javascript"
+        language: Language = "typescript" if is_typescript_file(file) else "javascript"
         located = change.model_copy(
             update={"file": file, "symbol": symbol, "language": language, "public_paths": [name]}
         )
@@ -205,7 +204,7 @@ def _without_compiler(
     Declarations the entry's names use without exporting them are judged by
     the same rules; their changes land on the exported names that use them.
     """
-    report = _Report(file, "typescript" if is_typescript_path(file) else "javascript")
+    report = _Report(file, "typescript" if is_typescript_file(file) else "javascript")
     old_hidden, new_hidden = hidden_pairs(before, hidden, aliases)
     hidden_found = compare_exports(file, old_hidden, new_hidden)
     both_before, both_after = {**old_hidden, **before}, {**new_hidden, **after}
@@ -267,7 +266,7 @@ def _hidden_change(file: str, export: JsExport) -> BreakingChange:
 
 def _declared_in(paths: frozenset[str], base: SurfaceReader, head: SurfaceReader) -> frozenset[str]:
     """Every top-level name the changed JS/TS files declare, at base or at head."""
-    wanted = sorted(p for p in paths if is_js_path(p))
+    wanted = sorted(p for p in paths if is_js_file(p))
     words: set[str] = set()
     for reader in (base, head):
         reader.load(wanted)
@@ -419,7 +418,7 @@ def _compare_files(
         if old is None or not old.complete:
             continue
         new_exports: dict[str, JsExport] = {}
-        if item.status is not FileStatus.deleted and is_js_path(item.path):
+        if item.status is not FileStatus.deleted and is_js_file(item.path):
             new = head.module(item.path)
             if new is None or not new.complete:  # head does not parse: say nothing, not guess
                 continue
@@ -446,7 +445,7 @@ def compare_exports(
     Without ``removals`` (the new surface could not be read completely) names
     missing at head are not claimed as removed.
     """
-    language: Language = "typescript" if is_typescript_path(file) else "javascript"
+    language: Language = "typescript" if is_typescript_file(file) else "javascript"
     report = _Report(file, language)
     old = {name: item for name, item in old.items() if item.kind != "star"}
     new = {name: item for name, item in new.items() if item.kind != "star"}

@@ -25,9 +25,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
-TS_SUFFIXES = (".ts", ".mts", ".cts")
-TSX_SUFFIXES = (".tsx",)
+from prflow.js_files import TS_SUFFIXES, TSX_SUFFIXES
 
 _FUNCTION_NODES = {
     "function_declaration",
@@ -128,14 +126,6 @@ class JsExport:
     @property
     def is_callable(self) -> bool:
         return self.params is not None
-
-
-def is_js_path(path: str) -> bool:
-    return path.endswith(JS_SUFFIXES + TS_SUFFIXES + TSX_SUFFIXES)
-
-
-def is_typescript_path(path: str) -> bool:
-    return path.endswith(TS_SUFFIXES + TSX_SUFFIXES)
 
 
 @cache

@@ -26,13 +26,13 @@ from prflow.analysis.js_exports import (
     JsExport,
     JsModule,
     decode_module,
-    is_js_path,
     parse_js_module,
 )
 from prflow.analysis.parse_cache import MemoryParseCache, ParsedFiles, ParserSpec
 from prflow.imports.build import is_skipped
 from prflow.imports.js_imports import JsResolver
 from prflow.imports.tsconfig import TsConfigIndex
+from prflow.js_files import is_js_file
 from prflow.source_tree import SourceTree
 
 _CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
@@ -136,7 +136,7 @@ class SurfaceReader:
         files = [
             p
             for p in self.paths
-            if p.startswith(prefix) and is_js_path(p) and "node_modules" not in p.split("/")
+            if p.startswith(prefix) and is_js_file(p) and "node_modules" not in p.split("/")
         ]
         declarations = [p for p in files if p.endswith(".d.ts")]
         chosen = frozenset(declarations or [p for p in files if not p.endswith(".d.ts")])

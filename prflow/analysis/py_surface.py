@@ -101,28 +101,6 @@ class ModuleSurface(msgspec.Struct, frozen=True):
     """Names some import statement binds, even if later reassigned (griffe keeps them private)."""
 
 
-_SURFACE_ENCODER = msgspec.json.Encoder()
-_SURFACE_DECODER = msgspec.json.Decoder(ModuleSurface)
-
-
-def encode_surface(surface: ModuleSurface) -> bytes:
-    return _SURFACE_ENCODER.encode(surface)
-
-
-def decode_surface(data: bytes) -> ModuleSurface:
-    return _SURFACE_DECODER.decode(data)
-
-
-def read_surface(text: str, filename: str = "<module>") -> ModuleSurface:
-    """The surface of one module's source; a file that does not parse has ``error`` set."""
-    lines = text.count("\n") + 1
-    try:
-        module = ast.parse(text, filename=filename)
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        return unreadable_surface(text, exc)
-    return surface_of_module(module, lines)
-
-
 def unreadable_surface(text: str, error: BaseException) -> ModuleSurface:
     """The surface of a file that does not parse: nothing bound, the error kept."""
     lines = text.count("\n") + 1

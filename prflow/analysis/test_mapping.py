@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from prflow.analysis.categories import is_test_file
 from prflow.imports import ImportGraph
 from prflow.imports.build import is_skipped
-from prflow.imports.js_imports import is_js_file
 from prflow.imports.python_imports import is_python_file
+from prflow.js_files import is_js_file
 from prflow.source_tree import SourceTree
 
 __all__ = [

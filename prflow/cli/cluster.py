@@ -15,7 +15,7 @@ from prflow.errors import UserError
 
 async def cluster_client(settings: Settings) -> Client:
     from worker.client import connect
-    from worker.embedded import connect_local_server
+    from worker.local_server import connect_local_server
 
     if settings.temporal.address:
         return await connect(settings)

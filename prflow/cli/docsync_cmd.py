@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -11,14 +10,14 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
+from prflow.agent.planning import phase_plan
 from prflow.cli.output_file import check_output_path, write_output
 from prflow.cli.run_target import preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.docsync.kind import DOCSYNC
 from prflow.docsync.models import Bucket, Thresholds
-from prflow.docsync.request import agent_plan
-from prflow.docsync.run_models import DocsyncRequest, DocsyncResult
+from prflow.docsync.run_models import AGENT_PHASE, DocsyncRequest, DocsyncResult
 from prflow.errors import UserError
 from prflow.pr_identifier import parse_pr_identifier
 
@@ -195,8 +194,10 @@ def docsync(
         preflight(location, base, head)
 
     def build(run_settings: Settings) -> DocsyncRequest:
-        plan = agent_plan(
+        plan = phase_plan(
             run_settings,
+            DOCSYNC,
+            AGENT_PHASE,
             enabled=not no_llm,
             model=model,
             budget_usd=budget_usd,
@@ -221,7 +222,13 @@ def docsync(
         )
 
     draft = build(settings)
-    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: DocsyncResult) -> list[str]:
+        keys = [] if output_format.value in result.inline else [_key(result, output_format)]
+        return [*keys, *([result.patch_key] if result.patch_key else [])]
+
+    result, texts = run_request(settings, DOCSYNC, draft, build, wanted, quiet=quiet)
     key = result.report_key if output_format == DocsyncFormat.json else result.markdown_key
     _emit(result.inline.get(output_format.value) or texts[key], output)
     _local_writes(result, texts, location, apply=apply, branch=branch)
@@ -276,24 +283,6 @@ def _local_writes(
     if location is None or not Path(location).is_dir():
         raise UserError("--apply and --branch write to a local clone: pass it with --repo")
     typer.echo(apply_patches(Path(location), diff, result.head_sha, result.workflow_id), err=True)
-
-
-async def _execute(
-    settings: Settings,
-    draft: DocsyncRequest,
-    build: Callable[[Settings], DocsyncRequest],
-    output_format: DocsyncFormat,
-    quiet: bool,
-) -> tuple[DocsyncResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    def wanted(result: DocsyncResult) -> list[str]:
-        keys = [] if output_format.value in result.inline else [_key(result, output_format)]
-        return [*keys, *([result.patch_key] if result.patch_key else [])]
-
-    title = f"prflow docsync  {DOCSYNC.workflow_id(draft)}"
-    result, texts = await run_with_display(settings, DOCSYNC, title, build, wanted, quiet=quiet)
-    return result, texts
 
 
 def _key(result: DocsyncResult, output_format: DocsyncFormat) -> str:

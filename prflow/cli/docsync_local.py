@@ -9,26 +9,22 @@ platform's ``workspace_branch`` step, run by the workflow.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from unidiff.patch import PatchSet
 
 from prflow.errors import UserError
+from prflow.git.repo import ANY_EXIT, run_git
 
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    data = stdin.encode("utf-8") if stdin is not None else None
+    done = run_git(args, cwd=repo, stdin=data, ok_codes=ANY_EXIT)
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        stderr = done.stderr.decode("utf-8", errors="replace")
+        last = (stderr.strip().splitlines() or ["no message"])[-1]
         raise UserError(f"git {args[0]} failed in {repo}: {last}")
-    return done.stdout
+    return done.stdout.decode("utf-8", errors="replace")
 
 
 def patched_paths(diff: str) -> list[str]:

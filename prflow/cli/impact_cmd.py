@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from prflow.agent.planning import phase_plan
 from prflow.cli import timings
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
@@ -20,8 +19,7 @@ from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest, ImpactResult
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest, ImpactResult
 from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 
@@ -173,8 +171,10 @@ def impact(
     head_sha: str | None = None  # known once the options are checked (below)
 
     def build(run_settings: Settings) -> ImpactRequest:
-        plan = llm_plan(
+        plan = phase_plan(
             run_settings,
+            IMPACT,
+            LLM_PHASE,
             enabled=not no_llm,
             model=model,
             budget_usd=budget_usd,
@@ -200,29 +200,17 @@ def impact(
     if pull is not None:
         head_sha = pr_head(pull)
         draft = build(settings)
-    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: ImpactResult) -> list[str]:
+        return blobs_needed(result, output_format)
+
+    result, texts = run_request(settings, IMPACT, draft, build, wanted, quiet=quiet)
     emit_report(result, texts, output_format, output)
     timings.mark("written")
     if threshold is not None and result.score >= threshold:
         typer.echo(f"prflow: risk score {result.score} >= threshold {threshold}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-async def _execute(
-    settings: Settings,
-    draft: ImpactRequest,
-    build: Callable[[Settings], ImpactRequest],
-    output_format: OutputFormat,
-    quiet: bool,
-) -> tuple[ImpactResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    def wanted(result: ImpactResult) -> list[str]:
-        return blobs_needed(result, output_format)
-
-    title = f"prflow impact  {IMPACT.workflow_id(draft)}"
-    result, texts = await run_with_display(settings, IMPACT, title, build, wanted, quiet=quiet)
-    return result, texts
 
 
 def register(app: typer.Typer) -> None:

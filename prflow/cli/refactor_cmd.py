@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from prflow.agent.planning import phase_plans
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
+from prflow.git.repo import ANY_EXIT, GitError, run_git
 from prflow.refactor.kind import REFACTOR
 from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult, RunStatus
 from prflow.sandbox.models import SandboxMode
@@ -42,23 +45,6 @@ and update callers and tests" --output out/
   prflow refactor --repo . --directive "..." --detach          # prints the run id
   prflow refactor --attach refactor:api-1a2b3c:9f8e7d6c --output out/
 """
-
-
-def refactor_plans(
-    settings: Settings,
-    *,
-    enabled: bool = True,
-    budget_usd: float | None = None,
-    budget_wait: float | None = None,
-) -> dict[str, Any]:
-    """Each model phase's plan from settings and the kind's defaults; empty: static mode."""
-    from prflow.agent.planning import phase_plans
-
-    if not enabled:
-        return {}
-    return phase_plans(
-        settings, REFACTOR, MODEL_PHASES, budget_usd=budget_usd, budget_wait=budget_wait
-    )
 
 
 def _directive(directive: str | None, directive_file: Path | None) -> str:
@@ -83,18 +69,13 @@ def _directive(directive: str | None, directive_file: Path | None) -> str:
 
 def github_slug(location: str) -> str:
     """``owner/name`` of the GitHub repository a URL or a local clone's origin names."""
-    import re
-    import subprocess
-
     url = location
     if not re.match(r"^[a-z+]+://|^git@", location):
-        done = subprocess.run(
-            ["git", "-C", location, "remote", "get-url", "origin"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        url = done.stdout.strip()
+        try:
+            done = run_git(["remote", "get-url", "origin"], cwd=Path(location), ok_codes=ANY_EXIT)
+        except (GitError, OSError):  # git took too long, or the location is not a directory
+            done = None
+        url = done.stdout.decode("utf-8", errors="replace").strip() if done is not None else ""
     match = re.search(r"github\.com[:/]([^/\s]+)/([^/\s]+?)(?:\.git)?/?$", url)
     if match is None:
         raise UserError(
@@ -276,8 +257,10 @@ def refactor(
                 allow_unsandboxed=allow_unsandboxed,
                 sandbox=sandbox,
                 deadline_seconds=deadline_seconds,
-                plans=refactor_plans(
+                plans=phase_plans(
                     run_settings,
+                    REFACTOR,
+                    MODEL_PHASES,
                     enabled=not no_llm,
                     budget_usd=budget_usd,
                     budget_wait=budget_wait,
@@ -294,7 +277,12 @@ def refactor(
         typer.echo(run_id)
         typer.echo(f"prflow: started; follow it with `prflow refactor --attach {run_id}`", err=True)
         return
-    result, texts = asyncio.run(_execute(settings, draft, build, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: RefactorResult) -> list[str]:
+        return list(result.artifact_keys.values())
+
+    result, texts = run_request(settings, REFACTOR, draft, build, wanted, quiet=quiet)
     raise typer.Exit(_emit(result, texts, out_dir, output_format))
 
 
@@ -304,18 +292,6 @@ def _first_error(err: ValueError) -> str:
         first = errors()[0]
         return str(first.get("msg", err)).removeprefix("Value error, ")
     return str(err)
-
-
-async def _execute(
-    settings: Settings, draft: RefactorRequest, build: Any, quiet: bool
-) -> tuple[RefactorResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    title = f"prflow refactor  {REFACTOR.workflow_id(draft)}"
-    result, texts = await run_with_display(
-        settings, REFACTOR, title, build, lambda r: list(r.artifact_keys.values()), quiet=quiet
-    )
-    return result, texts
 
 
 async def _detach(settings: Settings, build: Any) -> str:

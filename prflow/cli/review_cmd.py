@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from prflow.agent.planning import phase_plans
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
@@ -21,8 +20,7 @@ from prflow.limits import MAX_SECONDS, MAX_USD
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.review.kind import REVIEW
 from prflow.review.models import SEVERITY_RANK, ReviewDepth, ReviewSeverity
-from prflow.review.request import review_plans
-from prflow.review.run_models import ReviewRequest, ReviewResult
+from prflow.review.run_models import MODEL_PHASES, ReviewRequest, ReviewResult
 
 EXIT_THRESHOLD = 1
 
@@ -197,8 +195,13 @@ def review(
             head=None if pull else head,
             post=post,
             depth=depth,
-            plans=review_plans(
-                run_settings, enabled=not no_llm, budget_usd=budget_usd, budget_wait=budget_wait
+            plans=phase_plans(
+                run_settings,
+                REVIEW,
+                MODEL_PHASES,
+                enabled=not no_llm,
+                budget_usd=budget_usd,
+                budget_wait=budget_wait,
             ),
             max_concurrency=concurrency,
             full=full,
@@ -212,29 +215,17 @@ def review(
     if pull is not None:
         head_sha = pr_head(pull)
         draft = build(settings)
-    result, texts = asyncio.run(_execute(settings, draft, build, output_format, quiet))
+    from prflow.cli.run_client import run_request
+
+    def wanted(result: ReviewResult) -> list[str]:
+        return [] if result.already_reviewed else blobs_needed(result, output_format)
+
+    result, texts = run_request(settings, REVIEW, draft, build, wanted, quiet=quiet)
     _emit(result, texts, output_format, output)
     reason = gate.failed_by(result) if gate is not None else None
     if reason is not None:
         typer.echo(f"prflow: {reason}", err=True)
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-async def _execute(
-    settings: Settings,
-    draft: ReviewRequest,
-    build: Callable[[Settings], ReviewRequest],
-    output_format: OutputFormat,
-    quiet: bool,
-) -> tuple[ReviewResult, dict[str, str]]:
-    from prflow.cli.run_client import run_with_display
-
-    def wanted(result: ReviewResult) -> list[str]:
-        return [] if result.already_reviewed else blobs_needed(result, output_format)
-
-    title = f"prflow review  {REVIEW.workflow_id(draft)}"
-    result, texts = await run_with_display(settings, REVIEW, title, build, wanted, quiet=quiet)
-    return result, texts
 
 
 def _emit(

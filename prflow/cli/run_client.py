@@ -222,6 +222,22 @@ async def run_on(
     return result, texts
 
 
+def run_request(
+    settings: Settings,
+    kind: KindDeclaration,
+    draft: BaseModel,
+    build: Callable[[Settings], BaseModel],
+    wanted_blobs: Callable[[Any], Sequence[str]],
+    *,
+    quiet: bool,
+) -> tuple[Any, dict[str, str]]:
+    """Every kind's run-and-render step: the run to its result and the stored texts
+    ``wanted_blobs`` names, under a display titled ``prflow <kind>  <run id>`` (the id of
+    ``draft``, the request as the command built it before the runtime was up)."""
+    title = f"prflow {kind.name}  {kind.workflow_id(draft)}"
+    return asyncio.run(run_with_display(settings, kind, title, build, wanted_blobs, quiet=quiet))
+
+
 async def run_with_display(
     settings: Settings,
     kind: KindDeclaration,

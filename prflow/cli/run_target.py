@@ -32,7 +32,7 @@ def preflight(location: str, base: str | None, head: str) -> None:
 
     Only a check: the workflow resolves the refs itself and reports the SHAs it read.
     """
-    from activities.gitrepo import check_remote, resolve_range
+    from prflow.git.repo import check_remote, resolve_range
     from prflow.repo_models import RepoSpec
 
     if looks_like_url(location):

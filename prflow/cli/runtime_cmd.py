@@ -284,8 +284,8 @@ async def _work(
     from datetime import timedelta
 
     from worker.client import embedded_address, metrics_runtime
-    from worker.embedded import connect_local_server
     from worker.health import serving_probes
+    from worker.local_server import connect_local_server
     from worker.runner import running_workers
 
     stop = _stop_on_signals(

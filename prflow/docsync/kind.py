@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import PurePath
-
 from prflow.docsync.run_models import AGENT_PHASE, WORKFLOW_KIND, DocsyncRequest, DocsyncResult
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_run_id
 
 
 def docsync_workflow_id(request: DocsyncRequest) -> str:
     """``docsync:acme/api#12`` for a PR, ``docsync:api-1a2b3c:main..HEAD`` for a range."""
-    if request.pull_request is not None:
-        return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
-    location = request.repo or "."
-    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
-    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
-    return f"{WORKFLOW_KIND}:{name}-{digest}:{request.base or 'default'}..{request.head or 'HEAD'}"
+    pr = request.pull_request
+    return change_run_id(
+        WORKFLOW_KIND,
+        pr_slug=pr.slug if pr is not None else None,
+        pr_head_sha=None,  # a PR has one doc-sync run, whatever its head
+        repo=request.repo,
+        base=request.base,
+        head=request.head,
+    )
 
 
 PHASES = {

@@ -6,10 +6,11 @@ so each new head edits the same comment in place.
 
 from __future__ import annotations
 
+from prflow.agent.planning import phase_plan
 from prflow.config import Settings
+from prflow.docsync.kind import DOCSYNC
 from prflow.docsync.models import Thresholds
-from prflow.docsync.request import agent_plan
-from prflow.docsync.run_models import DocsyncRequest
+from prflow.docsync.run_models import AGENT_PHASE, DocsyncRequest
 from prflow.queue.jobs import QueueJob
 from prflow.queue.repo_config import DocsyncSection
 
@@ -22,6 +23,8 @@ def docsync_job(job: QueueJob, settings: Settings) -> DocsyncRequest:
         thresholds=Thresholds(must_update=section.must_update, review=section.review),
         max_docs=section.max_docs,
         post_comment=job.config.post_comment,
-        llm=agent_plan(job.settings_for(settings), budget_usd=job.config.budget_usd),
+        llm=phase_plan(
+            job.settings_for(settings), DOCSYNC, AGENT_PHASE, budget_usd=job.config.budget_usd
+        ),
         github_task_queue=job.queues.github,
     )

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import PurePath
-
 from prflow.impact.run_models import LLM_PHASE, WORKFLOW_KIND, ImpactRequest, ImpactResult
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, head_run_id
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_run_id
 from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
 
 
@@ -18,14 +15,15 @@ def impact_workflow_id(request: ImpactRequest) -> str:
     Named after what was asked, not what it resolved to: the same command run
     twice attaches to the run in flight; the result says which SHAs it read.
     """
-    if request.pull_request is not None and request.pr_head_sha:
-        return head_run_id(WORKFLOW_KIND, request.pull_request.slug, request.pr_head_sha)
-    if request.pull_request is not None:
-        return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
-    location = request.repo or "."
-    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
-    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
-    return f"{WORKFLOW_KIND}:{name}-{digest}:{request.base or 'default'}..{request.head or 'HEAD'}"
+    pr = request.pull_request
+    return change_run_id(
+        WORKFLOW_KIND,
+        pr_slug=pr.slug if pr is not None else None,
+        pr_head_sha=request.pr_head_sha,
+        repo=request.repo,
+        base=request.base,
+        head=request.head,
+    )
 
 
 IMPACT = KindDeclaration(

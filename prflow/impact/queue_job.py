@@ -7,9 +7,10 @@ comment it posts is upserted, so each new head edits the same comment.
 
 from __future__ import annotations
 
+from prflow.agent.planning import phase_plan
 from prflow.config import Settings
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.kind import IMPACT
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest
 from prflow.queue.jobs import QueueJob
 
 
@@ -19,7 +20,7 @@ def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
         pull_request=job.pr,
         pr_head_sha=job.head_sha,
         post_comment=job.config.post_comment,
-        llm=llm_plan(job_settings, budget_usd=job.config.budget_usd),
+        llm=phase_plan(job_settings, IMPACT, LLM_PHASE, budget_usd=job.config.budget_usd),
         github_task_queue=job.queues.github,
         deadline_seconds=job_settings.budget.deadline,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from prflow.changes import ChangedFile, FileStatus
 from prflow.imports.graph import ImportEdge, ImportGraph
-from prflow.imports.js_imports import JsResolver, is_js_file, js_import_edges
+from prflow.imports.js_imports import JsResolver, js_import_edges
 from prflow.imports.python_imports import (
     PythonImports,
     PythonModuleIndex,
@@ -22,6 +22,7 @@ from prflow.imports.python_imports import (
     resolve_python_imports,
 )
 from prflow.imports.tsconfig import TsConfigIndex
+from prflow.js_files import is_js_file
 from prflow.source_tree import SourceTree, on_disk
 
 PythonImportSource = Callable[[Sequence[str]], Mapping[str, PythonImports | None]]

@@ -21,7 +21,6 @@ import tree_sitter_typescript
 from prflow.imports.graph import ImportEdge
 from prflow.imports.tsconfig import TsConfigIndex
 
-JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 # TypeScript's probing order for extensionless specifiers.
 _PROBE_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs")
 # A `.js`-family specifier may name a TypeScript source (ESM output convention).
@@ -37,10 +36,6 @@ _QUERY = """
 (export_statement source: (_)) @export
 (call_expression function: [(identifier) (import)] @callee arguments: (arguments . (string) @arg))
 """
-
-
-def is_js_file(path: str) -> bool:
-    return path.endswith(JS_SUFFIXES)
 
 
 @dataclass(frozen=True)

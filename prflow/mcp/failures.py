@@ -38,7 +38,7 @@ def one_line(text: str) -> str:
 
 def failure_of(err: Exception) -> Failure:
     """Classify what a tool call raised, as the CLI does for a command."""
-    from activities.gitrepo import GitError
+    from prflow.git.repo import GitError
 
     user_error = user_error_in(err)
     if user_error is not None:

@@ -23,7 +23,7 @@ async def run_repo_tool(target: RepoTarget, name: str, arguments: dict[str, Any]
 
 
 def _run(target: RepoTarget, name: str, arguments: dict[str, Any]) -> ToolResult:
-    from activities.gitrepo import GitRepoReader, resolve_range
+    from prflow.git.repo import GitRepoReader, resolve_range
 
     location = target.repo
     if not looks_like_url(location):

@@ -18,30 +18,14 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
+from prflow.analysis.categories import is_test_file
 from prflow.imports import ImportGraph, build_import_graph
 from prflow.imports.python_imports import PythonModuleIndex, is_python_file, python_import_edges
+from prflow.refactor.audit_finding import AuditFinding
 from prflow.refactor.react_audit import react_findings
 from prflow.source_tree import SourceTree
 
-TEST_MARKERS = ("tests/", "test/", "__tests__/")
 REEXPORT_HOPS = 3
-
-
-class AuditFinding(BaseModel):
-    check: str = Field(
-        description="orphaned_import, signature, unawaited, cycle, layer, react:<id>"
-    )
-    path: str
-    line: int = 0
-    message: str
-    error: bool = True
-    target: str = Field(
-        default="", description="The file the finding depends on (the imported or called one)"
-    )
-
-    def text(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
 
 
 class AuditReport(BaseModel):
@@ -51,15 +35,6 @@ class AuditReport(BaseModel):
     @property
     def errors(self) -> list[AuditFinding]:
         return [f for f in self.findings if f.error]
-
-
-def is_test_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (
-        any(m in f"/{path}" for m in ("/" + t for t in TEST_MARKERS))
-        or name.startswith("test_")
-        or name.endswith(("_test.py", ".test.ts", ".test.tsx", ".test.js", ".spec.ts", ".spec.js"))
-    )
 
 
 def audit(
@@ -520,7 +495,7 @@ def _layers(
     for edge in after.edges:
         if edge.importer not in touched or (edge.importer, edge.target) in old:
             continue
-        if is_test_path(edge.target) and not is_test_path(edge.importer):
+        if is_test_file(edge.target) and not is_test_file(edge.importer):
             out.append(
                 AuditFinding(
                     check="layer",

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import PurePath
 
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, repository_run_id
 from prflow.refactor.run_models import (
     WORKFLOW_KIND,
     RefactorPhase,
@@ -17,13 +16,10 @@ from prflow.refactor.run_models import (
 def refactor_workflow_id(request: RefactorRequest) -> str:
     """``refactor:api-1a2b3c:9f8e7d6c``: the repository and the directive name the run, so the
     same request attaches to the run in flight (``--attach`` takes the id directly)."""
-    location = request.repo
-    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
-    where = hashlib.sha1(location.encode()).hexdigest()[:6]
     what = hashlib.sha1(
         "\0".join([request.directive, *request.include, "|", *request.exclude]).encode()
     ).hexdigest()[:8]
-    return f"{WORKFLOW_KIND}:{name}-{where}:{what}"
+    return repository_run_id(WORKFLOW_KIND, request.repo, what)
 
 
 PHASES: dict[str, PhaseDefaults] = {
@@ -49,7 +45,6 @@ REFACTOR = KindDeclaration(
             "activities.refactor:REFACTOR_ACTIVITIES",
             "activities.workspace:WORKSPACE_ACTIVITIES",
             "activities.test_runs:TEST_RUN_ACTIVITIES",
-            "activities.refactor_index:REFACTOR_INDEX_ACTIVITIES",
         ],
     },
     phases=PHASES,

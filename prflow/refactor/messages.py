@@ -6,10 +6,8 @@ context and the task; the prompts' fixed parts live in ``prflow/prompts``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
 
 from prflow.llm.messages import ToolSpec
 from prflow.refactor.plan import RefactorPlan, TaskNode, plan_tool_schema
@@ -123,8 +121,3 @@ def executor_message(
     if shown:
         lines.append("\n# Files as they are now" + "".join(shown))
     return "\n".join(lines)
-
-
-def plan_json(plan: RefactorPlan) -> str:
-    data: dict[str, Any] = plan.model_dump(mode="json")
-    return json.dumps(data, indent=2)

@@ -18,14 +18,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
+from prflow.js_files import JS_TS_SUFFIXES, is_js_file
+from prflow.refactor.audit_finding import AuditFinding
 from prflow.source_tree import SourceTree
 
-if TYPE_CHECKING:
-    from prflow.refactor.audit import AuditFinding
-
-JS_SUFFIXES = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
 BARREL_PACKAGES = frozenset(
     {
         "lucide-react",
@@ -58,10 +55,6 @@ IMPORT_FROM = re.compile(r"""^\s*import\s+(.+?)\s+from\s+['"]([^'"]+)['"]""")
 SERVER_EXPORT = re.compile(r"^\s*export\s+(?:default\s+)?async\s+function\s+(\w+)")
 
 
-def is_js(path: str) -> bool:
-    return path.endswith(JS_SUFFIXES)
-
-
 def _names(binding: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_$][\w$]*", binding))
 
@@ -80,7 +73,7 @@ def _is_barrel(tree: SourceTree, importer: str, spec: str) -> bool:
         root = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
         return root in BARREL_PACKAGES and spec == root
     base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-    for suffix in JS_SUFFIXES:
+    for suffix in JS_TS_SUFFIXES:
         text = tree.read_text(posixpath.join(base, "index" + suffix))
         if text is not None:
             code = [
@@ -149,9 +142,7 @@ def react_findings(
     active_rules: Sequence[str],
 ) -> list[AuditFinding]:
     """Violations of ``active_rules`` in ``path`` that ``after`` has and ``before`` had not."""
-    from prflow.refactor.audit import AuditFinding
-
-    if after is None or not is_js(path):
+    if after is None or not is_js_file(path):
         return []
     out: list[AuditFinding] = []
     done: set[str] = set()

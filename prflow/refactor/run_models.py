@@ -13,10 +13,11 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from prflow.agent.budget import Spend
+from prflow.agent.outcome import AgentOutcome
 from prflow.agent.plan import PhasePlan
 from prflow.credentials import SafeLocation
 from prflow.refactor.blame import Regression
-from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action, RunStatus
+from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action, Decision, RunStatus
 from prflow.refactor.plan import RefactorPlan, TaskNode
 from prflow.refactor.schedule import TaskStatus
 from prflow.sandbox.models import SandboxMode
@@ -153,6 +154,23 @@ class AgentRecord(BaseModel):
     transcript_key: str | None = None
     decision: Action | None = None
     decision_reason: str = ""
+
+    @classmethod
+    def of(
+        cls, name: str, attempt: int, outcome: AgentOutcome, decision: Decision | None = None
+    ) -> AgentRecord:
+        """The record of one agent run (a planner or an executor attempt), with the ladder's
+        decision on it when there was one."""
+        return cls(
+            name=name,
+            attempt=attempt,
+            stop=outcome.stop.value,
+            detail=outcome.detail,
+            turns=outcome.iterations,
+            transcript_key=outcome.transcript_key,
+            decision=decision.action if decision is not None else None,
+            decision_reason=decision.reason if decision is not None else "",
+        )
 
 
 class TaskRecord(BaseModel):

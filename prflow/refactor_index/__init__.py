@@ -1,6 +1,6 @@
 """The refactor index of a snapshot (symbols, imports, React facts, embeddings) and retrieval.
 
-API for the refactor workflow (activities in ``activities/refactor_index.py``
+API for the refactor workflow (activities in ``activities/refactor.py``
 wrap these with the database; pure code and tests use the in-memory caches):
 
 - :func:`build_index(tree, caches, include=, exclude=) <prflow.refactor_index.build.build_index>`

@@ -26,9 +26,10 @@ from prflow.analysis.parse_cache import (
 )
 from prflow.imports.build import is_skipped
 from prflow.imports.graph import ImportEdge
-from prflow.imports.js_imports import JsResolver, is_js_file, js_import_edges
+from prflow.imports.js_imports import JsResolver, js_import_edges
 from prflow.imports.python_imports import PythonModuleIndex, python_import_edges
 from prflow.imports.tsconfig import TsConfigIndex
+from prflow.js_files import is_js_file
 from prflow.refactor_index.models import FileRecord, IndexedFile, RepoIndex
 from prflow.refactor_index.react import detect_project
 from prflow.refactor_index.symbols import (

@@ -23,6 +23,7 @@ import tree_sitter_javascript
 import tree_sitter_python
 import tree_sitter_typescript
 
+from prflow.js_files import PLAIN_JS_SUFFIXES, TS_SUFFIXES, TSX_SUFFIXES
 from prflow.refactor_index.models import FileRecord, SymbolRecord
 from prflow.refactor_index.terms import words
 
@@ -43,12 +44,12 @@ def language_of(path: str) -> str | None:
     """The grammar a path is read with, or None for files the index does not parse."""
     if path.endswith((".py", ".pyi")):
         return "python"
-    if path.endswith(".tsx"):
+    if path.endswith((*TSX_SUFFIXES, ".jsx")):
         return "tsx"
-    if path.endswith((".ts", ".mts", ".cts")):
+    if path.endswith(TS_SUFFIXES):
         return "typescript"
-    if path.endswith((".js", ".jsx", ".mjs", ".cjs")):
-        return "tsx" if path.endswith(".jsx") else "javascript"
+    if path.endswith(PLAIN_JS_SUFFIXES):
+        return "javascript"
     return None
 
 

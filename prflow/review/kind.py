@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import PurePath
-
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, head_run_id
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_run_id
 from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest, ReviewResult
 from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
 
@@ -14,14 +11,15 @@ def review_workflow_id(request: ReviewRequest) -> str:
     """``review:acme/api#12@1a2b3c4d5e6f`` for a PR whose head the starter knew (the CLI and
     the queue's job then join one run), ``review:acme/api#12`` when it did not,
     ``review:api-1a2b3c:main..HEAD`` for a range of a repository."""
-    if request.pull_request is not None and request.pr_head_sha:
-        return head_run_id(WORKFLOW_KIND, request.pull_request.slug, request.pr_head_sha)
-    if request.pull_request is not None:
-        return f"{WORKFLOW_KIND}:{request.pull_request.slug}"
-    location = request.repo or "."
-    name = PurePath(location.rstrip("/")).name.removesuffix(".git") or "repo"
-    digest = hashlib.sha1(location.encode()).hexdigest()[:6]
-    return f"{WORKFLOW_KIND}:{name}-{digest}:{request.base or 'default'}..{request.head or 'HEAD'}"
+    pr = request.pull_request
+    return change_run_id(
+        WORKFLOW_KIND,
+        pr_slug=pr.slug if pr is not None else None,
+        pr_head_sha=request.pr_head_sha,
+        repo=request.repo,
+        base=request.base,
+        head=request.head,
+    )
 
 
 PHASES: dict[str, PhaseDefaults] = {

@@ -65,11 +65,6 @@ def static_review(static: StaticFindings) -> StaticReview:
     return StaticReview(findings=found, folded=folded)
 
 
-def static_review_findings(static: StaticFindings) -> list[ReviewFinding]:
-    """:func:`static_review`'s findings."""
-    return static_review(static).findings
-
-
 def _folded(
     items: Sequence[T],
     rule_label: tuple[str, str],

@@ -8,6 +8,7 @@ from the base SHA and the state key alone, and workflow history stays small.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -34,6 +35,21 @@ class WorkspaceState(BaseModel):
     """Every path the run changed: its content blob key, or None when deleted."""
 
     files: dict[str, str | None] = Field(default_factory=dict)
+
+
+def overlay_paths(base: Iterable[str], changes: Mapping[str, str | None]) -> list[str]:
+    """The workspace's paths, sorted: the base commit's, less deletions, plus added files.
+
+    ``changes`` maps each changed path to its content key, or None when deleted
+    (:attr:`WorkspaceState.files`).
+    """
+    out = set(base)
+    for path, key in changes.items():
+        if key is None:
+            out.discard(path)
+        else:
+            out.add(path)
+    return sorted(out)
 
 
 class PatchLogEntry(BaseModel):

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from temporalio.client import Client, WorkflowHandle
 
-from activities.gitrepo import resolve_range
 from prflow.agent.budget import BudgetRaise, BudgetStatus
 from prflow.agent.economy import PromptEconomy
 from prflow.agent.outcome import StopReason
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.run_progress import RunProgress
 from prflow.store.ledger import attempts_for_workflow

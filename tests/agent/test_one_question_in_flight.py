@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.gitrepo import resolve_range
 from prflow.agent.outcome import StopReason
 from prflow.agent.state import child_agent_id
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.store.ledger import attempts_for_workflow
 from tests.agent.probe_workflows import ProbeRequest, ProbeWorkflow

@@ -15,10 +15,10 @@ import typer
 from temporalio.client import Client
 from typer.testing import CliRunner
 
-from activities.gitrepo import resolve_range
 from prflow.agent.outcome import StopReason
 from prflow.cli import costs_cmd
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec, ResolvedRange
 from tests.agent.probe_workflows import ProbeRequest, ProbeWorkflow
 from tests.support.agent_specs import probe_plan, probe_spec

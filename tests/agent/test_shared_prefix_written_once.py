@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.gitrepo import resolve_range
 from prflow.agent.outcome import StopReason
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec, ResolvedRange
 from tests.agent.probe_workflows import ProbeRequest, ProbeResult, ProbeWorkflow
 from tests.support.agent_specs import probe_spec

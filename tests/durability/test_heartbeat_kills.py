@@ -31,11 +31,11 @@ from temporalio.api.enums.v1 import EventType, PendingActivityState, TimeoutType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 
-from activities.gitrepo import resolve_range
 from prflow.agent.budget import PhaseBudget
 from prflow.agent.outcome import StopReason
 from prflow.agent.state import AgentState
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec
 from tests.support.agent_specs import probe_spec
 from tests.support.fixtures_temporal import WorkerProcess, WorkerProcessFactory, isolated_settings

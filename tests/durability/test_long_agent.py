@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.gitrepo import resolve_range
 from prflow.agent.budget import PhaseBudget
 from prflow.agent.outcome import StopReason
 from prflow.agent.state import AgentState
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec
 from prflow.store.ledger import attempts_for_workflow
 from tests.support.agent_specs import probe_plan, probe_spec

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from prflow.agent.planning import phase_plan
 from prflow.analysis.findings import BreakingChange, StaleReason
 from prflow.changes import FileStatus
 from prflow.config import Settings, cached_settings
+from prflow.impact.kind import IMPACT
 from prflow.impact.models import ImpactReport
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker
 from tests.support.impact_runs import start_impact
@@ -56,7 +57,7 @@ async def analyse(client: Client, settings: Settings, repo: Path) -> Analysis:
         repo=str(repo),
         base="base",
         head="feature",
-        llm=llm_plan(settings, enabled=False),
+        llm=phase_plan(settings, IMPACT, LLM_PHASE, enabled=False),
         github_task_queue=settings.temporal.github_task_queue,
     )
     async with run_worker(client, settings):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from activities.gitrepo import changed_files, resolve_range
 from prflow.changes import ChangedFile, FileStatus
+from prflow.git.repo import changed_files, resolve_range
 from prflow.repo_models import RepoSpec
 from tests.support.fixtures_git import BIG_LINES, GitRepoBuilder, PullRequestRepo
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.gitrepo import GitRepoReader, open_local
+from prflow.git.repo import GitRepoReader, open_local
 from tests.support.sample_repos import commit_all, init_repo, write_files
 
 

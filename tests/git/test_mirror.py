@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.gitrepo import GitRepoReader, changed_files, mirror_dir, open_repo, resolve_range
 from prflow.changes import FileStatus
 from prflow.errors import UserError
+from prflow.git.repo import GitRepoReader, changed_files, mirror_dir, open_repo, resolve_range
 from prflow.repo_models import RepoSpec
 from tests.support.fixtures_git import PullRequestRepo
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.gitrepo import resolve_range
 from prflow.errors import UserError
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec
 from tests.support.fixtures_git import GitRepoBuilder, PullRequestRepo
 

@@ -8,7 +8,7 @@ import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from activities.gitrepo import open_repo, snapshot, snapshot_tree
+from prflow.git.repo import open_repo, snapshot, snapshot_tree
 from prflow.source_tree import DirectoryTree
 from tests.support.fixtures_git import CORE_BASE, CORE_HEAD, PullRequestRepo
 

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from sqlalchemy import MetaData, create_engine, select
 from temporalio.client import Client
 
+from prflow.agent.planning import phase_plan
 from prflow.config import load_settings
 from prflow.credentials import (
     CredentialsInLocation,
@@ -28,8 +29,8 @@ from prflow.credentials import (
     refuse_credentials,
 )
 from prflow.errors import UserError
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.kind import IMPACT
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.repo_models import RepoSpec, ResolvedRange
 from tests.hostile.checks import one_line_error
@@ -91,7 +92,7 @@ def test_locations_without_a_secret_pass(location: str) -> None:
 def test_every_model_that_carries_a_location_refuses_a_secret() -> None:
     """A webhook or MCP handler building these models gets a validation error without the secret."""
     location = SECRET_LOCATIONS["https user:password"]
-    plan = llm_plan(load_settings(), enabled=False)
+    plan = phase_plan(load_settings(), IMPACT, LLM_PHASE, enabled=False)
     attempts: list[Callable[[], object]] = [
         lambda: RepoSpec.model_validate({"location": location}),
         lambda: ImpactRequest(repo=location, llm=plan),

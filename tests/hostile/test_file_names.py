@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.gitrepo import GitRepoReader, resolve_range
 from prflow.config import Settings, cached_settings
 from prflow.file_names import display_name, fs_candidates, raw_name
+from prflow.git.repo import GitRepoReader, resolve_range
 from prflow.impact.models import ImpactReport
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.store.blobs import get_text

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.gitrepo import resolve_range
 from activities.impact_analysis import verify_findings
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import resolve_range
 from prflow.impact.models import ImpactReport, LlmStatus
 from prflow.impact.stage_inputs import VerifyInput
 from prflow.render.comment import render_pr_comment

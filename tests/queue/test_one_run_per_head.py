@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from temporalio.client import Client
 
+from prflow.agent.planning import phase_plan
 from prflow.cli.run_client import start_or_attach
 from prflow.cli.run_target import pr_head
 from prflow.config import Settings
 from prflow.impact.kind import IMPACT
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest
 from prflow.pr_identifier import PullRequestRef
 from prflow.queue.delivery import deliver, queue_names
 from prflow.queue.events import PrEvent, map_delivery
@@ -31,7 +31,7 @@ def cli_request(settings: Settings, pr: PullRequestRef) -> ImpactRequest:
         pull_request=pr,
         pr_head_sha=pr_head(pr),
         post_comment=True,
-        llm=llm_plan(settings, enabled=False),
+        llm=phase_plan(settings, IMPACT, LLM_PHASE, enabled=False),
         github_task_queue=settings.temporal.github_task_queue,
     )
 

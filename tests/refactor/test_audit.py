@@ -3,6 +3,9 @@ coroutines, new import cycles, cross-layer imports and React anti-patterns (cate
 
 from __future__ import annotations
 
+import pytest
+
+from prflow.analysis.categories import is_test_file
 from prflow.refactor.audit import audit, judge
 from prflow.source_tree import MemoryTree
 
@@ -205,4 +208,20 @@ def test_a_call_through_a_module_that_no_longer_defines_the_name_is_found() -> N
             "pkg/proc.py",
             "uses _fork.fork_pty, which pkg/_fork.py no longer defines",
         )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("helper", "module"),
+    [("conftest.py", "conftest"), ("spec/helpers.py", "spec.helpers"),
+     ("testing/fakes.py", "testing.fakes"), ("Tests/data.py", "Tests.data")],
+)  # fmt: skip
+def test_the_auditor_knows_test_code_as_impact_analysis_does(helper: str, module: str) -> None:
+    """One test-file rule (:func:`prflow.analysis.categories.is_test_file`) for both."""
+    assert is_test_file(helper)
+    files = {**BASE, helper: "VALUE = 1\n"}
+    leak = {**files, "app/service.py": f"import {module}\n" + BASE["app/service.py"]}
+    report = audit(["app/service.py"], MemoryTree(files), MemoryTree(leak))
+    assert [f.text() for f in report.errors] == [
+        f"app/service.py: production code now imports test code ({helper})"
     ]

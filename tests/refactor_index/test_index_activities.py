@@ -1,88 +1,71 @@
-"""The index activities on a real git repository and a real worktree, in an activity context."""
+"""The refactor kind's index activities on a real git repository, in an activity context.
+
+These are the activities the refactor workflow schedules: ``refactor_index`` over
+the run's workspace, ``refactor_reindex`` after a task changed files, and
+``refactor_retrieve`` for a task's context.
+"""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pytest
-from pydantic import ValidationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.refactor_index import (
-    REFACTOR_INDEX_ACTIVITIES,
-    IndexSnapshotInput,
+from activities.refactor import (
+    IndexData,
+    IndexInput,
     ReindexInput,
-    RetrieveInput,
-    TreeSource,
-    index_snapshot,
-    reindex_paths,
-    retrieve,
+    RetrieveTaskInput,
+    refactor_index,
+    refactor_reindex,
+    refactor_retrieve,
 )
 from prflow.refactor_index.models import RepoIndex
-from prflow.refactor_index.retrieval import RetrievalBundle, RetrievalSettings
-from prflow.repo_models import ResolvedRange
-from prflow.store.blobs import get_json
+from prflow.refactor_index.retrieval import RetrievalBundle
+from prflow.store.blobs import get_json, put_json, put_text
+from prflow.workspace.models import WorkspaceRef, WorkspaceState
 from tests.support.fixtures_git import PullRequestRepo
 
+ASYNC_SERVICE = "from pkg.core import helper\n\n\nasync def run():\n    return helper(1)\n"
 
-def test_index_reindex_and_retrieve(
-    pr_repo: PullRequestRepo, pr_range: ResolvedRange, blob_db: str, tmp_path: Path
-) -> None:
+
+def test_index_reindex_and_retrieve(pr_repo: PullRequestRepo, blob_db: str) -> None:
     heartbeats: list[object] = []
     env = ActivityEnvironment()
     env.on_heartbeat = lambda *details: heartbeats.append(details)
+    workspace = WorkspaceRef(repo=str(pr_repo.path), base_sha=pr_repo.head_sha, run_id="r1")
 
-    ref = env.run(
-        index_snapshot,
-        IndexSnapshotInput(source=TreeSource(range=pr_range), exclude=["tests/"]),
+    summary = env.run(
+        refactor_index,
+        IndexInput(workspace=workspace, directive="make run async", exclude=["tests/"]),
     )
 
-    index = RepoIndex.model_validate(get_json(blob_db, ref.index_key))
+    index = RepoIndex.model_validate(get_json(blob_db, summary.repo_index_key))
+    data = IndexData.model_validate(get_json(blob_db, summary.key))
     assert "pkg/core.py" in index.paths() and "pkg/feature.py" in index.paths()
     assert not [p for p in index.paths() if p.startswith("tests/")]
-    assert ref.files == len(index.files) and ref.edges == len(index.edges) > 0
-    assert ref.files_parsed == ref.files
+    assert summary.indexed == len(index.files) and len(index.edges) > 0
+    assert data.repo_index_key == summary.repo_index_key and not data.test_paths
     assert heartbeats
 
-    worktree = tmp_path / "worktree"
-    shutil.copytree(pr_repo.repo.path, worktree, ignore=shutil.ignore_patterns(".git"))
-    (worktree / "pkg/service.py").write_text(
-        "from pkg.core import helper\n\n\nasync def run():\n    return helper(1)\n"
-    )
-    again = env.run(
-        reindex_paths,
+    state = WorkspaceState(files={"pkg/service.py": put_text(blob_db, ASYNC_SERVICE)})
+    changed = workspace.model_copy(update={"state_key": put_json(blob_db, state), "revision": 1})
+    again_key = env.run(
+        refactor_reindex,
         ReindexInput(
-            index_key=ref.index_key, source=TreeSource(root=str(worktree)), paths=["pkg/service.py"]
+            repo_index_key=summary.repo_index_key, workspace=changed, paths=["pkg/service.py"]
         ),
     )
-    assert again.index_key != ref.index_key
-    assert again.files_parsed == 1 and again.files == ref.files
+    again = RepoIndex.model_validate(get_json(blob_db, again_key))
+    assert again_key != summary.repo_index_key
+    assert again.paths() == index.paths()
+    assert again.blob_of("pkg/service.py") != index.blob_of("pkg/service.py")
+    assert again.blob_of("pkg/core.py") == index.blob_of("pkg/core.py")
 
     got = env.run(
-        retrieve,
-        RetrieveInput(
-            index_key=again.index_key,
-            query="make the service run function async",
-            settings=RetrievalSettings(max_files=3),
+        refactor_retrieve,
+        RetrieveTaskInput(
+            repo_index_key=again_key, query="make the service run function async", max_files=3
         ),
     )
     bundle = RetrievalBundle.model_validate(get_json(blob_db, got.bundle_key))
     assert got.paths == bundle.paths() and got.paths[0] == "pkg/service.py"
     assert len(got.paths) <= 3 and set(got.paths) <= set(index.paths())
-
-
-def test_a_tree_source_names_exactly_one_place(pr_range: ResolvedRange) -> None:
-    with pytest.raises(ValidationError):
-        TreeSource()
-    with pytest.raises(ValidationError):
-        TreeSource(range=pr_range, root="/tmp")
-
-
-def test_the_activity_list_is_what_a_worker_registers() -> None:
-    names = [fn.__temporal_activity_definition.name for fn in REFACTOR_INDEX_ACTIVITIES]  # type: ignore[attr-defined]
-    assert names == [
-        "refactor_index_snapshot",
-        "refactor_index_reindex_paths",
-        "refactor_index_retrieve",
-    ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from activities.gitrepo import GitRepoReader, resolve_range
+from prflow.git.repo import GitRepoReader, resolve_range
 from prflow.repo_models import RepoSpec
 from prflow.review.diff_map import DiffIndex, PlacementKind, place
 from prflow.review.models import DiffSide, FindingCategory, FindingSource, ReviewFinding

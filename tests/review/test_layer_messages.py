@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from activities.gitrepo import resolve_range
 from activities.layer_context import NOT_RUN, SUBMITTED, code_of, submission_results
+from prflow.git.repo import resolve_range
 from prflow.repo_models import RepoSpec
 from prflow.review.agents.layer import (
     MAX_CODE_LINES_SHOWN,

@@ -17,8 +17,8 @@ import pytest
 from temporalio.client import Client
 
 from activities.github.pull_files import pull_patches_of
-from activities.gitrepo import GitRepoReader, open_local
 from prflow.config import Settings, cached_settings
+from prflow.git.repo import GitRepoReader, open_local
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.diff_map import DiffIndex, place
 from prflow.review.github_diff import placement_index

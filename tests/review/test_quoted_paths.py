@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from activities.github.reviews import _post
-from activities.gitrepo import GitRepoReader, open_local
 from activities.review import _both_paths
+from prflow.git.repo import GitRepoReader, open_local
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.diff_map import DiffIndex, place
 from prflow.review.models import (

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from activities.github.reviews import _post
-from activities.gitrepo import GitRepoReader, open_local
 from prflow.analysis.findings import StaleDocRef, StaleReason
 from prflow.analysis.findings import TestGap as Gap
+from prflow.git.repo import GitRepoReader, open_local
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.diff_map import DiffIndex

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from prflow.agent.planning import phase_plans
 from prflow.config import load_settings
 from prflow.pr_identifier import PullRequestRef
-from prflow.review.kind import PHASES, review_workflow_id
-from prflow.review.request import review_plans, review_request
+from prflow.review.kind import PHASES, REVIEW, review_workflow_id
+from prflow.review.request import review_request
 from prflow.review.run_models import MODEL_PHASES, ReviewRequest
 
 PR = PullRequestRef(owner="acme", repo="api", number=12)
@@ -38,14 +39,14 @@ def test_a_request_needs_something_to_review_and_a_pr_to_post_to() -> None:
 
 def test_every_phase_gets_its_tier_and_one_budget_scales_them_all() -> None:
     settings = load_settings()
-    plans = review_plans(settings)
+    plans = phase_plans(settings, REVIEW, MODEL_PHASES)
     assert set(plans) == set(MODEL_PHASES)
     assert plans["intake"].model == settings.models.budget
     assert plans["planning"].model == settings.models.premium
     assert plans["reviewers"].model == settings.models.mid
     assert plans["reviewers"].caps.usd == PHASES["reviewers"].usd
-    scaled = review_plans(settings, budget_usd=1.0)
+    scaled = phase_plans(settings, REVIEW, MODEL_PHASES, budget_usd=1.0)
     assert sum(p.caps.usd for p in scaled.values()) == pytest.approx(1.0)
     ratio = scaled["planning"].caps.usd / scaled["intake"].caps.usd
     assert ratio == pytest.approx(plans["planning"].caps.usd / plans["intake"].caps.usd)
-    assert review_plans(settings, enabled=False) == {}
+    assert phase_plans(settings, REVIEW, MODEL_PHASES, enabled=False) == {}

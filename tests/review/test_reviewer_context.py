@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from activities.gitrepo import GitRepoReader, open_local
+from prflow.git.repo import GitRepoReader, open_local
 from prflow.review.agents.reviewer import (
     HUNK_CONTEXT_LINES,
     reviewer_message,

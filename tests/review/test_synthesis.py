@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from activities.gitrepo import GitRepoReader, resolve_range
+from prflow.git.repo import GitRepoReader, resolve_range
 from prflow.repo_models import RepoSpec
 from prflow.review.diff_map import DiffIndex
 from prflow.review.fingerprints import finding_fingerprint

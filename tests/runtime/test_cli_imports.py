@@ -38,7 +38,7 @@ def test_an_impact_run_loads_no_other_kind_no_worker_and_no_analysis_engine() ->
         "from prflow.cli import app\n"
         "app._register_commands(['impact', '--repo', '.'])\n"
         "import prflow.cli.impact_cmd, prflow.cli.run_client, worker.embedded\n"
-        "import activities.gitrepo  # the refs are checked before a run starts\n"
+        "import prflow.git.repo  # the refs are checked before a run starts\n"
         "from prflow.cli.progress import PhaseDisplay\n"
         "PhaseDisplay('impact', quiet=True).__enter__()"
     )

@@ -44,7 +44,7 @@ import worker.warm  # the warm worker's entry point, then what its _serve import
 from prflow.config import load_settings
 from worker.client import connect
 from worker.devserver import DevServer
-from worker.embedded import connect_local_server
+from worker.local_server import connect_local_server
 from worker.registry import activities_for, activity_name, queue_names
 from worker.runner import build_workers
 

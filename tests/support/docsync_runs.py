@@ -9,10 +9,11 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
+from prflow.agent.planning import phase_plan
 from prflow.config import Settings
+from prflow.docsync.kind import DOCSYNC
 from prflow.docsync.models import Thresholds
-from prflow.docsync.request import agent_plan
-from prflow.docsync.run_models import DocsyncRequest, DocsyncResult
+from prflow.docsync.run_models import AGENT_PHASE, DocsyncRequest, DocsyncResult
 from tests.support.fixtures_git import GitRepoBuilder
 from tests.support.scripted_anthropic import ToolUse, Turn
 from workflows.docsync import DocsyncWorkflow
@@ -120,7 +121,7 @@ def docsync_request(settings: Settings, repo: Path | str, **fields: Any) -> Docs
         repo=str(repo),
         base="base",
         head="feature",
-        llm=agent_plan(settings, **plan),
+        llm=phase_plan(settings, DOCSYNC, AGENT_PHASE, **plan),
         github_task_queue=settings.temporal.github_task_queue,
         **fields,
     )

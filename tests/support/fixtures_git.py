@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.gitrepo import GitRepoReader, resolve_range
 from prflow.config import cached_settings
+from prflow.git.repo import GitRepoReader, resolve_range
 from prflow.repo_models import RepoSpec, ResolvedRange
 
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
+from prflow.agent.planning import phase_plan
 from prflow.config import Settings
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest, ImpactResult
+from prflow.impact.kind import IMPACT
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest, ImpactResult
 from tests.support.scripted_anthropic import ToolUse, Turn
 from workflows.impact import ImpactWorkflow
 
@@ -74,7 +75,7 @@ def agent_request(settings: Settings, repo: Path | str, **plan: Any) -> ImpactRe
         repo=str(repo),
         base="base",
         head="feature",
-        llm=llm_plan(settings, **plan),
+        llm=phase_plan(settings, IMPACT, LLM_PHASE, **plan),
         github_task_queue=settings.temporal.github_task_queue,
     )
 

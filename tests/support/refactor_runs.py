@@ -7,9 +7,10 @@ from pathlib import Path
 
 from temporalio.client import Client, WorkflowHandle
 
-from prflow.cli.refactor_cmd import refactor_plans
+from prflow.agent.planning import phase_plans
 from prflow.config import Settings, cached_settings
-from prflow.refactor.run_models import RefactorRequest, RefactorResult
+from prflow.refactor.kind import REFACTOR
+from prflow.refactor.run_models import MODEL_PHASES, RefactorRequest, RefactorResult
 from prflow.store.blobs import get_text
 from tests.support.refactor_repo import DIRECTIVE
 from workflows.refactor import RefactorWorkflow
@@ -22,7 +23,7 @@ def refactor_request(
         {
             "repo": str(repo),
             "directive": DIRECTIVE,
-            "plans": refactor_plans(settings, enabled=model),
+            "plans": phase_plans(settings, REFACTOR, MODEL_PHASES, enabled=model),
             "github_task_queue": settings.temporal.github_task_queue,
             "allow_unsandboxed": True,
             **fields,

@@ -19,13 +19,14 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
+from prflow.agent.planning import phase_plans
 from prflow.config import Settings
 from prflow.impact.evidence import normalise_whitespace
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.fingerprints import finding_fingerprint
+from prflow.review.kind import REVIEW
 from prflow.review.models import FindingCategory, ReviewDepth
-from prflow.review.request import review_plans
-from prflow.review.run_models import ReviewRequest, ReviewResult
+from prflow.review.run_models import MODEL_PHASES, ReviewRequest, ReviewResult
 from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 from workflows.review import ReviewWorkflow
 from workflows.review_fanout import MAX_LAYER_PASSES
@@ -255,7 +256,7 @@ def review_request(
         head="feature" if repo and not pull_request else None,
         post=post,
         depth=depth,
-        plans=review_plans(settings, enabled=model, budget_usd=budget_usd),
+        plans=phase_plans(settings, REVIEW, MODEL_PHASES, enabled=model, budget_usd=budget_usd),
         max_concurrency=2,
         github_task_queue=settings.temporal.github_task_queue,
     )

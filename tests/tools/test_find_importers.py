@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from activities.gitrepo import GitRepoReader
+from prflow.git.repo import GitRepoReader
 from prflow.repo_models import ResolvedRange
 from prflow.tools import run_tool
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from activities.gitrepo import GitRepoReader
+from prflow.git.repo import GitRepoReader
 from prflow.repo_models import ResolvedRange
 from prflow.tools import run_tool
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from activities.gitrepo import GitRepoReader
+from prflow.git.repo import GitRepoReader
 from prflow.repo_models import ResolvedRange
 from prflow.tools import ToolError, run_tool
 from prflow.tools.paths import clean_glob, clean_repo_path

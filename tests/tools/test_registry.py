@@ -7,7 +7,7 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from activities.gitrepo import GitRepoReader
+from prflow.git.repo import GitRepoReader
 from prflow.repo_models import ResolvedRange
 from prflow.tools import TOOL_SPECS, ToolError, run_tool
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from activities.gitrepo import GitRepoReader
+from prflow.git.repo import GitRepoReader
 from prflow.repo_models import ResolvedRange
 from prflow.tools import ToolError, run_tool
 

@@ -9,10 +9,11 @@ import pytest
 from temporalio.client import Client
 
 from prflow import search_attributes as sa
+from prflow.agent.planning import phase_plan
 from prflow.config import Settings, cached_settings
+from prflow.impact.kind import IMPACT
 from prflow.impact.models import ImpactReport, LlmStatus
-from prflow.impact.request import llm_plan
-from prflow.impact.run_models import ImpactRequest
+from prflow.impact.run_models import LLM_PHASE, ImpactRequest
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker
 from tests.support.impact_runs import start_impact
@@ -26,7 +27,7 @@ def _request(settings: Settings, repo: Path) -> ImpactRequest:
         repo=str(repo),
         base="base",
         head="feature",
-        llm=llm_plan(settings, enabled=False),
+        llm=phase_plan(settings, IMPACT, LLM_PHASE, enabled=False),
         github_task_queue=settings.temporal.github_task_queue,
     )
 

@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # loaded where used: the CLI's ref checks import this module,
     from prflow.tools.reader import GrepHit
 
 LOCAL_TIMEOUT = 300.0
+ANY_EXIT = tuple(range(256))
+"""``ok_codes`` for a caller that reads git's exit code itself."""
 NETWORK_TIMEOUT = 1_800.0
 
 _SCRUBBED_ENV = (
@@ -126,12 +128,17 @@ def run_git(
     args: Sequence[str],
     *,
     git_dir: Path | None = None,
+    cwd: Path | None = None,
+    stdin: bytes | None = None,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = LOCAL_TIMEOUT,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git [--git-dir=...] args`` and return the finished process.
+    """Run ``git [--git-dir=...] args`` (in ``cwd``, a work tree) and return the finished process.
 
-    Exit codes outside ``ok_codes`` raise :class:`GitError` carrying git's stderr.
+    Every git prflow runs goes through here, so the caller's git environment
+    (``GIT_DIR``, diff options) and a repository's hooks never steer it. Exit
+    codes outside ``ok_codes`` (:data:`ANY_EXIT` for all) raise :class:`GitError`
+    carrying git's stderr.
     """
     command = ["git"]
     if git_dir is not None:
@@ -139,7 +146,13 @@ def run_git(
     command.extend(args)
     try:
         done = subprocess.run(
-            command, capture_output=True, env=_git_env(), timeout=timeout, check=False
+            command,
+            capture_output=True,
+            cwd=cwd,
+            input=stdin,
+            env=_git_env(),
+            timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]} took longer than {timeout:.0f}s") from exc

@@ -1,0 +1,1 @@
+"""Git, run with explicit options: snapshots, mirrors, diffs and reads at exact commits."""
