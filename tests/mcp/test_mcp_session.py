@@ -17,7 +17,10 @@ from tests.support.mcp_sessions import github_environment, mcp_session
 from tests.support.pr_checks_runs import add_failing_job
 
 REPO_TOOLS = set(TOOL_NAMES)  # the six impact tools, as the agent gets them
-PR_TOOLS = {"pr_comments", "pr_checks", "pr_stack"}
+PR_TOOLS = {
+    "pr_comments", "pr_checks", "pr_stack", "pr_threads", "pr_reply", "pr_resolve",
+    "pr_conflicts", "pr_rebase", "pr_permissions",
+}  # fmt: skip
 RANGE = {"base": "base", "head": "feature"}
 
 
