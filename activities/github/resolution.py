@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,8 +117,7 @@ def resolve_threads(
 
         ids = list(dict.fromkeys([*ids, *user_errors_raised(chosen)]))
     states = [
-        user_errors_raised(lambda tid=tid: set_thread_resolved(ref, tid, resolved=resolve))
-        for tid in ids
+        user_errors_raised(partial(set_thread_resolved, ref, tid, resolved=resolve)) for tid in ids
     ]
     done = "resolved" if resolve else "unresolved"
     noun = "thread" if len(states) == 1 else "threads"

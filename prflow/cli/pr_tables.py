@@ -149,6 +149,6 @@ def print_permissions(out: Console, report: PermissionReport) -> None:
     out.print(f"{escape(report.pr)}: token of {escape(who)} on {escape(report.repository)}")
     table = Table("Tool", "Allowed", "Why", "Needs")
     for tool in report.tools:
-        allowed = {True: "yes", False: "no"}.get(tool.allowed, "unknown")
+        allowed = "unknown" if tool.allowed is None else "yes" if tool.allowed else "no"
         table.add_row(tool.tool, allowed, escape(tool.why), escape(tool.needs))
     out.print(table)

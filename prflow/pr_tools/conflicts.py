@@ -174,9 +174,10 @@ def conflict_report(
 
 
 def _message(pr: str, base_ref: str, conflicts: bool, count: int, mergeable: bool | None) -> str:
-    github = {True: "GitHub: mergeable", False: "GitHub: not mergeable"}.get(
-        mergeable, "GitHub: still computing mergeability"
-    )
+    if mergeable is None:
+        github = "GitHub: still computing mergeability"
+    else:
+        github = "GitHub: mergeable" if mergeable else "GitHub: not mergeable"
     if not conflicts:
         return f"{pr} merges cleanly into {base_ref} ({github})."
     noun = "file" if count == 1 else "files"
