@@ -108,10 +108,16 @@ class RemoteUnreachable(GitError, Unreachable):
 # --------------------------------------------------------------------------- running git
 
 
-def _git_env() -> dict[str, str]:
+def _git_env(own_config: bool = False) -> dict[str, str]:
     """The caller's environment minus variables that would redirect git, never prompting,
-    with :data:`_UNTRUSTED_CONFIG` on top of whatever the repository's config says."""
+    with :data:`_UNTRUSTED_CONFIG` on top of whatever the repository's config says.
+
+    ``own_config``: no user's or system's config file either (a trial merge must not use
+    the user's merge driver, conflict style or rerere)."""
     env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+    if own_config:
+        env["GIT_CONFIG_GLOBAL"] = os.devnull
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["LC_ALL"] = "C"
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
@@ -132,13 +138,15 @@ def run_git(
     stdin: bytes | None = None,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = LOCAL_TIMEOUT,
+    own_config: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git [--git-dir=...] args`` (in ``cwd``, a work tree) and return the finished process.
 
     Every git prflow runs goes through here, so the caller's git environment
     (``GIT_DIR``, diff options) and a repository's hooks never steer it. Exit
     codes outside ``ok_codes`` (:data:`ANY_EXIT` for all) raise :class:`GitError`
-    carrying git's stderr.
+    carrying git's stderr; ``own_config``: read no user's or system's git config
+    (see :func:`_git_env`).
     """
     command = ["git"]
     if git_dir is not None:
@@ -150,7 +158,7 @@ def run_git(
             capture_output=True,
             cwd=cwd,
             input=stdin,
-            env=_git_env(),
+            env=_git_env(own_config),
             timeout=timeout,
             check=False,
         )

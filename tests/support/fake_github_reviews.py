@@ -196,6 +196,31 @@ def parse_unified_diff(text: str) -> dict[str, DiffFile]:
     return files
 
 
+def line_after(git_dir: Path, old: str, new: str, path: str, line: int) -> int | None:
+    """Where head line ``line`` of ``path`` at commit ``old`` is at commit ``new``; None when
+    a change between them touched that line or removed the file (GitHub then shows the
+    comment as outdated)."""
+    text = _git(git_dir, "diff", "--no-color", "--no-renames", "-U0", old, new, "--", path)
+    if not text.strip():
+        return line
+    if "\n+++ /dev/null" in text:
+        return None
+    shift = 0
+    for raw in text.split("\n"):
+        match = _HUNK.match(raw)
+        if match is None:
+            continue
+        start = int(match.group(1))
+        count = int(match.group(2)) if match.group(2) is not None else 1
+        added = int(match.group(4)) if match.group(4) is not None else 1
+        if count and start <= line < start + count:
+            return None  # the line itself changed
+        if (start if count else start + 1) > line:
+            break  # hunks are in order: this one and the rest lie below the line
+        shift += added - count
+    return line + shift
+
+
 class ReviewRejected(Exception):
     """The review GitHub would refuse, with the errors it would give (422)."""
 
@@ -319,6 +344,7 @@ class FakeReviewComment:
     commit_id: str
     thread_id: str
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    in_reply_to_id: int | None = None  # a reply: the thread's first comment
 
 
 def timestamp(moment: datetime) -> str:
@@ -348,7 +374,8 @@ def review_comment_json(comment: FakeReviewComment, user: Json, api: str, web: s
     placed = comment.placed
     url = f"{api.rsplit('/pulls/', 1)[0]}/pulls/comments/{comment.id}"
     html = f"{web}/pull/{comment.number}#discussion_r{comment.id}"
-    return {
+    reply = {} if comment.in_reply_to_id is None else {"in_reply_to_id": comment.in_reply_to_id}
+    return reply | {
         "url": url,
         "pull_request_review_id": comment.review_id,
         "id": comment.id,
