@@ -292,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{events.child_turns} child turns; parent: {events.signals} child "
                       f"signals, {events.signal_events} events = "
                       f"{events.per_child_turn:.2f} per child turn")  # fmt: skip
+                report = json.loads((reports / "review.json").read_text())
+                found = len(report.get("findings", []))
+                print(f"  exploring: cut phases: {_cuts(report)}; complete: "
+                      f"{report.get('complete')}; findings: {found}")  # fmt: skip
     except BenchError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2

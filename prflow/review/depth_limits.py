@@ -33,9 +33,9 @@ class DepthLimits:
 
 
 LIMITS: dict[ReviewDepth, DepthLimits] = {
-    ReviewDepth.quick: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.quick], 5, 1, 180_000),
-    ReviewDepth.standard: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.standard], 8, 2, 250_000),
-    ReviewDepth.deep: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.deep], 20, 5, 800_000),
+    ReviewDepth.quick: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.quick], 5, 1, 200_000),
+    ReviewDepth.standard: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.standard], 8, 2, 300_000),
+    ReviewDepth.deep: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.deep], 20, 5, 900_000),
 }
 
 REVIEWER_PHASES = frozenset(
