@@ -381,6 +381,8 @@ def _build_request(inp: LlmCallInput, transcript: list[MessageRef], db_url: str)
     if tools:  # the system's mark covers the tools too when a shared prefix needs a mark
         shared = has_shared_prefix(request["messages"]) and bool(request["system"][0]["text"])
         request["tools"] = tools if shared else mark_last_tool(tools)
+    if inp.force_tool is not None:  # absent otherwise: earlier requests stay byte for byte
+        request["tool_choice"] = {"type": "tool", "name": inp.force_tool}
     return request
 
 

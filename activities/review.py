@@ -51,10 +51,10 @@ from prflow.review.agents.layer import (
     parse_layer,
 )
 from prflow.review.agents.planner import (
-    SUBMIT_PLAN,
     finalize_plan,
     planner_message,
     planner_system,
+    submit_plan_tool,
 )
 from prflow.review.agents.prompts import load_prompt
 from prflow.review.agents.reviewer import (
@@ -346,7 +346,7 @@ def review_planning_prompt(inp: AgentPromptInput) -> PreparedPrompt:
         [entry["path"] for entry in facts.not_reviewed],
     )
     system = planner_system(inp.depth, intake.ai_generated)
-    return _prompt(system, [*TOOL_SPECS, SUBMIT_PLAN], message)
+    return _prompt(system, [*TOOL_SPECS, submit_plan_tool(inp.depth)], message)
 
 
 @activity.defn(name="review_finalize_plan")

@@ -25,7 +25,15 @@ with workflow.unsafe.imports_passed_through():
     from activities.phase_cuts import record_phase_cut
     from activities.repo_tools import run_repo_tool
     from activities.workspace import workspace_tool
-    from prflow.agent.budget import BudgetRaise, LimitKind, Verdict, check_call, fit_call, raised
+    from prflow.agent.budget import (
+        MIN_USEFUL_OUTPUT_TOKENS,
+        BudgetRaise,
+        LimitKind,
+        Verdict,
+        check_call,
+        fit_call,
+        raised,
+    )
     from prflow.agent.economy import next_elision_point
     from prflow.agent.messages import ComposedMessage, ComposeInput, ToolResultPart
     from prflow.agent.outcome import AgentOutcome, StopReason
@@ -56,6 +64,10 @@ CUT_RECORD_PATCH = "agent-cut-recorded-v1"
 SIZE_TO_FIT_PATCH = "agent-call-sized-to-fit-v1"
 """Patch: a call that does not fit its caps at full max_tokens is sized down, and the
 prefix the previous request cached is priced at the cache-read rate."""
+SHARE_PATCH = "agent-told-its-share-v1"
+"""Patch: an agent whose spec ``tells_share`` hears the tokens left of its cap after every
+turn, and the turn that leaves no room for another is its last: the answer must call the
+terminal tool, so what it found so far is submitted instead of lost at the cap."""
 TOOL_TIMEOUT = timedelta(minutes=2)
 TOOL_HEARTBEAT = timedelta(seconds=30)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
@@ -134,6 +146,9 @@ class AgentLoop:
             st.next_prompt_tokens = estimate_prompt_tokens(
                 spec.system_chars, spec.tools_chars, len(spec.tool_names), spec.initial_chars
             )
+        if self._tells_share() and st.budget.spent.calls == 0 and not st.last_turn:
+            # a first prompt so large that a second call would not fit: answer at once
+            st.last_turn = self._no_room_after(st.next_prompt_tokens)
         while True:
             if self._should_pause():
                 return None
@@ -146,8 +161,12 @@ class AgentLoop:
                 await self._record_cut(check.limit, check.reason)
                 return self._finish(_STOP_FOR_LIMIT[check.limit], check.reason)
 
+            last = st.last_turn
             try:
-                result = await self._call_model(check.max_tokens or spec.plan.max_tokens)
+                result = await self._call_model(
+                    check.max_tokens or spec.plan.max_tokens,
+                    force_tool=spec.terminal_tool if last else None,
+                )
             except ActivityError as err:
                 return self._finish(StopReason.llm_error, _failure_message(err))
 
@@ -166,26 +185,47 @@ class AgentLoop:
                 None,
             )
             if terminal is not None:
-                outcome = self._finish(StopReason.terminal_tool, "", result.text)
+                detail = "submitted at its token share" if last else ""
+                outcome = self._finish(StopReason.terminal_tool, detail, result.text)
                 outcome.terminal_input = terminal.input
                 return outcome
+            if last:
+                return self._finish(StopReason.budget_tokens, "token share spent")
 
+            tells = self._tells_share()
+            parts: list[ToolResultPart] = []
             if result.tool_calls:
-                parts = await asyncio.gather(*(self._answer_tool(c) for c in result.tool_calls))
+                parts = list(
+                    await asyncio.gather(*(self._answer_tool(c) for c in result.tool_calls))
+                )
                 follow_up = await self._compose(
-                    tool_results=list(parts),
+                    tool_results=parts,
                     cap=spec.economy.max_tool_result_chars_per_turn,
+                    text=self._share_note(last=False) if tells else None,
                 )
             elif result.stop_reason == "max_tokens":
                 follow_up = await self._compose(text=CONTINUE_PROMPT)
             else:
                 return self._finish(StopReason.final_answer, "", result.text)
-            self._append(MessageRef(role="user", blob_key=follow_up.key), follow_up)
-            st.next_prompt_tokens = (
+            next_tokens = (
                 result.usage.prompt_tokens
                 + result.usage.output_tokens
                 + tokens_for_chars(follow_up.chars)
             )
+            if tells and parts and self._no_room_after(next_tokens):
+                st.last_turn = True
+                follow_up = await self._compose(
+                    tool_results=parts,
+                    cap=spec.economy.max_tool_result_chars_per_turn,
+                    text=self._share_note(last=True),
+                )
+                next_tokens = (
+                    result.usage.prompt_tokens
+                    + result.usage.output_tokens
+                    + tokens_for_chars(follow_up.chars)
+                )
+            self._append(MessageRef(role="user", blob_key=follow_up.key), follow_up)
+            st.next_prompt_tokens = next_tokens
             elided_from = st.elide_before
             st.elide_before = next_elision_point(
                 st.elide_before, st.transcript_len, st.next_prompt_tokens, spec.economy
@@ -203,6 +243,36 @@ class AgentLoop:
         )
 
     # ------------------------------------------------------------------ steps
+
+    def _tells_share(self) -> bool:
+        """Whether this agent hears its token share (only such agents record the patch)."""
+        spec = self.state.spec
+        return bool(spec.tells_share and spec.terminal_tool and workflow.patched(SHARE_PATCH))
+
+    def _share_note(self, *, last: bool) -> str:
+        st = self.state
+        caps, spent = st.budget.caps, st.budget.spent
+        left = max(caps.tokens - spent.tokens, 0)
+        terminal = st.spec.terminal_tool
+        if last:
+            return (
+                f"[Token share: {left:,} of your {caps.tokens:,} tokens left, enough for this "
+                f"turn only. Call {terminal} now with what you have verified so far; no other "
+                "tool will run.]"
+            )
+        return (
+            f"[Token share: {left:,} of your {caps.tokens:,} tokens left; every turn re-sends "
+            f"the whole conversation. Conclude with {terminal} before it runs out: when one "
+            "more turn would not fit, your next answer must be that call.]"
+        )
+
+    def _no_room_after(self, next_tokens: int) -> bool:
+        """Whether, after a call of ``next_tokens`` prompt tokens, another one as large would
+        no longer fit the token cap: that call must then be the last."""
+        st = self.state
+        output = min(MIN_USEFUL_OUTPUT_TOKENS, st.spec.plan.max_tokens)
+        left = st.budget.caps.tokens - st.budget.spent.tokens
+        return left < 2 * (next_tokens + output)
 
     def _should_pause(self) -> bool:
         if not self._may_pause or self.state.turns_this_run == 0:
@@ -248,7 +318,7 @@ class AgentLoop:
             self.state.cached_prefix_tokens = 0  # the cache may have expired meanwhile
         return self._verdict()
 
-    async def _call_model(self, max_tokens: int) -> LlmCallResult:
+    async def _call_model(self, max_tokens: int, force_tool: str | None = None) -> LlmCallResult:
         st, spec = self.state, self.state.spec
         plan = spec.plan
         timeout = timedelta(seconds=plan.request_timeout_seconds * 1.2 + 5)
@@ -268,6 +338,7 @@ class AgentLoop:
                 repo=spec.repo,
                 pr_number=spec.pr_number,
                 answer_scope=_run_answer_scope(),
+                force_tool=force_tool,
             ),
             task_queue=plan.task_queue,
             start_to_close_timeout=timeout,

@@ -3,9 +3,10 @@
 The loop runs until its SDK suggests continue-as-new (or a turn count is
 reached), then continues-as-new from its state, so a refactor agent can run
 hundreds of turns for hours with a small history per run. It reports its
-progress to the workflow that started it at most once per
-:data:`REPORT_INTERVAL` and whenever its state changes (waiting for a budget
-raise, or finished), so the parent's history is not a signal per turn.
+progress to the workflow that started it when it starts waiting for a budget
+raise, and otherwise at most once per :data:`REPORT_EVERY_TURNS` turns and
+:data:`REPORT_INTERVAL`; its outcome reaches the parent as its result, so the
+parent's history grows by less than one event per child turn.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ REPORT_INTERVAL = timedelta(seconds=10)
 THROTTLED_REPORTS = "agent-progress-throttled"
 """Patch: progress goes to the parent at most once per interval or on a state change
 (earlier runs signalled after every turn)."""
+QUIET_REPORTS = "agent-progress-quiet-v1"
+"""Patch: no report after the first turn nor at the end (the parent has the outcome as the
+child's result); between, at most one per :data:`REPORT_EVERY_TURNS` turns and interval,
+so the parent's history grows by less than one event per child turn."""
+REPORT_EVERY_TURNS = 8
 
 
 @workflow.defn(name=AGENT_WORKFLOW)
@@ -34,15 +40,21 @@ class AgentWorkflow:
         self._loop: AgentLoop | None = None
         self._reported_at: datetime | None = None
         self._reported_waiting: str | None = None
+        self._turns_since_report = 0
+        self._quiet = False
 
     @workflow.run
     async def run(self, state: AgentState) -> AgentOutcome:
         self._loop = AgentLoop(state, on_turn=self._turn, on_wait=self._report, may_pause=True)
+        self._quiet = workflow.patched(QUIET_REPORTS)
+        if self._quiet:
+            self._reported_at = workflow.now()
         outcome = await self._loop.run()
         if outcome is None:
             await workflow.wait_condition(workflow.all_handlers_finished)
             workflow.continue_as_new(self._loop.next_run_state())
-        await self._report()
+        if not self._quiet:
+            await self._report()
         return outcome
 
     @workflow.signal
@@ -57,6 +69,17 @@ class AgentWorkflow:
     async def _turn(self) -> None:
         """After a turn: report only if the last report is old or the state changed."""
         assert self._loop is not None
+        if self._quiet:
+            self._turns_since_report += 1
+            changed = self._loop.waiting_reason != self._reported_waiting
+            due = (
+                self._turns_since_report >= REPORT_EVERY_TURNS
+                and self._reported_at is not None
+                and workflow.now() - self._reported_at >= REPORT_INTERVAL
+            )
+            if changed or due:
+                await self._report()
+            return
         if workflow.patched(THROTTLED_REPORTS):
             now = workflow.now()
             recent = self._reported_at is not None and now - self._reported_at < REPORT_INTERVAL
@@ -71,5 +94,6 @@ class AgentWorkflow:
             return
         self._reported_at = workflow.now()
         self._reported_waiting = self._loop.waiting_reason
+        self._turns_since_report = 0
         handle = workflow.get_external_workflow_handle(parent)
         await handle.signal("agent_progress", self._loop.progress())

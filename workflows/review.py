@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.review.agents.anatomy_reader import SUBMIT_ANATOMY, parse_anatomy
     from prflow.review.agents.intake import SUBMIT_INTAKE, parse_intake
     from prflow.review.agents.planner import SUBMIT_PLAN
+    from prflow.review.depth_limits import token_capped
     from prflow.review.models import IntakeResult, ReviewPlan, SemanticAnatomy
     from prflow.review.pull_patches import PullPatches
     from prflow.review.render.github_review import run_marker
@@ -68,7 +69,7 @@ with workflow.unsafe.imports_passed_through():
         SynthesisRefs,
     )
     from prflow.run_progress import PhaseState
-    from workflows.review_fanout import ReviewFanOut
+    from workflows.review_fanout import BOUNDED_BY_DEPTH, ReviewFanOut
     from workflows.review_phases import PhaseBook, ReviewRun
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
@@ -90,6 +91,11 @@ class ReviewWorkflow(KindWorkflow):
     @workflow.run
     async def run(self, request: ReviewRequest) -> ReviewResult:
         kit, book = self.kit, self.book
+        if workflow.patched(BOUNDED_BY_DEPTH):
+            book.bounded = True
+            request = request.model_copy(
+                update={"plans": token_capped(request.plans, request.depth)}
+            )
         pr = request.pull_request
         kit.tag(repo=f"{pr.owner}/{pr.repo}" if pr else request.repo, pr=pr.number if pr else None)
         kit.start_deadline(request.deadline_seconds)

@@ -41,8 +41,10 @@ with workflow.unsafe.imports_passed_through():
         parse_investigations,
     )
     from prflow.review.budgets import MIN_PASS_USD, priority_weights
+    from prflow.review.depth_limits import limits_for
+    from prflow.review.dimension_merge import merge_repeats, name_key, repeats_of, targets_key
     from prflow.review.models import Dimension, FindingSource
-    from prflow.review.questions import new_questions, question_key
+    from prflow.review.questions import investigation_key, new_questions, question_key
     from prflow.review.run_models import ReviewPhase
     from prflow.review.stage_models import (
         CoverageInput,
@@ -62,6 +64,9 @@ with workflow.unsafe.imports_passed_through():
 MAX_LAYER_PASSES = 4
 """Passes of each layer agent; the last one waits for every remaining finding."""
 MAX_DEEP_DIVES = 5
+LAYER_PASS_SHARE = 0.5
+"""Bounded reviews: a layer pass may use this part of its phase's tokens left (the last
+pass all of it), so an exploring first pass leaves room for the findings after it."""
 STEP = {
     ReviewPhase.reviewers: "reviewers",
     ReviewPhase.investigations: "reviewers",
@@ -80,6 +85,10 @@ DEDUPE_PATCH = "review-one-question-one-agent-v1"
 LAYER_CONTINUES = "review-layer-continues-v1"
 """Patch: a layer agent's later pass continues its previous pass's conversation (read from
 the prompt cache) instead of starting a new one that names every earlier finding again."""
+BOUNDED_BY_DEPTH = "review-bounded-by-depth-v1"
+"""Patch: at most the depth's reviewers in all, repeated dimensions merged or dropped,
+investigations and deep dives asked once per (question, target), deep dives capped by
+depth, and every agent within its share of the depth's token budget."""
 EARLY_INVESTIGATIONS = "review-investigations-start-at-once-v1"
 """Patch: a reviewer may ask for an investigation mid-run (``request_investigation``); it
 starts at once, beside the reviewer, at bounded concurrency."""
@@ -111,6 +120,17 @@ class ReviewFanOut:
         self._early = workflow.patched(EARLY_INVESTIGATIONS)
         if self._early:
             self.kit.on_agent_request = self._requested
+        self._bounded = book.bounded
+        self._limits = limits_for(run.request.depth)
+        self._slots = self._limits.reviewers
+        self._dive_cap = MAX_DEEP_DIVES
+        if self._bounded:
+            self._dive_cap = self._deep_dives_left = self._limits.deep_dives
+        self._questions: set[str] = set()
+        self._names: set[str] = set()
+        self._targets: set[tuple[str, ...]] = set()
+        self.not_started: list[str] = []
+        """Why reviewers the model asked for did not start (repeats, the depth's bounds)."""
 
     async def review(self, dimensions: Sequence[Dimension]) -> None:
         """Reviewers and gap reviewers produce; the layer consumes until they are all done."""
@@ -126,6 +146,8 @@ class ReviewFanOut:
         await self._coverage()
         self._producing = False
         await layer
+        for note in self.not_started:
+            self.book.remark(ReviewPhase.reviewers, note)
         self.book.show("review_layer", LAYER_PHASES)
 
     @property
@@ -152,6 +174,12 @@ class ReviewFanOut:
             self._asked |= {question_key(d) for d in fresh}
             self.repeated_questions += len(repeats)
             dimensions = fresh
+        if self._bounded:
+            kept = self._within_bounds(dimensions, phase)
+            if fractions is not None:
+                keep = {id(d) for d in kept}
+                fractions = [f for d, f in zip(dimensions, fractions, strict=True) if id(d) in keep]
+            dimensions = kept
         if not dimensions:
             return
         run = self.run
@@ -196,6 +224,45 @@ class ReviewFanOut:
         await self.kit.run_child_agents(
             specs, max_concurrency=run.request.max_concurrency, on_done=finished
         )
+
+    def _within_bounds(self, dimensions: Sequence[Dimension], phase: str) -> list[Dimension]:
+        """The dimensions that may become agents: planned and gap dimensions with a name or
+        targets of their own, as many as the depth's reviewer slots have room for."""
+        kept = list(dimensions)
+        if phase in (ReviewPhase.reviewers, ReviewPhase.gap_reviewers):
+            merged = merge_repeats(kept)
+            kept = [d for d in merged if not repeats_of(d, self._names, self._targets)]
+            if len(kept) < len(dimensions):
+                self.not_started.append(
+                    f"{phase}: {len(dimensions) - len(kept)} of {len(dimensions)} merged "
+                    "or dropped (the name or target files of another)"
+                )
+            self._names |= {name_key(d.name) for d in kept}
+            self._targets |= {targets_key(d.target_files) for d in kept}
+        room = max(self._slots, 0)
+        if len(kept) > room:
+            depth = self.run.request.depth.value
+            self.not_started.append(
+                f"{phase}: {len(kept) - room} not started (a {depth} review runs at most "
+                f"{self._limits.reviewers} reviewers)"
+            )
+            kept = kept[:room]
+        self._slots -= len(kept)
+        return kept
+
+    def _new_asks(
+        self, requests: Sequence[InvestigationRequest], default_files: Sequence[str]
+    ) -> list[InvestigationRequest]:
+        """``requests`` whose (question, target files) nobody of the run asked before."""
+        fresh: list[InvestigationRequest] = []
+        for request in requests:
+            key = investigation_key(request.question, request.files or default_files)
+            if key in self._questions:
+                self.repeated_questions += 1
+                continue
+            self._questions.add(key)
+            fresh.append(request)
+        return fresh
 
     async def _finished(self, dimension: Dimension, phase: str, outcome: AgentOutcome) -> None:
         self.book.note(phase, outcome)
@@ -251,9 +318,12 @@ class ReviewFanOut:
     ) -> None:
         """A reviewer's deeper looks (at most two), run as the same reviewer."""
         allowed = max(MAX_INVESTIGATIONS - (first - 1), 0)
+        asked = list(requests[:allowed])
+        if self._bounded:
+            asked = self._new_asks(asked, parent.target_files)
         dimensions = [
             investigation_dimension(parent, item, number)
-            for number, item in enumerate(requests[:allowed], first)
+            for number, item in enumerate(asked, first)
         ]
         if not dimensions:
             return
@@ -355,6 +425,7 @@ class ReviewFanOut:
             backend=run.tools(),
             child=True,
             after_spend=True,
+            rest_share=1.0 if number >= MAX_LAYER_PASSES else LAYER_PASS_SHARE,
         )
         if continues:
             self._last_pass[role] = outcome
@@ -392,8 +463,10 @@ class ReviewFanOut:
 
     async def _deep_dive(self, dives: Sequence[InvestigationRequest]) -> None:
         """The resolver's deep dives (at most five per review), as the one reviewer."""
+        if self._bounded:
+            dives = self._new_asks([d for d in dives if d.files], [])
         allowed = list(dives[: self._deep_dives_left])
-        start = MAX_DEEP_DIVES - self._deep_dives_left
+        start = self._dive_cap - self._deep_dives_left
         self._deep_dives_left -= len(allowed)
         dimension_id, dimension_name = CROSS_REF_DIMENSION
         resolver = Dimension(id=dimension_id, name=dimension_name, prompt="", target_files=[])
@@ -405,5 +478,5 @@ class ReviewFanOut:
         await self.fan_out(
             dimensions,
             ReviewPhase.deep_dives,
-            fractions=[1.0 / MAX_DEEP_DIVES] * len(dimensions),
+            fractions=[1.0 / self._dive_cap] * len(dimensions),
         )

@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.state import AgentSpec, RepoToolBackend, spec_from_prompt
     from prflow.repo_models import ResolvedRange
     from prflow.review.budgets import UnspentPool, remaining, shared
+    from prflow.review.depth_limits import REVIEWER_PHASES, pass_tokens
     from prflow.review.models import IntakeResult, SemanticAnatomy
     from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest
     from prflow.review.stage_models import FactsRefs, PhaseOutcome, ReviewScope
@@ -82,6 +83,12 @@ class PhaseBook:
         self.kit = kit
         self.outcomes: dict[str, PhaseOutcome] = {}
         self.pool = UnspentPool()
+        self.remarks: dict[str, list[str]] = {}
+        """What the report says of a phase that ran (agents that submitted at their share,
+        reviewers the depth's bounds did not start)."""
+        self.bounded = False
+        """Set by the workflow (patch ``review-bounded-by-depth-v1``): the plans' token caps are
+        the depth's, a reviewer's is its own (not a fraction), and agents are told theirs."""
 
     def spec(
         self,
@@ -95,6 +102,7 @@ class PhaseBook:
         fraction: float = 1.0,
         after_spend: bool = False,
         parent_tools: Sequence[str] = (),
+        rest_share: float = 1.0,
     ) -> AgentSpec:
         """An agent of ``phase`` with ``fraction`` of the phase's caps, or (``after_spend``)
         with what its earlier agents left of them."""
@@ -106,6 +114,10 @@ class PhaseBook:
             share = 1.0 if after_spend else fraction
             extra = self.pool.grant(name, caps.usd, share, within_phase=after_spend)
             caps = caps.model_copy(update={"usd": round(caps.usd + extra, 6)})
+        if self.bounded and phase in REVIEWER_PHASES:
+            caps = caps.model_copy(update={"tokens": plan.caps.tokens})
+        elif self.bounded and after_spend and rest_share < 1.0:
+            caps = caps.model_copy(update={"tokens": pass_tokens(caps.tokens, rest_share)})
         pr = request.pull_request
         return spec_from_prompt(
             prompt,
@@ -118,6 +130,7 @@ class PhaseBook:
             repo=f"{pr.owner}/{pr.repo}" if pr else None,
             pr_number=pr.number if pr else None,
             parent_tools=list(parent_tools),
+            tells_share=self.bounded,
         )
 
     async def ask(
@@ -133,9 +146,12 @@ class PhaseBook:
         backend: RepoToolBackend | None = None,
         child: bool = False,
         after_spend: bool = False,
+        rest_share: float = 1.0,
     ) -> AgentOutcome:
         """One agent, start to end: its prompt prepared by ``prepare`` (an activity), run
-        inline or as a child workflow, its outcome folded into ``phase``."""
+        inline or as a child workflow, its outcome folded into ``phase``. ``rest_share``:
+        the part of what the phase has left that this agent's tokens may use (bounded
+        reviews keep some for a layer agent's later passes)."""
         prompt: PreparedPrompt = await self.kit.step(
             step, prepare, prompt_input, timeout=PROMPT_TIMEOUT
         )
@@ -147,6 +163,7 @@ class PhaseBook:
             terminal=terminal,
             backend=backend,
             after_spend=after_spend,
+            rest_share=rest_share,
         )
         if child:
             outcome = await self.kit.run_child_agent(spec)
@@ -167,6 +184,8 @@ class PhaseBook:
         """Fold one agent's outcome into its phase: its spend, and a cut or failure."""
         if workflow.patched(UNSPENT_FLOWS):
             self.pool.settle(outcome.name, outcome.spent.usd)
+        if self.bounded and outcome.stop == StopReason.terminal_tool and outcome.detail:
+            self.remark(phase, f"{outcome.name} {outcome.detail}")
         current = self.outcomes.get(phase) or PhaseOutcome(name=phase, state=PhaseState.done)
         state, detail = current.state, current.detail
         if outcome.stop in CUT_STOPS:
@@ -176,6 +195,9 @@ class PhaseBook:
         self.outcomes[phase] = PhaseOutcome(
             name=phase, state=state, detail=detail, spent=current.spent.plus(outcome.spent)
         )
+
+    def remark(self, phase: str, text: str) -> None:
+        self.remarks.setdefault(phase, []).append(text)
 
     def stop(self, phase: str, detail: str) -> None:
         """Mark ``phase`` cut without running it (its budget was spent)."""
@@ -205,11 +227,19 @@ class PhaseBook:
         """Every phase as the report lists it: ran, cut, or skipped and why."""
         why = "no model configured (static mode)" if not model else "not reached"
         return [
-            self.outcomes.get(phase)
+            self._remarked(self.outcomes.get(phase))
             or PhaseOutcome(name=phase, state=PhaseState.skipped, detail=why)
             for phase in REPORTED_PHASES
             if phase in self.outcomes or phase not in ON_DEMAND
         ]
+
+    def _remarked(self, outcome: PhaseOutcome | None) -> PhaseOutcome | None:
+        """``outcome`` with its remarks as the detail of a phase that ran without one."""
+        remarks = self.remarks.get(outcome.name, []) if outcome is not None else []
+        if outcome is None or not remarks or outcome.detail or outcome.state != PhaseState.done:
+            return outcome
+        shown = "; ".join(dict.fromkeys(remarks[:6])) + ("; ..." if len(remarks) > 6 else "")
+        return outcome.model_copy(update={"detail": shown})
 
     def names(self, state: PhaseState, model: bool) -> list[str]:
         return [o.name for o in self.report(model) if o.state == state]

@@ -28,6 +28,13 @@ model does: a prompt-cache prefix becomes readable only when the response that w
 begins, so agents started together (the reviewers) race to write their shared prefix
 unless they wait for the first; without latency the race never shows. ``--latency 0``
 answers at once.
+
+``--exploring`` scripts every agent as a model that explores five turns whatever its prompt
+says, with a planner that repeats dimension names (:mod:`bench.review_economy.exploring`);
+it also prints, per pair, the reviewer conversations (planned, gap, investigation and deep
+dive), all requests, and the review's history events caused by its children's messages per
+child model turn (:mod:`bench.review_economy.parent_events`). Goals (issue 29 item 5): a
+standard review <= 400k prompt tokens and <= 8x impact, <= 1.0 parent events per child turn.
 """
 
 from __future__ import annotations
@@ -52,6 +59,8 @@ from bench.review.conversation import (
     impact_conversation,
     review_conversation,
 )
+from bench.review_economy.exploring import REVIEWER_ROUTES, exploring_impact, exploring_review
+from bench.review_economy.parent_events import parent_events
 from prflow.llm.request_identity import request_digest
 from prflow.review.run_models import MODEL_PHASES
 from tests.support.review_runs import CROSS_REF, INVESTIGATION, every_pass, reading, submit
@@ -173,6 +182,12 @@ def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, lis
     }
 
 
+def _conversations(requests: list[RecordedRequest]) -> tuple[int, int]:
+    """(reviewer conversations, all agent conversations): first turns answered."""
+    first = [r for r in requests if r.turn == 0 and r.usage is not None]
+    return sum(1 for r in first if r.route in REVIEWER_ROUTES), len(first)
+
+
 def _slowed(turns: list[Turn], latency: float) -> list[Turn]:
     return [dataclasses.replace(turn, delay_seconds=latency) for turn in turns]
 
@@ -200,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="how long every scripted answer takes (default %(default)s)",
     )
+    parser.add_argument(
+        "--exploring",
+        action="store_true",
+        help="script a model that explores five turns per agent and repeats dimension names",
+    )
     args = parser.parse_args(argv)
     root = DEFAULT_ROOT
     print(f"scripted model latency: {args.latency:g} s per answer")
@@ -217,7 +237,11 @@ def main(argv: list[str] | None = None) -> int:
             files = len(git(repo, "diff", "--name-only", "-M", BASE_REF, HEAD_REF).splitlines())
             reports = fresh_dir(root / "reports" / f"economy-{package}")
             with ScriptedAnthropic(min_cacheable_tokens=MIN_CACHEABLE_TOKENS) as server:
-                routes = review_conversation(repo, whole_files=args.whole_file_reviewers)
+                routes = (
+                    exploring_review(repo)
+                    if args.exploring
+                    else review_conversation(repo, whole_files=args.whole_file_reviewers)
+                )
                 if args.default_caps:
                     routes = _with_deep_dives(repo, routes)
                 server.route({key: _slowed(turns, args.latency) for key, turns in routes.items()})
@@ -227,8 +251,11 @@ def main(argv: list[str] | None = None) -> int:
                 _run(cli, server, command, reports / "review.json")
                 review_rows = _figures(server.requests, phases)
                 done = len(server.requests)
+                conversations = _conversations(server.requests)
+                events = parent_events(cli.state) if args.exploring else None
                 server.route({})
-                server.script(_slowed(impact_conversation(repo), args.latency))
+                anchor = exploring_impact(repo) if args.exploring else impact_conversation(repo)
+                server.script(_slowed(anchor, args.latency))
                 cli = PrflowCli(fresh_dir(root / "state" / f"economy-impact-{package}"), COLD)
                 command = [str(cli.binary), "impact", *_args(repo), "--format", "json",
                            "--budget-usd", BUDGET_USD]  # fmt: skip
@@ -257,6 +284,18 @@ def main(argv: list[str] | None = None) -> int:
                 "  review/impact prompt tokens: "
                 f"{review_total['prompt'] / impact_total['prompt']:.1f}x"
             )
+            if events is not None:
+                reviewers, everyone = conversations
+                print(f"  exploring: {review_total['prompt']:,} prompt tokens, "
+                      f"{review_total['requests']} requests, {reviewers} reviewer conversations "
+                      f"({everyone} agent conversations), {events.children} child agents, "
+                      f"{events.child_turns} child turns; parent: {events.signals} child "
+                      f"signals, {events.signal_events} events = "
+                      f"{events.per_child_turn:.2f} per child turn")  # fmt: skip
+                report = json.loads((reports / "review.json").read_text())
+                found = len(report.get("findings", []))
+                print(f"  exploring: cut phases: {_cuts(report)}; complete: "
+                      f"{report.get('complete')}; findings: {found}")  # fmt: skip
     except BenchError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2

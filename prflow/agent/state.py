@@ -87,6 +87,11 @@ class AgentSpec(BaseModel):
     parent_workflow_id: str | None = Field(
         default=None, description="Where a child agent reports its progress"
     )
+    tells_share: bool = Field(
+        default=False,
+        description="Each follow-up tells the agent the tokens left of its cap, and a turn "
+        "that would leave no room for one more is its last: it must submit (forced)",
+    )
     parent_tools: list[str] = Field(
         default_factory=list,
         description="Tools the parent workflow acts on: a call is signalled to it (a child "
@@ -151,6 +156,9 @@ class AgentState(BaseModel):
     elide_before: int = 0
     runs: int = 1
     turns_this_run: int = 0
+    last_turn: bool = Field(
+        default=False, description="The next answer must call the terminal tool (share spent)"
+    )
     reads_outside_focus: list[str] = Field(
         default_factory=list, description="Files opened outside the backend's focus so far"
     )

@@ -52,6 +52,9 @@ class LlmCallInput(BaseModel):
     elide_before: int = Field(
         default=0, description="Tool results of messages before this index are sent as stubs"
     )
+    force_tool: str | None = Field(
+        default=None, description="The tool the answer must call (an agent's last turn)"
+    )
     repo: str | None = None
     pr_number: int | None = None
     answer_scope: str | None = Field(

@@ -42,6 +42,14 @@ def new_questions(
     return fresh, repeats
 
 
+def investigation_key(question: str, files: Sequence[str]) -> str:
+    """What an investigation or deep dive asks: its question (whitespace and case aside) and
+    its target files, whoever asked it and in whichever pass."""
+    text = " ".join(question.split()).casefold()
+    digest = hashlib.sha256(f"{text}\0{chr(10).join(sorted(set(files)))}".encode()).hexdigest()
+    return digest[:32]
+
+
 def once_each(reasons: Iterable[str]) -> list[str]:
     """``reasons`` with repeats removed, first occurrence kept (a finding rejected for
     several agents that submitted it is reported once)."""

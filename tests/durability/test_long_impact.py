@@ -1,7 +1,7 @@
 """A 400-turn impact agent keeps every history small (issue 20 item 5).
 
 The impact agent runs as a child agent workflow that continues-as-new every
-100 turns and reports its progress to the impact run at most once per 10 s,
+100 turns and reports its progress to the impact run at most once per 8 turns and 10 s,
 so neither the impact run nor any run of its agent comes near Temporal's
 10,240-event warning: the goal is at most 4,000 events and 4 MB per run.
 """

@@ -406,7 +406,10 @@ class ScriptedAnthropic:
             where = f" of route {route!r}" if route else ""
             message = f"scripted server has no turn {turn_index}{where} ({len(turns)} scripted)"
             return _error_decision(bad_request(message), turn=turn_index, served="invalid")
-        turn = turns[turn_index]
+        turn = _forced(turns, turn_index, body.get("tool_choice"))
+        if turn is None:
+            message = f"tool_choice forces a tool no scripted turn from {turn_index} calls"
+            return _error_decision(bad_request(message), turn=turn_index, served="invalid")
         attempt = self._served_per_turn.get((route, turn_index), 0)
         self._served_per_turn[(route, turn_index)] = attempt + 1
         fault = turn.faults[attempt] if attempt < len(turn.faults) else None
@@ -472,6 +475,19 @@ class _Decision:
     release: threading.Event | None = None
     delay_seconds: float = 0.0
     cache_writes: frozenset[str] = frozenset()
+
+
+def _forced(turns: Sequence[Turn], index: int, choice: object) -> Turn | None:
+    """The turn that answers at ``index``: with ``tool_choice`` forcing a tool, as the API
+    guarantees, the first turn from ``index`` on that calls it (the scripted model says
+    now what it would have said later); None when no such turn is scripted."""
+    if not isinstance(choice, dict) or choice.get("type") != "tool":
+        return turns[index]
+    name = choice.get("name")
+    for turn in turns[index:]:
+        if any(use.name == name for use in turn.tool_uses):
+            return turn
+    return None
 
 
 def _error_decision(error: ApiError, *, turn: int | None, served: str) -> _Decision:

@@ -22,6 +22,8 @@ from prflow.review.agents.finding_input import path_list, text_list
 from prflow.review.agents.prompts import load_prompt
 from prflow.review.agents.schemas import DIMENSION_ITEM
 from prflow.review.anatomy import ChangeCluster, DiffStructure
+from prflow.review.depth_limits import planner_rules
+from prflow.review.dimension_merge import merge_repeats
 from prflow.review.models import (
     DIMENSIONS_BY_DEPTH,
     Dimension,
@@ -38,15 +40,33 @@ MAX_TARGETS = 25
 MAX_CONTEXT = 10
 MAX_HINTS = 8
 HALLUCINATION_DIMENSION = "Do the APIs this code uses exist?"
+SUBMIT_PLAN_NAME = "submit_review_plan"
 
-SUBMIT_PLAN = ToolSpec(
-    name="submit_review_plan",
-    description="Submit the review plan: the dimensions to review and cross-reference hints.",
-    input_schema={
+
+def submit_plan_tool(depth: ReviewDepth | None = None) -> ToolSpec:
+    """The planner's submission tool; with ``depth``, its dimension count is in the schema."""
+    bound: dict[str, Any] = {}
+    description = "Submit the review plan: the dimensions to review and cross-reference hints."
+    if depth is not None:
+        low, high = DIMENSIONS_BY_DEPTH[depth]
+        bound = {"maxItems": high}
+        description += (
+            f" {low} to {high} dimensions ({depth.value} review), each with its own name and "
+            "its own target files (repeats are merged; beyond the most important "
+            f"{high} are dropped)."
+        )
+    return ToolSpec(
+        name=SUBMIT_PLAN_NAME, description=description, input_schema=_plan_schema(bound)
+    )
+
+
+def _plan_schema(bound: dict[str, Any]) -> dict[str, Any]:
+    return {
         "type": "object",
         "properties": {
             "dimensions": {
                 "type": "array",
+                **bound,
                 "items": {
                     **DIMENSION_ITEM,
                     "properties": {
@@ -59,16 +79,15 @@ SUBMIT_PLAN = ToolSpec(
             "cross_ref_hints": {"type": "array", "items": {"type": "string"}},
         },
         "required": ["dimensions", "cross_ref_hints"],
-    },
-)
+    }
+
+
+SUBMIT_PLAN = submit_plan_tool()
+"""The tool as planners before the depth bounds saw it (its name is the terminal tool's)."""
 
 
 def planner_system(depth: ReviewDepth, ai_generated: float) -> str:
-    low, high = DIMENSIONS_BY_DEPTH[depth]
-    dimension_rule = (
-        f"This is a {depth.value} review: write between {low} and {high} dimensions, "
-        "most important first."
-    )
+    dimension_rule = planner_rules(depth)
     ai_rule = ""
     if ai_generated > AI_GENERATED_THRESHOLD:
         ai_rule = (
@@ -215,6 +234,13 @@ def finalize_plan(
     dimensions = parse_dimensions(
         (submitted or {}).get("dimensions"), set(reviewable), set(known_paths), notes
     )
+    merged = merge_repeats(dimensions)
+    if len(merged) < len(dimensions):
+        notes.append(
+            f"merged {len(dimensions)} dimensions into {len(merged)}: same name or same "
+            "target files"
+        )
+        dimensions = merged
     origin = "model" if dimensions else "prflow"
     if not dimensions:
         notes.append(planner_problem or "the planner submitted no usable dimension")

@@ -20,6 +20,8 @@ DIMENSION_ITEM: dict[str, Any] = {
 
 QUESTION_ITEM: dict[str, Any] = {
     "type": "object",
+    "description": "Asked once per review: the same question with the same files is not run "
+    "again, and none starts once the review's reviewers (by depth) are all taken.",
     "properties": {"question": {"type": "string"}, "files": _PATHS},
     "required": ["question", "files"],
 }
