@@ -1,0 +1,333 @@
+"""Activities of the conversation: start it, read a reply's context, post answers once,
+remember verdicts, and resolve the threads a push fixed.
+
+Every write is idempotent by a hidden marker (:mod:`prflow.conversation.markers`):
+before posting, the activity looks for its own comment carrying the marker, so a
+worker killed between GitHub's answer and Temporal's record posts nothing twice.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from temporalio import activity
+
+from activities.agent_messages import prepare_prompt
+from activities.github.client import github_client, graphql
+from activities.github.comments import own_login
+from activities.github.errors import classified_errors
+from activities.github.pulls import fetch_pull_request
+from activities.github.review_threads import fetch_review_threads
+from activities.gitrepo import GitRepoReader, resolve_range
+from activities.heartbeats import heartbeating
+from activities.llm import llm_configured
+from prflow.agent.messages import AgentPrompt
+from prflow.agent.planning import phase_plan
+from prflow.config import cached_settings
+from prflow.conversation import markers, rules
+from prflow.conversation.events import IssueCommentEvent, ReviewCommentEvent
+from prflow.conversation.holding import anchor_of_hunk, finding_holds, hunk_at_head
+from prflow.conversation.kind import CONVERSATION, PHASE
+from prflow.conversation.models import (
+    OpenConversation,
+    PostedReply,
+    PostReply,
+    ReadReply,
+    RecordVerdict,
+    ReplyPlan,
+    Sweep,
+    SweepResult,
+)
+from prflow.conversation.prompt import (
+    SUBMIT_REPLY,
+    ReplyTopic,
+    ReplyVerdict,
+    ThreadComment,
+    addressed_body,
+    reply_body,
+    reply_message,
+    system_prompt,
+)
+from prflow.conversation.state import ConversationState
+from prflow.pr_identifier import PullRequestRef
+from prflow.queue.events import command_jobs
+from prflow.repo_models import RepoSpec
+from prflow.review.fingerprints import fingerprint_of_comment
+from prflow.store.finding_verdicts import record_verdict
+from prflow.tools.registry import TOOL_SPECS
+
+if TYPE_CHECKING:
+    import github
+
+RESOLVE_THREAD = """
+mutation PrflowResolveThread($threadId: ID!) {
+  resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } }
+}
+"""
+MAX_THREAD_READ = 100
+
+
+def _db() -> str:
+    return cached_settings().resolved_database_url()
+
+
+def _errors(pr: PullRequestRef, action: str) -> Any:
+    return classified_errors(
+        action=f"{action} {pr.slug}",
+        missing=f"Pull request {pr.slug} was not found",
+        permission="read and write access to pull requests (to answer review threads)",
+    )
+
+
+def _ours(login: str | None, author_type: str | None, own: str | None) -> bool:
+    """Written by prflow's account; by a bot when the token cannot tell who it is."""
+    if own is None:
+        return author_type == "Bot"
+    return login == own or login == own.removesuffix("[bot]")
+
+
+# ---------------------------------------------------------------- start
+
+
+@activity.defn(name="conversation_open")
+async def open_conversation(inp: OpenConversation) -> str:
+    """Start the PR's conversation, or tell the running one a review was posted; its id."""
+    from worker.conversation_client import signal_with_start
+
+    plan = None
+    if llm_configured():
+        plan = phase_plan(cached_settings(), CONVERSATION, PHASE)
+    state = ConversationState(pr=inp.pr, queues=inp.queues, plan=plan)
+    return await signal_with_start(activity.client(), state, inp.posted)
+
+
+# ---------------------------------------------------------------- answering
+
+
+@activity.defn(name="conversation_prepare")
+@heartbeating
+def prepare_reply(inp: ReadReply) -> ReplyPlan:
+    """Whether a comment gets an answer and, if so, the agent's prompt and tools."""
+    with _errors(inp.pr, "reading the conversation of"):
+        client = github_client()
+        own = own_login(client)
+        comment = inp.comment
+        if _ours(comment.author, comment.author_type, own) or markers.is_prflow_reply(comment.body):
+            return ReplyPlan(skip="prflow's own comment")
+        if rules.is_bot(comment.author, comment.author_type):
+            return ReplyPlan(skip=f"{comment.author} is a bot")
+        pull = client.get_repo(f"{inp.pr.owner}/{inp.pr.repo}").get_pull(inp.pr.number)
+        if isinstance(comment, ReviewCommentEvent):
+            return _review_reply_plan(inp.pr, pull, comment, own)
+        return _issue_reply_plan(inp.pr, pull, comment, own)
+
+
+def _review_reply_plan(
+    pr: PullRequestRef, pull: Any, comment: ReviewCommentEvent, own: str | None
+) -> ReplyPlan:
+    root_id = comment.in_reply_to_id or comment.comment_id
+    thread = sorted(
+        (c for c in pull.get_review_comments() if root_id in (c.id, c.in_reply_to_id)),
+        key=lambda c: c.id,
+    )
+    root = next((c for c in thread if c.id == root_id), None)
+    if root is None:
+        return ReplyPlan(skip="the thread's first comment is gone")
+    opened_by_us = _ours(root.user.login, root.user.type, own)
+    fingerprint = fingerprint_of_comment(root.body) if opened_by_us else None
+    if fingerprint is None and not rules.mentions(comment.body, own):
+        return ReplyPlan(skip="not in a prflow thread and prflow is not mentioned")
+    marker = markers.reply_marker(comment.comment_id)
+    if any(
+        _ours(c.user.login, c.user.type, own) and markers.carries(c.body, marker) for c in thread
+    ):
+        return ReplyPlan(skip="answered already")
+    info = fetch_pull_request(pr)
+    rng = resolve_range(
+        RepoSpec(location=info.clone_url, pr_number=pr.number), info.base_sha, info.head_sha
+    )
+    data = GitRepoReader.for_range(rng).read_file(rng.head_sha, root.path)
+    text = data.decode("utf-8", errors="replace") if data is not None else None
+    anchor = anchor_of_hunk(root.diff_hunk)
+    topic = ReplyTopic(
+        path=root.path,
+        line=root.line or root.original_line,
+        finding=markers.finding_text(root.body),
+        code_at_head=hunk_at_head(text, anchor, root.line or root.original_line),
+        head_sha=rng.head_sha,
+        thread=[
+            ThreadComment(author=c.user.login, body=c.body or "")
+            for c in thread
+            if c.id not in (root_id, comment.comment_id)
+        ],
+        reply=ThreadComment(author=comment.author, body=comment.body),
+    )
+    return ReplyPlan(
+        prompt=_prompt(topic),
+        range=rng,
+        fingerprint=fingerprint,
+        dimension=markers.dimension_of_finding(root.body),
+        head_sha=rng.head_sha,
+    )
+
+
+def _issue_reply_plan(
+    pr: PullRequestRef, pull: Any, comment: IssueCommentEvent, own: str | None
+) -> ReplyPlan:
+    if command_jobs(comment.body):
+        return ReplyPlan(skip="a /prflow command: the queue runs it")
+    if not rules.mentions(comment.body, own):
+        return ReplyPlan(skip="prflow is not mentioned")
+    earlier = list(pull.as_issue().get_comments())[-MAX_THREAD_READ:]
+    marker = markers.reply_marker(comment.comment_id)
+    if any(
+        _ours(c.user.login, c.user.type, own) and markers.carries(c.body, marker) for c in earlier
+    ):
+        return ReplyPlan(skip="answered already")
+    info = fetch_pull_request(pr)
+    rng = resolve_range(
+        RepoSpec(location=info.clone_url, pr_number=pr.number), info.base_sha, info.head_sha
+    )
+    topic = ReplyTopic(
+        path="(the pull request as a whole)",
+        finding="(no finding: a comment on the pull request that mentions prflow)",
+        code_at_head="(use the repository tools to read the change)",
+        head_sha=rng.head_sha,
+        thread=[
+            ThreadComment(author=c.user.login, body=c.body or "")
+            for c in earlier
+            if c.id != comment.comment_id
+        ][-10:],
+        reply=ThreadComment(author=comment.author, body=comment.body),
+    )
+    return ReplyPlan(prompt=_prompt(topic), range=rng, head_sha=rng.head_sha)
+
+
+def _prompt(topic: ReplyTopic) -> Any:
+    return prepare_prompt(
+        _db(),
+        AgentPrompt(
+            system=system_prompt(),
+            tools=[*TOOL_SPECS, SUBMIT_REPLY],
+            first_message=reply_message(topic),
+        ),
+    )
+
+
+@activity.defn(name="conversation_post_reply")
+@heartbeating
+def post_reply(inp: PostReply) -> PostedReply:
+    """Post the answer in the comment's thread, unless an earlier attempt already did."""
+    comment = inp.comment
+    marker = markers.reply_marker(comment.comment_id)
+    body = reply_body(ReplyVerdict(verdict=inp.verdict, answer=inp.answer), marker)
+    with _errors(inp.pr, "answering in"):
+        client = github_client()
+        own = own_login(client)
+        pull = client.get_repo(f"{inp.pr.owner}/{inp.pr.repo}").get_pull(inp.pr.number)
+        if isinstance(comment, ReviewCommentEvent):
+            root_id = comment.in_reply_to_id or comment.comment_id
+            for existing in pull.get_review_comments():
+                if (
+                    root_id in (existing.id, existing.in_reply_to_id)
+                    and _ours(existing.user.login, existing.user.type, own)
+                    and markers.carries(existing.body, marker)
+                ):
+                    return PostedReply(url=existing.html_url, already=True)
+            created = pull.create_review_comment_reply(root_id, body)
+            return PostedReply(url=created.html_url)
+        issue = pull.as_issue()
+        for existing in issue.get_comments():
+            if _ours(existing.user.login, existing.user.type, own) and markers.carries(
+                existing.body, marker
+            ):
+                return PostedReply(url=existing.html_url, already=True)
+        created_comment = issue.create_comment(body)
+        return PostedReply(url=created_comment.html_url)
+
+
+@activity.defn(name="conversation_record_verdict")
+@heartbeating
+def record_finding_verdict(inp: RecordVerdict) -> None:
+    record_verdict(
+        _db(),
+        inp.repo,
+        inp.pr_number,
+        inp.fingerprint,
+        inp.verdict,
+        dimension=inp.dimension,
+        head_sha=inp.head_sha,
+    )
+
+
+# ---------------------------------------------------------------- resolving
+
+
+@activity.defn(name="conversation_sweep")
+@heartbeating
+def sweep_threads(inp: Sweep) -> SweepResult:
+    """Answer and resolve each open prflow thread whose cited code the new head changed."""
+    pr = inp.pr
+    result = SweepResult()
+    threads = fetch_review_threads(pr)
+    with _errors(pr, "resolving the threads of"):
+        client = github_client()
+        own = own_login(client)
+        pull = client.get_repo(f"{pr.owner}/{pr.repo}").get_pull(pr.number)
+        rest = {c.id: c for c in pull.get_review_comments()}
+        info = fetch_pull_request(pr)
+        rng = resolve_range(
+            RepoSpec(location=info.clone_url, pr_number=pr.number), info.base_sha, inp.head_sha
+        )
+        reader = GitRepoReader.for_range(rng)
+        for thread in threads:
+            if thread.is_resolved or not thread.comments:
+                continue
+            opener = thread.comments[0]
+            root = rest.get(opener.id or -1)
+            if root is None or not _ours(root.user.login, root.user.type, own):
+                continue
+            fingerprint = fingerprint_of_comment(root.body)
+            if fingerprint is None:
+                continue
+            marker = markers.addressed_marker(root.id)
+            notes = [c.body for c in thread.comments[1:] if markers.carries(c.body, marker)]
+            earlier_head = any(rng.head_sha[:12] not in body for body in notes)
+            if root.id in inp.left_alone or earlier_head:
+                # prflow resolved it at an earlier head and a person reopened it: theirs now
+                result.left_alone += 1
+                continue
+            data = reader.read_file(rng.head_sha, root.path)
+            text = data.decode("utf-8", errors="replace") if data is not None else None
+            if finding_holds(anchor_of_hunk(root.diff_hunk), text):
+                result.still_open += 1
+                continue
+            _addressed(client, pull, root.id, thread.id, rng.head_sha)
+            record_verdict(
+                _db(),
+                f"{pr.owner}/{pr.repo}",
+                pr.number,
+                fingerprint,
+                "fixed",
+                dimension=markers.dimension_of_finding(root.body),
+                head_sha=rng.head_sha,
+            )
+            result.resolved.append(fingerprint)
+            activity.heartbeat()
+    return result
+
+
+def _addressed(client: github.Github, pull: Any, root_id: int, thread_id: str, sha: str) -> None:
+    """One "addressed in <sha>" reply (unless an earlier attempt posted it), then resolve."""
+    marker = markers.addressed_marker(root_id)
+    posted = any(
+        c.in_reply_to_id == root_id and markers.carries(c.body, marker) and sha[:12] in c.body
+        for c in pull.get_review_comments()
+    )
+    if not posted:
+        pull.create_review_comment_reply(root_id, addressed_body(sha, marker))
+    graphql(client, RESOLVE_THREAD, {"threadId": thread_id})
+
+
+CONVERSATION_ACTIVITIES = [open_conversation, prepare_reply, record_finding_verdict]
+CONVERSATION_GITHUB_ACTIVITIES = [post_reply, sweep_threads]
