@@ -237,13 +237,12 @@ def post_reply(inp: PostReply) -> PostedReply:
             created = pull.create_review_comment_reply(root_id, body)
             return PostedReply(url=created.html_url)
         issue = pull.as_issue()
-        for existing in issue.get_comments():
-            if _ours(existing.user.login, existing.user.type, own) and markers.carries(
-                existing.body, marker
+        for earlier in issue.get_comments():
+            if _ours(earlier.user.login, earlier.user.type, own) and markers.carries(
+                earlier.body, marker
             ):
-                return PostedReply(url=existing.html_url, already=True)
-        created_comment = issue.create_comment(body)
-        return PostedReply(url=created_comment.html_url)
+                return PostedReply(url=earlier.html_url, already=True)
+        return PostedReply(url=issue.create_comment(body).html_url)
 
 
 @activity.defn(name="conversation_record_verdict")

@@ -9,6 +9,9 @@ silently on the wire.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.workflow import _SignalDefinition
@@ -27,10 +30,9 @@ from prflow.pr_identifier import PullRequestRef
 from workflows.conversation import ConversationWorkflow
 
 
-def _signal_name(method: object) -> str:
-    definition = _SignalDefinition.must_from_callable(method)  # type: ignore[arg-type]
-    assert definition.name is not None
-    return definition.name
+def _signal_name(method: Callable[..., Any]) -> str:
+    """The wire name of a signal handler (the SDK's start_signal takes only a name)."""
+    return _SignalDefinition.must_name_from_fn_or_str(method)
 
 
 async def signal_with_start(client: Client, state: ConversationState, posted: ReviewPosted) -> str:

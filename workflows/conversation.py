@@ -51,6 +51,9 @@ with workflow.unsafe.imports_passed_through():
 PHASES = ["wait", "answer", "resolve"]
 SHORT = timedelta(minutes=5)
 SWEEP_TIMEOUT = timedelta(minutes=15)
+GITHUB_HEARTBEAT = timedelta(seconds=10)
+"""A worker killed mid-write costs the conversation this long before another one retries
+(the retry finds the write by its marker and does not repeat it)."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -189,6 +192,7 @@ class ConversationWorkflow(KindWorkflow):
             task_queue=state.queues.github,
             timeout=SHORT,
             retry=NETWORK_RETRY,
+            heartbeat=GITHUB_HEARTBEAT,
             summary=f"answer comment {event.comment_id}",
         )
         state.tally.replies += 1
@@ -227,6 +231,7 @@ class ConversationWorkflow(KindWorkflow):
             task_queue=state.queues.github,
             timeout=SWEEP_TIMEOUT,
             retry=NETWORK_RETRY,
+            heartbeat=GITHUB_HEARTBEAT,
             summary=f"resolve the threads {head_sha[:12]} fixed",
         )
         state.tally.resolved += len(swept.resolved)

@@ -453,7 +453,7 @@ class ReviewWorkflow(KindWorkflow):
     ) -> None:
         """The review is on the PR: its conversation (answers, resolutions) starts or goes on."""
         info = workflow.info()
-        await self.kit.step(
+        started: str = await self.kit.step(
             "output",
             open_conversation,
             OpenConversation(
@@ -475,3 +475,4 @@ class ReviewWorkflow(KindWorkflow):
             retry=NETWORK_RETRY,
             summary=f"start the conversation on {pr.slug}",
         )
+        self.kit.set("output", PhaseState.running, f"conversation {started}")

@@ -27,7 +27,9 @@ def _state(**fields: object) -> ConversationState:
     return ConversationState(pr=PR, queues=QueueNames(main="m", llm="l", github="g"), **fields)
 
 
-def _comment(comment_id: int, author: str = "alice", author_type: str = "User") -> ReviewCommentEvent:
+def _comment(
+    comment_id: int, author: str = "alice", author_type: str = "User"
+) -> ReviewCommentEvent:
     return ReviewCommentEvent(
         event_id=f"review_comment:{comment_id}",
         comment_id=comment_id,
@@ -81,7 +83,9 @@ def test_threads_a_person_touched_are_remembered_once() -> None:
     assert state.left_alone == [7]
 
 
-HUNK = "@@ -7,3 +7,3 @@ class Cart:\n-def total(cart):\n+def total(cart: Cart, tax: float) -> float:"
+HUNK = (
+    "@@ -7,3 +7,3 @@ class Cart:\n-def total(cart):\n+def total(cart: Cart, tax: float) -> float:"
+)
 
 
 def test_a_finding_holds_while_its_cited_line_is_in_the_file() -> None:
