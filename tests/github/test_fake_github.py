@@ -240,8 +240,10 @@ def _git_data_calls(fake: FakeGitHub, client: github.Github, root: Path) -> None
         [github.InputGitTreeElement("a.txt", "100644", "blob", sha=blob.sha)], base.tree
     )
     commit = data.create_git_commit("add a", tree, [base])
-    data.create_git_ref("refs/heads/topic", commit.sha)
+    topic = data.create_git_ref("refs/heads/topic", commit.sha)
     data.get_git_ref("heads/topic")
+    topic.edit(base.sha, force=True)
+    topic.edit(commit.sha)
     data.create_pull(base="main", head="topic", title="Add a", draft=True)
 
 
@@ -280,6 +282,9 @@ def test_every_kind_of_response_matches_githubs_published_schema(
     list(pull.get_review_comments())
     list(pull.get_single_review_comments(review.id))
     list(pull.get_files())
+    opener = fake_github.add_review_thread("octo-org", "service", 5, "a.py", 1, [("alice", "?")])
+    pull.create_review_comment_reply(opener.comments[0].id, "answered")
+    repo.get_collaborator_permission("alice")
     with pytest.raises(github.GithubException):  # no diff to place a comment on: 422
         pull.create_review(
             body="b", event="COMMENT", comments=[{"path": "x", "line": 1, "body": "c"}]

@@ -47,6 +47,7 @@ from tests.support.fake_github_graphql import (
 from tests.support.fake_github_reviews import (
     FakeReview,
     FakeReviewComment,
+    Placed,
     ReviewRejected,
     place_comment,
     pull_diff,
@@ -86,10 +87,24 @@ class FakeRepo:
     private: bool = False
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     git_dir: Path | None = None  # the bare repository behind clone_url, when seeded with one
+    parent: FakeRepo | None = None  # a fork's upstream
+    # Who may do what (GitHub's repository roles); a login not named has ``default_role``,
+    # the repository's owner is admin.
+    roles: dict[str, str] = field(default_factory=dict)
+    default_role: str = "write"
 
     @property
     def full_name(self) -> str:
         return f"{self.owner}/{self.name}"
+
+    @property
+    def fork(self) -> bool:
+        return self.parent is not None
+
+    def role_of(self, login: str) -> str:
+        if login == self.owner:
+            return "admin"
+        return self.roles.get(login, self.default_role)
 
 
 @dataclass
@@ -124,6 +139,27 @@ class FakePull:
     # Extra `git diff` options GitHub's diff of this PR is computed with, in its file list
     # and in its 422 rule alike: a GitHub whose diff is not the one a runner's git prints.
     diff_options: tuple[str, ...] = ()
+    head_repo: FakeRepo | None = None  # a fork holding the head branch; None: the base repo
+    maintainer_can_modify: bool = False  # the fork's owner lets the base's writers push
+
+
+# GitHub's repository roles and the permissions each grants (``permissions`` of a repository,
+# ``GET /repos/{o}/{r}/collaborators/{u}/permission``).
+ROLE_PERMISSIONS = {
+    "admin": ("admin", "maintain", "push", "triage", "pull"),
+    "maintain": ("maintain", "push", "triage", "pull"),
+    "write": ("push", "triage", "pull"),
+    "triage": ("triage", "pull"),
+    "read": ("pull",),
+}
+# The legacy ``permission`` value the collaborator-permission endpoint answers for each role.
+LEGACY_PERMISSION = {
+    "admin": "admin",
+    "maintain": "write",
+    "write": "write",
+    "triage": "read",
+    "read": "read",
+}
 
 
 @dataclass
@@ -317,9 +353,14 @@ class FakeGitHub:
         state: str = "open",
         merged: bool = False,
         draft: bool = False,
+        head_owner: str | None = None,
+        maintainer_can_modify: bool = False,
     ) -> FakeIssue:
         """Seed a PR. With ``bare_repo_path`` the repository clones from that local bare
-        repository (file:// URL) and, as GitHub does, ``refs/pull/N/head`` is set there."""
+        repository (file:// URL) and, as GitHub does, ``refs/pull/N/head`` is set there.
+
+        ``head_owner``: the head branch lives in that account's fork of the repository
+        (:meth:`add_fork`; made here when missing, sharing the base's git directory)."""
         with self._lock:
             clone_url = bare_repo_path.resolve().as_uri() if bare_repo_path else None
             target = self._repos.get((owner, repo))
@@ -336,7 +377,12 @@ class FakeGitHub:
                 state="closed" if merged else state,
                 merged=merged,
                 draft=draft,
+                maintainer_can_modify=maintainer_can_modify,
             )
+            if head_owner is not None and head_owner != owner:
+                pull.head_repo = self._repos.get((head_owner, repo)) or self.add_fork(
+                    owner, repo, head_owner
+                )
             issue = FakeIssue(target, number, next(self._ids), title, author, body=body, pull=pull)
             self._issues[(owner, repo, number)] = issue
         if bare_repo_path is not None:
@@ -364,6 +410,37 @@ class FakeGitHub:
         )
         repo.git_dir = bare_repo_path.resolve()
         return repo
+
+    def add_fork(
+        self, owner: str, name: str, fork_owner: str, bare_repo_path: Path | None = None
+    ) -> FakeRepo:
+        """``fork_owner``'s fork of ``owner/name``: only its owner (and whoever it names with
+        :meth:`set_role`) may push to it. Without ``bare_repo_path`` it shares the upstream's
+        git directory (its objects; a test that pushes to the fork should give its own)."""
+        with self._lock:
+            upstream = self._repos[(owner, name)]
+            self.add_user(fork_owner)
+            git_dir = bare_repo_path.resolve() if bare_repo_path else upstream.git_dir
+            fork = self.add_repo(
+                fork_owner,
+                name,
+                clone_url=git_dir.as_uri() if git_dir else None,
+                default_branch=upstream.default_branch,
+            )
+            fork.git_dir, fork.parent, fork.default_role = git_dir, upstream, "read"
+            return fork
+
+    def set_role(self, owner: str, name: str, login: str, role: str) -> None:
+        """Give ``login`` one of GitHub's repository roles (admin, maintain, write, triage,
+        read) on the repository; ``login="*"`` sets the role of everyone not named."""
+        assert role in ROLE_PERMISSIONS, role
+        with self._lock:
+            repo = self._repos[(owner, name)]
+            if login == "*":
+                repo.default_role = role
+            else:
+                self.add_user(login)
+                repo.roles[login] = role
 
     def pulls(self, owner: str, name: str) -> list[FakeIssue]:
         """The repository's pull requests, by number."""
@@ -404,20 +481,55 @@ class FakeGitHub:
         outdated: bool = False,
     ) -> FakeReviewThread:
         """Seed a review thread on a PR; ``comments`` are ``(author, body)`` pairs, opener
-        first. Authors ending in ``[bot]`` are created as bots."""
+        first. Authors ending in ``[bot]`` are created as bots. Each comment is a REST
+        review comment too (the replies with ``in_reply_to_id``), as on GitHub."""
         with self._lock:
             for author, _ in comments:
                 self.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+            issue = self._issues[(owner, repo, number)]
+            assert issue.pull is not None
             thread = FakeReviewThread(
                 id=f"PRRT_kwDO{next(self._ids):08d}",
                 path=path,
                 line=line,
-                comments=[FakeThreadComment(next(self._ids), a, b) for a, b in comments],
+                comments=[],
                 is_resolved=resolved,
                 is_outdated=outdated,
             )
             self._threads.setdefault((owner, repo, number), []).append(thread)
+            for author, body in comments:
+                self._add_thread_comment(issue, thread, author, body)
             return thread
+
+    def _add_thread_comment(
+        self, issue: FakeIssue, thread: FakeReviewThread, author: str, body: str
+    ) -> FakeReviewComment:
+        """One comment in ``thread`` in both views GitHub has of it: GraphQL's thread and a
+        REST review comment of its own single-comment review (a reply names the opener)."""
+        pull = issue.pull
+        assert pull is not None
+        with self._lock:
+            opener = self._rest_comment(thread.comments[0].id) if thread.comments else None
+            placed = (
+                opener.placed
+                if opener is not None
+                else Placed(thread.path, thread.line or 1, "RIGHT", thread.start_line,
+                            "RIGHT" if thread.start_line else None, None, "@@ -1 +1 @@")
+            )  # fmt: skip
+            commit_id = opener.commit_id if opener is not None else pull.head_sha
+            review = FakeReview(next(self._ids), issue.number, author, "", "COMMENTED", commit_id)
+            self._reviews.append((issue, review))
+            comment = FakeReviewComment(
+                next(self._ids), review.id, issue.number, author, body, placed, commit_id,
+                thread.id, in_reply_to_id=opener.id if opener is not None else None,
+            )  # fmt: skip
+            thread.comments.append(FakeThreadComment(comment.id, author, body))
+            self._review_comments.append((issue, comment))
+            return comment
+
+    def _rest_comment(self, comment_id: int) -> FakeReviewComment | None:
+        with self._lock:
+            return next((c for _, c in self._review_comments if c.id == comment_id), None)
 
     def add_check_run(
         self,
@@ -511,15 +623,63 @@ class FakeGitHub:
             capture_output=True,
         )
 
-    def resolve_thread(self, thread_id: str) -> None:
+    def resolve_thread(self, thread_id: str, by: str = "maintainer") -> None:
         """A person resolves a review thread."""
+        self._set_resolved(thread_id, True, by)
+
+    def unresolve_thread(self, thread_id: str, by: str = "maintainer") -> None:
+        """A person unresolves a review thread."""
+        self._set_resolved(thread_id, False, by)
+
+    def _set_resolved(self, thread_id: str, resolved: bool, by: str) -> FakeReviewThread:
+        found = self.thread_state(thread_id)
+        if found is None:
+            raise KeyError(thread_id)
         with self._lock:
-            for threads in self._threads.values():
+            found[1].is_resolved = resolved
+            found[1].resolved_by = self.add_user(by).login if resolved else None
+        return found[1]
+
+    def thread_state(self, thread_id: str) -> tuple[FakeIssue, FakeReviewThread] | None:
+        """The PR a review thread is on, and the thread (by its GraphQL node id)."""
+        with self._lock:
+            for key, threads in self._threads.items():
                 for thread in threads:
                     if thread.id == thread_id:
-                        thread.is_resolved = True
-                        return
-        raise KeyError(thread_id)
+                        return self._issues[key], thread
+        return None
+
+    def association(self, owner: str, name: str, login: str) -> str:
+        """``author_association`` of ``login`` on the repository: OWNER, COLLABORATOR (a role
+        given with :meth:`set_role`), CONTRIBUTOR (opened one of its PRs) or NONE."""
+        with self._lock:
+            repo = self._repos[(owner, name)]
+            if login == owner:
+                return "OWNER"
+            if login in repo.roles:
+                return "COLLABORATOR"
+            authored = any(
+                i.repo is repo and i.author == login and i.pull is not None
+                for i in self._issues.values()
+            )
+        return "CONTRIBUTOR" if authored else "NONE"
+
+    def can_push(self, login: str, repo: FakeRepo, branch: str) -> bool:
+        """GitHub's rule for a push to ``branch`` of ``repo``: write access to it, or a
+        fork's PR branch whose owner allows the base repository's writers to push."""
+        if "push" in ROLE_PERMISSIONS[repo.role_of(login)]:
+            return True
+        if repo.parent is None or "push" not in ROLE_PERMISSIONS[repo.parent.role_of(login)]:
+            return False
+        with self._lock:
+            return any(
+                issue.pull.head_repo is repo
+                and issue.pull.head_ref == branch
+                and issue.pull.maintainer_can_modify
+                and issue.pull.state == "open"
+                for issue in self._issues.values()
+                if issue.pull is not None
+            )
 
     def register_app(
         self, app_id: str, public_key_pem: str, installation_id: int, slug: str
@@ -695,9 +855,9 @@ class FakeGitHub:
         if method == "GET" and download:
             return self._download_job_log(int(download[1]), query.get("sig", ""))
         if method == "POST" and path == Requester.get_graphql_prefix(self.api_prefix):
-            self._authenticate(token)
+            login = self._authenticate(token)
             self._raise_fault(method, path)
-            status, payload = answer_graphql(self, body)
+            status, payload = answer_graphql(self, body, login)
             return _Answer(status, payload, "graphql")
         if self.api_prefix:
             if not path.startswith(self.api_prefix + "/"):
@@ -733,6 +893,9 @@ class FakeGitHub:
             ("POST", repo + r"/pulls/(\d+)/reviews", self._create_review),
             ("GET", repo + r"/pulls/(\d+)/reviews/(\d+)/comments", self._list_one_reviews_comments),
             ("GET", repo + r"/pulls/(\d+)/comments", self._list_review_comments),
+            ("POST", repo + r"/pulls/(\d+)/comments/(\d+)/replies", self._reply_to_review_comment),
+            ("GET", repo + r"/pulls/comments/(\d+)", self._get_review_comment),
+            ("GET", repo + r"/collaborators/([^/]+)/permission", self._collaborator_permission),
             ("GET", repo + r"/pulls/(\d+)/files", self._list_pull_files),
             ("GET", repo + r"/commits/([^/]+)/check-runs", self._list_check_runs),
             ("GET", repo + r"/commits/([^/]+)/status", self._combined_status),
@@ -749,6 +912,7 @@ class FakeGitHub:
             ("GET", repo + r"/git/commits/([0-9a-f]{40})", self._git_get_commit),
             ("GET", repo + r"/git/ref/(.+)", self._git_get_ref),
             ("POST", repo + r"/git/refs", self._git_create_ref),
+            ("PATCH", repo + r"/git/refs/(.+)", self._git_update_ref),
             ("DELETE", repo + r"/issues/comments/(\d+)", self._delete_comment),
         ]
 
@@ -778,17 +942,36 @@ class FakeGitHub:
                 )
             ) from None
 
+    def _require_push(self, call: _Call, branch: str | None) -> None:
+        """403 as GitHub answers a write to a repository (or branch) the caller may not push
+        to; ``branch=None``: new objects, allowed to whoever may push to some branch."""
+        repo = self._visible_repo(call.login, *call.args[:2])
+        with self._lock:
+            branches = (
+                [branch]
+                if branch is not None
+                else [repo.default_branch]
+                + [i.pull.head_ref for i in self._issues.values() if i.pull is not None]
+            )
+        if not any(self.can_push(call.login, repo, b) for b in branches):
+            user = self._users[call.login]
+            who = "integration" if user.type == "Bot" else "personal access token"
+            raise _Reply(_error(403, f"Resource not accessible by {who}"))
+
     def _git_blob(self, call: _Call) -> _Answer:
+        self._require_push(call, None)
         data = self._git_data(call)
         answer = self._git_answer(201, "short-blob", lambda: data.blob(call.body))
         answer.headers["location"] = answer.body["url"]
         return answer
 
     def _git_tree(self, call: _Call) -> _Answer:
+        self._require_push(call, None)
         data = self._git_data(call)
         return self._git_answer(201, "git-tree", lambda: data.tree(call.body))
 
     def _git_commit(self, call: _Call) -> _Answer:
+        self._require_push(call, None)
         data = self._git_data(call)
         return self._git_answer(201, "git-commit", lambda: data.commit(call.body, call.login))
 
@@ -801,8 +984,47 @@ class FakeGitHub:
         return self._git_answer(200, "git-ref", lambda: data.ref_json("refs/" + call.args[2]))
 
     def _git_create_ref(self, call: _Call) -> _Answer:
+        ref = call.body.get("ref") if isinstance(call.body, dict) else None
+        branch = ref.removeprefix("refs/heads/") if isinstance(ref, str) else None
+        self._require_push(call, branch)
         data = self._git_data(call)
         return self._git_answer(201, "git-ref", lambda: data.create_ref(call.body))
+
+    def _git_update_ref(self, call: _Call) -> _Answer:
+        """``PATCH .../git/refs/heads/{branch}``: a push through the API. Refused (403) to a
+        caller without push access, a fork's branch included; a PR whose head branch it is
+        moves to the new commit, as a push to that branch moves it."""
+        owner, name, ref = call.args
+        branch = ref.removeprefix("heads/") if ref.startswith("heads/") else None
+        self._require_push(call, branch if branch is not None else "")
+        data = self._git_data(call)
+        answer = self._git_answer(200, "git-ref", lambda: data.update_ref("refs/" + ref, call.body))
+        if branch is not None:
+            self._branch_moved(self._repos[(owner, name)], branch, answer.body["object"]["sha"])
+        return answer
+
+    def _branch_moved(self, repo: FakeRepo, branch: str, sha: str) -> None:
+        """Open PRs whose head is ``branch`` of ``repo`` now have ``sha`` as their head."""
+        with self._lock:
+            moved = [
+                i
+                for i in self._issues.values()
+                if i.pull is not None
+                and i.pull.state == "open"
+                and (i.pull.head_repo or i.repo) is repo
+                and i.pull.head_ref == branch
+            ]
+        for issue in moved:
+            if repo.git_dir is not None and issue.repo.git_dir not in (None, repo.git_dir):
+                subprocess.run(  # GitHub keeps a fork's objects with its upstream's
+                    ["git", "--git-dir", str(issue.repo.git_dir), "fetch", "-q", "--no-tags",
+                     repo.git_dir.as_uri(), f"refs/heads/{branch}"],
+                    check=True, capture_output=True,
+                )  # fmt: skip
+            if issue.repo.git_dir is not None:
+                self.push(issue.repo.owner, issue.repo.name, issue.number, sha)
+            else:
+                self.set_pull_state(issue.repo.owner, issue.repo.name, issue.number, head_sha=sha)
 
     def _create_pull(self, call: _Call) -> _Answer:
         """``POST /repos/{o}/{r}/pulls``: head and base must be branches; one open PR per pair."""
@@ -909,7 +1131,7 @@ class FakeGitHub:
 
     def _get_repo(self, call: _Call) -> _Answer:
         repo = self._visible_repo(call.login, *call.args)
-        return _Answer(200, self._full_repo_json(repo), "full-repository")
+        return _Answer(200, self._full_repo_json(repo, call.login), "full-repository")
 
     def _get_pull(self, call: _Call) -> _Answer:
         issue = self._visible_issue(call)
@@ -935,7 +1157,7 @@ class FakeGitHub:
             for i in pulls
             if i.pull is not None
             and (state in ("all", i.pull.state))
-            and (head is None or f"{owner}:{i.pull.head_ref}" == head)
+            and (head is None or f"{(i.pull.head_repo or i.repo).owner}:{i.pull.head_ref}" == head)
             and (base is None or i.pull.base_ref == base)
         ]
         if call.query.get("sort") == "updated":
@@ -1101,6 +1323,62 @@ class FakeGitHub:
             review_comment_json(c, self._user_json(self._users[c.author]), api, web) for c in page
         ]
         return _Answer(200, payload, schema, headers)
+
+    def _reply_to_review_comment(self, call: _Call) -> _Answer:
+        """``POST .../pulls/{n}/comments/{id}/replies``: a comment in that comment's thread;
+        ``in_reply_to_id`` names the thread's first comment (a reply to a reply included)."""
+        issue = self._pull_issue(call)
+        docs = f"{DOCS}/pulls/comments#create-a-reply-for-a-review-comment"
+        text = _validated_comment_body(call.body, docs=docs, resource="PullRequestReviewComment")
+        with self._lock:
+            target = next(
+                (c for i, c in self._review_comments if i is issue and c.id == int(call.args[3])),
+                None,
+            )
+            thread = self.thread_state(target.thread_id) if target is not None else None
+        if thread is None:
+            raise _Reply(_not_found())
+        comment = self._add_thread_comment(issue, thread[1], call.login, text)
+        api, web = self._pull_api(issue)
+        payload = review_comment_json(comment, self._user_json(self._users[call.login]), api, web)
+        return _Answer(201, payload, "pull-request-review-comment", {"location": payload["url"]})
+
+    def _get_review_comment(self, call: _Call) -> _Answer:
+        """``GET .../pulls/comments/{id}``: one review comment of any PR of the repository."""
+        owner, name, comment_id = call.args
+        repo = self._visible_repo(call.login, owner, name)
+        with self._lock:
+            found = next(
+                ((i, c) for i, c in self._review_comments
+                 if i.repo is repo and c.id == int(comment_id)),
+                None,
+            )  # fmt: skip
+        if found is None:
+            raise _Reply(_not_found())
+        issue, comment = found
+        api, web = self._pull_api(issue)
+        user = self._user_json(self._users[comment.author])
+        return _Answer(
+            200, review_comment_json(comment, user, api, web), "pull-request-review-comment"
+        )
+
+    def _collaborator_permission(self, call: _Call) -> _Answer:
+        """``GET .../collaborators/{username}/permission``: the user's role on the repository
+        (asking needs push access, as on GitHub, except about oneself)."""
+        owner, name, username = call.args
+        repo = self._visible_repo(call.login, owner, name)
+        user = self.user_state(username)
+        if user is None:
+            raise _Reply(_not_found())
+        if username != call.login and not self.can_push(call.login, repo, repo.default_branch):
+            raise _Reply(_error(403, "Must have push access to view collaborator permission."))
+        role = repo.role_of(username)
+        collaborator = self._user_json(user) | {
+            "role_name": role,
+            "permissions": {p: p in ROLE_PERMISSIONS[role] for p in ROLE_PERMISSIONS["admin"]},
+        }
+        payload = {"permission": LEGACY_PERMISSION[role], "role_name": role, "user": collaborator}
+        return _Answer(200, payload, "repository-collaborator-permission")
 
     def _list_review_comments(self, call: _Call) -> _Answer:
         return self._review_comment_page(call, None, "pull-request-review-comment[]")
@@ -1343,7 +1621,7 @@ class FakeGitHub:
             "owner": self._user_json(self._users[repo.owner]),
             "html_url": f"{self.web_url}/{repo.full_name}",
             "description": None,
-            "fork": False,
+            "fork": repo.fork,
             "url": api,
             "archive_url": f"{api}/{{archive_format}}{{/ref}}",
             "assignees_url": f"{api}/assignees{{/user}}",
@@ -1416,18 +1694,23 @@ class FakeGitHub:
             "watchers": 0,
         }
 
-    def _full_repo_json(self, repo: FakeRepo) -> Json:
-        return self._repo_json(repo) | {
-            "subscribers_count": 0,
-            "network_count": 0,
-            "permissions": {
-                "admin": False,
-                "maintain": False,
-                "push": True,
-                "triage": True,
-                "pull": True,
-            },
-        }
+    def _full_repo_json(self, repo: FakeRepo, login: str) -> Json:
+        """``full-repository`` as ``login`` sees it: ``permissions`` are that user's."""
+        granted = ROLE_PERMISSIONS[repo.role_of(login)]
+        lineage = (
+            {"parent": self._repo_json(repo.parent), "source": self._repo_json(repo.parent)}
+            if repo.parent is not None
+            else {}
+        )
+        return (
+            self._repo_json(repo)
+            | lineage
+            | {
+                "subscribers_count": 0,
+                "network_count": 0,
+                "permissions": {p: p in granted for p in ROLE_PERMISSIONS["admin"]},
+            }
+        )
 
     def _issue_comment_count(self, issue: FakeIssue) -> int:
         with self._lock:
@@ -1449,7 +1732,7 @@ class FakeGitHub:
             "merged_by": None,
             "comments": self._issue_comment_count(issue),
             "review_comments": 0,
-            "maintainer_can_modify": False,
+            "maintainer_can_modify": pull.maintainer_can_modify,
             "commits": 1,
             "additions": sum(f["additions"] for f in files),
             "deletions": sum(f["deletions"] for f in files),
@@ -1464,13 +1747,13 @@ class FakeGitHub:
         html = f"{self.web_url}/{repo.full_name}/pull/{issue.number}"
         created = _timestamp(issue.created_at)
 
-        def side(ref: str, sha: str) -> Json:
+        def side(ref: str, sha: str, where: FakeRepo) -> Json:
             return {
-                "label": f"{repo.owner}:{ref}",
+                "label": f"{where.owner}:{ref}",
                 "ref": ref,
                 "sha": sha,
-                "user": self._user_json(self._users[repo.owner]),
-                "repo": self._repo_json(repo),
+                "user": self._user_json(self._users[where.owner]),
+                "repo": self._repo_json(where),
             }
 
         links = {
@@ -1516,8 +1799,8 @@ class FakeGitHub:
             "assignees": [],
             "requested_reviewers": [],
             "requested_teams": [],
-            "head": side(pull.head_ref, pull.head_sha),
-            "base": side(pull.base_ref, pull.base_sha),
+            "head": side(pull.head_ref, pull.head_sha, pull.head_repo or repo),
+            "base": side(pull.base_ref, pull.base_sha, repo),
             "_links": {name: {"href": href} for name, href in links.items()},
             "author_association": "CONTRIBUTOR",
             "auto_merge": None,
@@ -1636,9 +1919,12 @@ def _not_found() -> _Answer:
     return _error(404, "Not Found")
 
 
-def _validated_comment_body(body: Json) -> str:
+def _validated_comment_body(
+    body: Json,
+    docs: str = f"{DOCS}/issues/comments#create-an-issue-comment",
+    resource: str = "IssueComment",
+) -> str:
     """The ``body`` member of a create/edit request, refused with 422 as GitHub refuses it."""
-    docs = f"{DOCS}/issues/comments#create-an-issue-comment"
     text = body.get("body") if isinstance(body, dict) else None
     if not isinstance(text, str):
         problem: dict[str, Any] = {
@@ -1649,7 +1935,7 @@ def _validated_comment_body(body: Json) -> str:
         raise _Reply(_Answer(422, problem, "validation-error"))
     if len(text) > COMMENT_MAX_CHARS:
         too_long = {
-            "resource": "IssueComment",
+            "resource": resource,
             "code": "custom",
             "field": "body",
             "message": f"body is too long (maximum is {COMMENT_MAX_CHARS} characters)",

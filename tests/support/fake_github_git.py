@@ -216,6 +216,23 @@ class GitData:
         _git(self.git_dir, "update-ref", ref, sha, ZERO)
         return self.ref_json(ref)
 
+    def update_ref(self, ref: str, body: Json) -> Json:
+        """``PATCH .../git/refs/{ref}``: move an existing reference; a move that is not a fast
+        forward needs ``force``, as GitHub requires."""
+        sha = body.get("sha") if isinstance(body, dict) else None
+        if not isinstance(sha, str) or _object_type(self.git_dir, sha) != "commit":
+            raise GitDataError(422, "Object does not exist")
+        old = _git(self.git_dir, "rev-parse", "--verify", "-q", ref, ok=(0, 1))
+        if not old:
+            raise GitDataError(422, "Reference does not exist")
+        forward = (
+            _git(self.git_dir, "rev-list", "--count", f"{sha}..{old}", ok=(0,)) == "0"
+        )  # nothing of the old tip is left behind
+        if not forward and not body.get("force"):
+            raise GitDataError(422, "Update is not a fast forward")
+        _git(self.git_dir, "update-ref", ref, sha, old)
+        return self.ref_json(ref)
+
     def head_of(self, branch: str) -> str | None:
         return (
             _git(self.git_dir, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", ok=(0, 1))

@@ -55,14 +55,20 @@ class FakeReviewThread:
     is_resolved: bool = False
     is_outdated: bool = False
     start_line: int | None = None
+    resolved_by: str | None = None
 
 
 class _NotFound(Exception):
     """A lookup GitHub answers with a ``NOT_FOUND`` error and a null field."""
 
 
-def answer_graphql(fake: FakeGitHub, body: Json) -> tuple[int, Json]:
-    """Validate and execute one GraphQL request body; GitHub answers 200 even with errors."""
+class _Forbidden(Exception):
+    """A mutation the caller may not make: a ``FORBIDDEN`` error and a null field."""
+
+
+def answer_graphql(fake: FakeGitHub, body: Json, login: str) -> tuple[int, Json]:
+    """Validate and execute one GraphQL request body as ``login``; GitHub answers 200 even
+    with errors."""
     if not isinstance(body, dict) or not isinstance(body.get("query"), str):
         return 400, {"message": "A query attribute must be specified and must be a string."}
     schema = github_graphql_schema()
@@ -82,7 +88,7 @@ def answer_graphql(fake: FakeGitHub, body: Json) -> tuple[int, Json]:
     result = execute(
         schema,
         document,
-        root_value=_root(fake),
+        root_value=_root(fake, login),
         variable_values=body.get("variables") or {},
     )
     if hasattr(result, "__await__"):
@@ -97,6 +103,8 @@ def _error_json(error: GraphQLError) -> Json:
     formatted: dict[str, Any] = dict(error.formatted)
     if isinstance(error.original_error, _NotFound):
         formatted["type"] = "NOT_FOUND"
+    elif isinstance(error.original_error, _Forbidden):
+        formatted["type"] = "FORBIDDEN"
     elif error.original_error is not None:
         formatted["type"] = "UNPROCESSABLE"
     return formatted
@@ -145,7 +153,7 @@ def _connection(items: Sequence[Any], node: Callable[[Any], Json]) -> Callable[.
     return resolve
 
 
-def _root(fake: FakeGitHub) -> Json:
+def _root(fake: FakeGitHub, login: str) -> Json:
     def repository(_info: Info, owner: str, name: str, **_: Any) -> Json:
         repo = fake.repo_state(owner, name)
         if repo is None:
@@ -157,7 +165,32 @@ def _root(fake: FakeGitHub) -> Json:
             "ref": lambda _i, qualifiedName: _ref(repo.git_dir, qualifiedName),
         }
 
-    return {"repository": repository}
+    def set_resolved(resolved: bool) -> Callable[..., Json]:
+        """``resolveReviewThread`` / ``unresolveReviewThread``: people with write access to
+        the repository and the PR's author may (un)resolve a conversation."""
+
+        def mutate(_info: Info, input: dict[str, Any]) -> Json:
+            thread_id = input["threadId"]
+            found = fake.thread_state(thread_id)
+            if found is None:
+                raise _NotFound(f"Could not resolve to a node with the global id of '{thread_id}'")
+            issue, thread = found
+            repo = issue.repo
+            if login != issue.author and not fake.can_push(login, repo, repo.default_branch):
+                user = fake.user_state(login)
+                who = "integration" if user is not None and user.type == "Bot" else "user"
+                raise _Forbidden(f"Resource not accessible by {who}")
+            fake._set_resolved(thread_id, resolved, login)
+            mutation_id = input.get("clientMutationId")
+            return {"clientMutationId": mutation_id, "thread": _thread(fake, thread)}
+
+        return mutate
+
+    return {
+        "repository": repository,
+        "resolveReviewThread": set_resolved(True),
+        "unresolveReviewThread": set_resolved(False),
+    }
 
 
 def _pull_request(fake: FakeGitHub, owner: str, name: str, number: int) -> Json:
@@ -178,6 +211,7 @@ def _thread(fake: FakeGitHub, thread: FakeReviewThread) -> Json:
         "id": thread.id,
         "isResolved": thread.is_resolved,
         "isOutdated": thread.is_outdated,
+        "resolvedBy": _actor(fake, thread.resolved_by) if thread.is_resolved else None,
         "path": thread.path,
         "line": None if thread.is_outdated else thread.line,
         "startLine": thread.start_line,
@@ -186,10 +220,18 @@ def _thread(fake: FakeGitHub, thread: FakeReviewThread) -> Json:
     }
 
 
-def _comment(fake: FakeGitHub, comment: FakeThreadComment) -> Json:
-    user = fake.user_state(comment.author)
+def _actor(fake: FakeGitHub, login: str | None) -> Json:
+    """A ``User`` or ``Bot`` (GraphQL names a bot without REST's ``[bot]``)."""
+    if login is None:
+        return None
+    user = fake.user_state(login)
     kind = user.type if user is not None and user.type in {"User", "Bot"} else "User"
-    login = comment.author.removesuffix("[bot]") if kind == "Bot" else comment.author
+    return {"__typename": kind, "login": login.removesuffix("[bot]") if kind == "Bot" else login}
+
+
+def _comment(fake: FakeGitHub, comment: FakeThreadComment) -> Json:
+    author = _actor(fake, comment.author)
+    kind = author["__typename"]
     return {
         "__typename": "PullRequestReviewComment",
         "fullDatabaseId": str(comment.id),  # BigInt: a JSON string
@@ -197,7 +239,7 @@ def _comment(fake: FakeGitHub, comment: FakeThreadComment) -> Json:
         "body": comment.body,
         "createdAt": comment.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "authorAssociation": "NONE" if kind == "Bot" else "MEMBER",
-        "author": {"__typename": kind, "login": login},
+        "author": author,
     }
 
 

@@ -319,6 +319,7 @@ class FakeReviewComment:
     commit_id: str
     thread_id: str
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    in_reply_to_id: int | None = None  # a reply: the thread's first comment
 
 
 def timestamp(moment: datetime) -> str:
@@ -348,7 +349,8 @@ def review_comment_json(comment: FakeReviewComment, user: Json, api: str, web: s
     placed = comment.placed
     url = f"{api.rsplit('/pulls/', 1)[0]}/pulls/comments/{comment.id}"
     html = f"{web}/pull/{comment.number}#discussion_r{comment.id}"
-    return {
+    reply = {} if comment.in_reply_to_id is None else {"in_reply_to_id": comment.in_reply_to_id}
+    return reply | {
         "url": url,
         "pull_request_review_id": comment.review_id,
         "id": comment.id,

@@ -51,6 +51,7 @@ SCHEMA_MODEL_NAMES = {
     "git-tree": "GitTree",
     "git-commit": "GitCommit",
     "git-ref": "GitRef",
+    "repository-collaborator-permission": "RepositoryCollaboratorPermission",
 }
 # Answers that are not REST JSON: GraphQL (checked against GitHub's GraphQL schema when
 # executed), a redirect to a download, and the downloaded file itself.

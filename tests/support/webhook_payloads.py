@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from prflow.queue.signature import SIGNATURE_HEADER, sign
 from tests.support.fake_github import FakeGitHub
+from tests.support.fake_github_reviews import review_comment_json
 
 PULL_REQUEST_MODELS = {
     "opened": "WebhookPullRequestOpened",
@@ -28,6 +29,11 @@ PULL_REQUEST_MODELS = {
     "labeled": "WebhookPullRequestLabeled",
 }
 ISSUE_COMMENT_MODEL = "WebhookIssueCommentCreated"
+REVIEW_COMMENT_MODELS = {"created": "WebhookPullRequestReviewCommentCreated"}
+REVIEW_THREAD_MODELS = {
+    "resolved": "WebhookPullRequestReviewThreadResolved",
+    "unresolved": "WebhookPullRequestReviewThreadUnresolved",
+}
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,76 @@ def comment_delivery(
     return Delivery("issue_comment", str(uuid.uuid4()), payload)
 
 
+def review_comment_delivery(
+    fake: FakeGitHub,
+    owner: str,
+    repo: str,
+    number: int,
+    comment_id: int,
+    *,
+    association: str | None = None,
+) -> Delivery:
+    """A ``pull_request_review_comment.created`` delivery for a review comment the fake holds
+    (a reply made with the replies endpoint or seeded with ``add_review_thread``)."""
+    issue = fake.issue_state(owner, repo, number)
+    assert issue is not None and issue.pull is not None, f"no PR {owner}/{repo}#{number}"
+    comment = next(c for c in fake.review_comments(owner, repo, number) if c.id == comment_id)
+    payload = _pull_event(fake, issue, "created", sender=comment.author) | {
+        "comment": _webhook_review_comment(fake, issue, comment, association),
+    }
+    return Delivery("pull_request_review_comment", str(uuid.uuid4()), payload)
+
+
+def review_thread_delivery(
+    fake: FakeGitHub, thread_id: str, action: str, *, sender: str = "maintainer"
+) -> Delivery:
+    """A ``pull_request_review_thread`` delivery (``resolved`` or ``unresolved``) for a thread
+    the fake holds; ``sender`` is who resolved it."""
+    found = fake.thread_state(thread_id)
+    assert found is not None, f"no review thread {thread_id}"
+    issue, thread = found
+    owner, repo = issue.repo.owner, issue.repo.name
+    rest = {c.id: c for c in fake.review_comments(owner, repo, issue.number)}
+    comments = [
+        _webhook_review_comment(fake, issue, rest[c.id], None)
+        for c in thread.comments
+        if c.id in rest
+    ]
+    payload = _pull_event(fake, issue, action, sender=sender) | {
+        "thread": {"node_id": thread.id, "comments": comments},
+    }
+    return Delivery("pull_request_review_thread", str(uuid.uuid4()), payload)
+
+
+def _pull_event(fake: FakeGitHub, issue: Any, action: str, *, sender: str) -> dict[str, Any]:
+    """The members every pull request event carries: action, PR, repository, sender."""
+    owner = issue.repo.owner
+    payload: dict[str, Any] = {
+        "action": action,
+        "pull_request": fake._pull_simple_json(issue),
+        "repository": fake._repo_json(issue.repo),
+        "sender": fake._user_json(fake.add_user(sender)),
+    }
+    owner_user = fake.user_state(owner)
+    if owner_user is not None and owner_user.type == "Organization":
+        payload["organization"] = _organization_json(fake, owner)
+    return payload
+
+
+def _webhook_review_comment(
+    fake: FakeGitHub, issue: Any, comment: Any, association: str | None
+) -> dict[str, Any]:
+    api, web = fake._pull_api(issue)
+    user = fake.user_state(comment.author)
+    assert user is not None
+    body = review_comment_json(comment, fake._user_json(user), api, web)
+    body["reactions"] = fake._reactions_json(body["url"])
+    body["author_association"] = association or fake.association(
+        issue.repo.owner, issue.repo.name, comment.author
+    )
+    return body
+
+
 def _organization_json(fake: FakeGitHub, org: str) -> dict[str, Any]:
     user = fake.add_user(org, type="Organization")
     api = f"{fake.api_url}/orgs/{org}"
@@ -143,6 +219,10 @@ def schema_problems(delivery: Delivery) -> list[str]:
         name = PULL_REQUEST_MODELS[delivery.payload["action"]]
     elif delivery.event == "issue_comment":
         name = ISSUE_COMMENT_MODEL
+    elif delivery.event == "pull_request_review_comment":
+        name = REVIEW_COMMENT_MODELS[delivery.payload["action"]]
+    elif delivery.event == "pull_request_review_thread":
+        name = REVIEW_THREAD_MODELS[delivery.payload["action"]]
     else:
         return [f"no schema chosen for {delivery.event}"]
     model: type[BaseModel] = getattr(models, name)
