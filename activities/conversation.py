@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 from temporalio import activity
 
 from activities.agent_messages import prepare_prompt
-from activities.github.client import github_client, graphql
+from activities.github.client import github_client
 from activities.github.comments import own_login
 from activities.github.errors import classified_errors
 from activities.github.pulls import fetch_pull_request
 from activities.github.review_threads import fetch_review_threads
-from activities.gitrepo import GitRepoReader, resolve_range
+from activities.github.thread_actions import reply_in_thread, set_thread_resolved
+from activities.gitrepo import GitError, GitRepoReader, resolve_range
 from activities.heartbeats import heartbeating
 from activities.llm import llm_configured
 from prflow.agent.messages import AgentPrompt
@@ -26,7 +27,7 @@ from prflow.agent.planning import phase_plan
 from prflow.config import cached_settings
 from prflow.conversation import markers, rules
 from prflow.conversation.events import IssueCommentEvent, ReviewCommentEvent
-from prflow.conversation.holding import anchor_of_hunk, finding_holds, hunk_at_head
+from prflow.conversation.holding import anchor_at, anchor_of_hunk, finding_holds, hunk_at_head
 from prflow.conversation.kind import CONVERSATION, PHASE
 from prflow.conversation.models import (
     OpenConversation,
@@ -54,17 +55,33 @@ from prflow.queue.events import command_jobs
 from prflow.repo_models import RepoSpec
 from prflow.review.fingerprints import fingerprint_of_comment
 from prflow.store.finding_verdicts import record_verdict
+from prflow.tools.reader import ToolError
 from prflow.tools.registry import TOOL_SPECS
 
 if TYPE_CHECKING:
-    import github
+    pass
 
-RESOLVE_THREAD = """
-mutation PrflowResolveThread($threadId: ID!) {
-  resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } }
-}
-"""
 MAX_THREAD_READ = 100
+
+
+def _text(reader: GitRepoReader, sha: str, path: str) -> str | None:
+    try:
+        data = reader.read_file(sha, path)
+    except (GitError, ToolError):  # a commit gone after a force-push: the caller falls back
+        return None
+    return data.decode("utf-8", errors="replace") if data is not None else None
+
+
+def _anchor(reader: GitRepoReader, comment: Any) -> str:
+    """The cited line's text where the finding was posted; the diff hunk's last line else."""
+    raw = comment.raw_data
+    if raw.get("side", "RIGHT") == "RIGHT" and raw.get("original_commit_id"):
+        found = anchor_at(
+            _text(reader, raw["original_commit_id"], comment.path), raw.get("original_line")
+        )
+        if found is not None:
+            return found
+    return anchor_of_hunk(comment.diff_hunk)
 
 
 def _db() -> str:
@@ -146,9 +163,9 @@ def _review_reply_plan(
     rng = resolve_range(
         RepoSpec(location=info.clone_url, pr_number=pr.number), info.base_sha, info.head_sha
     )
-    data = GitRepoReader.for_range(rng).read_file(rng.head_sha, root.path)
-    text = data.decode("utf-8", errors="replace") if data is not None else None
-    anchor = anchor_of_hunk(root.diff_hunk)
+    reader = GitRepoReader.for_range(rng)
+    text = _text(reader, rng.head_sha, root.path)
+    anchor = _anchor(reader, root)
     topic = ReplyTopic(
         path=root.path,
         line=root.line or root.original_line,
@@ -226,16 +243,8 @@ def post_reply(inp: PostReply) -> PostedReply:
         own = own_login(client)
         pull = client.get_repo(f"{inp.pr.owner}/{inp.pr.repo}").get_pull(inp.pr.number)
         if isinstance(comment, ReviewCommentEvent):
-            root_id = comment.in_reply_to_id or comment.comment_id
-            for existing in pull.get_review_comments():
-                if (
-                    root_id in (existing.id, existing.in_reply_to_id)
-                    and _ours(existing.user.login, existing.user.type, own)
-                    and markers.carries(existing.body, marker)
-                ):
-                    return PostedReply(url=existing.html_url, already=True)
-            created = pull.create_review_comment_reply(root_id, body)
-            return PostedReply(url=created.html_url)
+            posted = reply_in_thread(inp.pr, comment.comment_id, body, marker=marker)
+            return PostedReply(url=posted.url, already=not posted.created)
         issue = pull.as_issue()
         for earlier in issue.get_comments():
             if _ours(earlier.user.login, earlier.user.type, own) and markers.carries(
@@ -289,19 +298,22 @@ def sweep_threads(inp: Sweep) -> SweepResult:
             fingerprint = fingerprint_of_comment(root.body)
             if fingerprint is None:
                 continue
-            marker = markers.addressed_marker(root.id)
-            notes = [c.body for c in thread.comments[1:] if markers.carries(c.body, marker)]
-            earlier_head = any(rng.head_sha[:12] not in body for body in notes)
-            if root.id in inp.left_alone or earlier_head:
+            notes = [
+                c.body
+                for c in thread.comments[1:]
+                if markers.carries(c.body, markers.addressed_prefix(root.id))
+            ]
+            at_this_head = markers.addressed_marker(root.id, rng.head_sha)
+            if root.id in inp.left_alone or any(at_this_head not in body for body in notes):
                 # prflow resolved it at an earlier head and a person reopened it: theirs now
                 result.left_alone += 1
                 continue
-            data = reader.read_file(rng.head_sha, root.path)
-            text = data.decode("utf-8", errors="replace") if data is not None else None
-            if finding_holds(anchor_of_hunk(root.diff_hunk), text):
+            if finding_holds(_anchor(reader, root), _text(reader, rng.head_sha, root.path)):
                 result.still_open += 1
                 continue
-            _addressed(client, pull, root.id, thread.id, rng.head_sha)
+            marker = markers.addressed_marker(root.id, rng.head_sha)
+            reply_in_thread(pr, root.id, addressed_body(rng.head_sha, marker), marker=marker)
+            set_thread_resolved(pr, thread.id, resolved=True)
             record_verdict(
                 _db(),
                 f"{pr.owner}/{pr.repo}",
@@ -314,18 +326,6 @@ def sweep_threads(inp: Sweep) -> SweepResult:
             result.resolved.append(fingerprint)
             activity.heartbeat()
     return result
-
-
-def _addressed(client: github.Github, pull: Any, root_id: int, thread_id: str, sha: str) -> None:
-    """One "addressed in <sha>" reply (unless an earlier attempt posted it), then resolve."""
-    marker = markers.addressed_marker(root_id)
-    posted = any(
-        c.in_reply_to_id == root_id and markers.carries(c.body, marker) and sha[:12] in c.body
-        for c in pull.get_review_comments()
-    )
-    if not posted:
-        pull.create_review_comment_reply(root_id, addressed_body(sha, marker))
-    graphql(client, RESOLVE_THREAD, {"threadId": thread_id})
 
 
 CONVERSATION_ACTIVITIES = [open_conversation, prepare_reply, record_finding_verdict]

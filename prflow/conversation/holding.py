@@ -1,8 +1,10 @@
 """Whether a finding still holds at a new head: the code its thread cites is still there.
 
 A finding's fingerprint is its file, category and the text of the line it
-points at (:mod:`prflow.review.fingerprints`); the thread's diff hunk ends at
-that line. When no line of the file at the new head reads as that line did
+points at (:mod:`prflow.review.fingerprints`): that line, read at the commit the
+comment was posted on (GitHub's ``original_commit_id`` and ``original_line``),
+is the anchor; the diff hunk, which GitHub ends at the commented line, stands
+in when that commit cannot be read. When no line of the file at the new head reads as that line did
 (whitespace aside), or the file is gone, the push changed the cited code and
 the finding no longer holds. When the anchor is unknown, the finding is kept.
 """
@@ -21,6 +23,14 @@ def anchor_of_hunk(diff_hunk: str | None) -> str:
         return ""
     last = lines[-1]
     return normalise_whitespace(last[1:] if last[:1] in "+- " else last)
+
+
+def anchor_at(text: str | None, line: int | None) -> str | None:
+    """The text of line ``line`` (1-based) of ``text``, or None when there is no such line."""
+    if text is None or not line:
+        return None
+    lines = text.split("\n")
+    return normalise_whitespace(lines[line - 1]) if 0 < line <= len(lines) else None
 
 
 def finding_holds(anchor: str, text_at_head: str | None) -> bool:

@@ -1,9 +1,10 @@
 """Hidden markers in prflow's thread replies: what makes posting them idempotent.
 
 A reply carries the id of the comment it answers; a resolution note carries
-the thread's root comment id. Before posting, an activity looks for its own
-comment carrying the marker, so a worker killed after GitHub took the post
-(and before Temporal heard of it) never posts twice.
+the thread's root comment id and the head that fixed the finding. Before
+posting, an activity looks for its own comment carrying the marker, so a worker
+killed after GitHub took the post (and before Temporal heard of it) never posts
+twice.
 """
 
 from __future__ import annotations
@@ -11,16 +12,22 @@ from __future__ import annotations
 import re
 
 _REPLY = "<!-- prflow:reply {} -->"
-_ADDRESSED = "<!-- prflow:addressed {} -->"
-_ANY = re.compile(r"<!-- prflow:(reply|addressed) (\d+) -->")
+_ADDRESSED = "<!-- prflow:addressed {} at {} -->"
+_ANY = re.compile(r"<!-- prflow:(reply \d+|addressed \d+ at [0-9a-f]+) -->")
 
 
 def reply_marker(comment_id: int) -> str:
     return _REPLY.format(comment_id)
 
 
-def addressed_marker(root_comment_id: int) -> str:
-    return _ADDRESSED.format(root_comment_id)
+def addressed_marker(root_comment_id: int, head_sha: str) -> str:
+    """The mark of an "addressed in <sha>" note: the thread and the head that fixed it."""
+    return _ADDRESSED.format(root_comment_id, head_sha[:12])
+
+
+def addressed_prefix(root_comment_id: int) -> str:
+    """What every "addressed" note of the thread carries, whatever the head."""
+    return f"<!-- prflow:addressed {root_comment_id} at "
 
 
 def carries(body: str | None, marker: str) -> bool:

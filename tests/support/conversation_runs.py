@@ -141,7 +141,7 @@ def reviewed_pr(
     head = git(reviewed.work, "rev-parse", "feature")
     pull = reviewed.pull()
     pull.create_review(
-        commit=reviewed.gh().get_repo(reviewed.repo_name).get_commit(head),
+        commit=reviewed.gh().withLazy(True).get_repo(reviewed.repo_name).get_commit(head),
         body="prflow review",
         event="COMMENT",
         comments=[
@@ -170,7 +170,7 @@ async def start_conversation(
     await signal_with_start(
         client, state, ReviewPosted(event_id=f"review:{uuid.uuid4()}", head_sha=head)
     )
-    return client.get_workflow_handle(conversation_id(reviewed.pr))
+    return client.get_workflow_handle_for(ConversationWorkflow.run, conversation_id(reviewed.pr))
 
 
 async def settled(
