@@ -112,8 +112,9 @@ async def open_conversation(inp: OpenConversation) -> str:
     from worker.conversation_client import signal_with_start
 
     plan = None
-    if llm_configured():
-        plan = phase_plan(cached_settings(), CONVERSATION, PHASE)
+    if llm_configured():  # model calls go to the queue the review's calls went to
+        configured = phase_plan(cached_settings(), CONVERSATION, PHASE)
+        plan = configured.model_copy(update={"task_queue": inp.queues.llm})
     state = ConversationState(pr=inp.pr, queues=inp.queues, plan=plan)
     return await signal_with_start(activity.client(), state, inp.posted)
 

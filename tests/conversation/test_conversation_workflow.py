@@ -236,9 +236,11 @@ async def test_a_worker_killed_after_github_took_the_answer_posts_it_once(
     await _until(lambda: fake_github.parked("POST", replies) > 0)
     worker.kill()  # mid-post: GitHub takes it, Temporal never hears back
     gate.set()
-    await start_worker_process(temporal_settings)
+    await _until(lambda: bool(_ours(reviewed.thread_comments(TAX), reply_marker(human.id))))
+    await start_worker_process(temporal_settings)  # retries the post, which finds it there
     state = await settled(handle, events=2)
 
     answers = _ours(reviewed.thread_comments(TAX), reply_marker(human.id))
     assert len(answers) == 1, "the retry found the answer by its marker"
     assert state.tally.replies == 1 and len(scripted_anthropic.requests) == 1
+    assert len(fake_github.requests("POST", replies)) == 2, "alice's reply and the one answer"
