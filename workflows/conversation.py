@@ -117,13 +117,8 @@ class ConversationWorkflow(KindWorkflow):
         if isinstance(event, ReviewPosted):
             state.head_sha = event.head_sha
             rules.note(state, f"review posted at {event.head_sha[:12]}")
-        elif isinstance(event, ReviewCommentEvent):
+        elif isinstance(event, (ReviewCommentEvent, IssueCommentEvent)):
             if rules.worth_reading(event):
-                await self._answer(event)
-            else:
-                state.tally.not_answered += 1
-        elif isinstance(event, IssueCommentEvent):
-            if not rules.is_bot(event.author, event.author_type):
                 await self._answer(event)
             else:
                 state.tally.not_answered += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from prflow.conversation.events import ReviewCommentEvent
+from prflow.conversation.events import IssueCommentEvent, ReviewCommentEvent
 from prflow.conversation.state import (
     LEFT_ALONE_LIMIT,
     NOTES_LIMIT,
@@ -32,12 +32,16 @@ def is_bot(login: str, author_type: str) -> bool:
     return author_type == "Bot" or login.endswith("[bot]")
 
 
-def worth_reading(event: ReviewCommentEvent) -> bool:
-    """A reply or a new inline comment by a person: the only ones that may need an answer.
+def worth_reading(event: ReviewCommentEvent | IssueCommentEvent) -> bool:
+    """A person's reply in a thread, or a comment that may mention prflow: the only ones
+    that may need an answer (the rest cost no GitHub call).
 
-    Whether it is in one of prflow's threads (or mentions prflow) and not prflow's own
-    comment is decided where prflow's login is known (the read activity)."""
-    return not is_bot(event.author, event.author_type)
+    Whether the thread is prflow's, the mention is of prflow and the comment is not
+    prflow's own is decided where prflow's login is known (the read activity)."""
+    if is_bot(event.author, event.author_type):
+        return False
+    in_thread = isinstance(event, ReviewCommentEvent) and event.in_reply_to_id is not None
+    return in_thread or "@" in event.body
 
 
 def mentions(body: str, login: str | None) -> bool:

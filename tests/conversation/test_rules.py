@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from prflow.conversation import rules
 from prflow.conversation.deliveries import conversation_event
 from prflow.conversation.events import (
+    IssueCommentEvent,
     PullAction,
     PullEvent,
     ReviewCommentEvent,
@@ -55,6 +56,15 @@ def test_bots_and_apps_are_never_answered() -> None:
     assert not rules.worth_reading(_comment(2, "renovate[bot]"))
     assert not rules.worth_reading(_comment(2, "ci", author_type="Bot"))
     assert rules.worth_reading(_comment(2, "alice"))
+
+
+def test_only_replies_and_comments_that_may_mention_prflow_cost_a_github_call() -> None:
+    new_thread = _comment(3).model_copy(update={"in_reply_to_id": None})
+    assert not rules.worth_reading(new_thread)
+    assert rules.worth_reading(new_thread.model_copy(update={"body": "@prflow-bot why?"}))
+    plain = IssueCommentEvent(event_id="issue_comment:4", comment_id=4, author="al", body="LGTM")
+    assert not rules.worth_reading(plain)
+    assert rules.worth_reading(plain.model_copy(update={"body": "@prflow-bot is this safe?"}))
 
 
 def test_mentions_match_the_login_only_as_a_whole_word() -> None:
