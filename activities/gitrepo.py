@@ -106,10 +106,16 @@ class RemoteUnreachable(GitError, Unreachable):
 # --------------------------------------------------------------------------- running git
 
 
-def _git_env() -> dict[str, str]:
+def _git_env(own_config: bool = False) -> dict[str, str]:
     """The caller's environment minus variables that would redirect git, never prompting,
-    with :data:`_UNTRUSTED_CONFIG` on top of whatever the repository's config says."""
+    with :data:`_UNTRUSTED_CONFIG` on top of whatever the repository's config says.
+
+    ``own_config``: no user's or system's config file either (a trial merge must not use
+    the user's merge driver, conflict style or rerere)."""
     env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+    if own_config:
+        env["GIT_CONFIG_GLOBAL"] = os.devnull
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["LC_ALL"] = "C"
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
@@ -128,10 +134,12 @@ def run_git(
     git_dir: Path | None = None,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = LOCAL_TIMEOUT,
+    own_config: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git [--git-dir=...] args`` and return the finished process.
 
-    Exit codes outside ``ok_codes`` raise :class:`GitError` carrying git's stderr.
+    Exit codes outside ``ok_codes`` raise :class:`GitError` carrying git's stderr;
+    ``own_config``: read no user's or system's git config (see :func:`_git_env`).
     """
     command = ["git"]
     if git_dir is not None:
@@ -139,7 +147,7 @@ def run_git(
     command.extend(args)
     try:
         done = subprocess.run(
-            command, capture_output=True, env=_git_env(), timeout=timeout, check=False
+            command, capture_output=True, env=_git_env(own_config), timeout=timeout, check=False
         )
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]} took longer than {timeout:.0f}s") from exc

@@ -48,8 +48,8 @@ def reply_in_thread(
         permission=REPLY_PERMISSION,
     ):
         client = github_client()
-        pull = client.withLazy(True).get_repo(repo_full_name(ref.owner, ref.repo))
-        pull_request = pull.get_pull(ref.number)
+        repo = client.withLazy(True).get_repo(repo_full_name(ref.owner, ref.repo))
+        pull_request = repo.get_pull(ref.number)
         top = _thread_opener(pull_request, comment_id)
         if marker is not None:
             posted = _posted_with(pull_request, top, marker, own_login(client))

@@ -20,7 +20,8 @@ mcp_app = typer.Typer(
         "clients).\n\n"
         "Tools: list_changed_files, git_diff, read_file_at_ref, search_code, find_importers, "
         "list_test_files (a local repository at head vs base), pr_comments, pr_checks, "
-        "pr_stack (GitHub; set GITHUB_TOKEN).\n\n"
+        "pr_stack, pr_threads, pr_reply, pr_resolve, pr_conflicts, pr_rebase, pr_permissions "
+        "(GitHub; set GITHUB_TOKEN).\n\n"
         "Register it: claude mcp add prflow -- prflow mcp"
     ),
     invoke_without_command=True,

@@ -29,7 +29,8 @@ T = TypeVar("T")
 
 pr_app = typer.Typer(
     name="pr",
-    help="Pull request tools: unresolved review threads, failing CI, stacked PRs.",
+    help="Pull request tools: review threads (list, reply, resolve), failing CI, stacked PRs, "
+    "merge conflicts, rebases after a squash merge, token permissions.",
     no_args_is_help=True,
 )
 
@@ -187,6 +188,125 @@ def stack(pr: PrArgument, output: FormatOption = Format.table) -> None:
     ref = parse_pr_identifier(pr)
     plan = _call_github(ref, lambda: stack_plan(ref))
     _emit(plan, output, lambda: print_stack(console(), plan))
+
+
+@pr_app.command("threads")
+def threads(
+    pr: PrArgument,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Resolved threads too (to unresolve one).")
+    ] = False,
+    output: FormatOption = Format.table,
+) -> None:
+    """List the PR's review threads with the ids the other commands take."""
+    from activities.github.resolution import list_threads
+    from prflow.cli.pr_tables import console, print_threads
+
+    ref = parse_pr_identifier(pr)
+    found = _call_github(ref, lambda: list_threads(ref, resolved=show_all))
+    _emit(found, output, lambda: print_threads(console(), found))
+
+
+@pr_app.command("reply")
+def reply(
+    pr: PrArgument,
+    target: Annotated[
+        str, typer.Argument(help="A thread id (PRRT_...) or a comment id of the thread.")
+    ],
+    body: Annotated[
+        str, typer.Option("--body", help="The reply (Markdown); '-' reads it from stdin.")
+    ],
+    output: FormatOption = Format.table,
+) -> None:
+    """Reply in a review thread."""
+    import sys
+
+    from activities.github.resolution import reply as post_reply
+
+    ref = parse_pr_identifier(pr)
+    text = sys.stdin.read() if body == "-" else body
+    posted = _call_github(ref, lambda: post_reply(ref, target, text))
+    _emit(posted, output, lambda: typer.echo(f"replied: {posted.url}"))
+
+
+ThreadIds = Annotated[
+    list[str] | None, typer.Argument(help="Thread ids (PRRT_...) from `prflow pr threads`.")
+]
+
+
+@pr_app.command("resolve")
+def resolve(
+    pr: PrArgument,
+    thread_ids: ThreadIds = None,
+    outdated: Annotated[
+        bool,
+        typer.Option(
+            "--outdated", help="Every unresolved prflow thread a later push made outdated."
+        ),
+    ] = False,
+    output: FormatOption = Format.table,
+) -> None:
+    """Resolve review threads by id, or prflow's outdated ones."""
+    from activities.github.resolution import resolve_threads
+
+    ref = parse_pr_identifier(pr)
+    report = _call_github(
+        ref, lambda: resolve_threads(ref, thread_ids or [], resolve=True, outdated=outdated)
+    )
+    _emit(report, output, lambda: typer.echo(report.message))
+
+
+@pr_app.command("unresolve")
+def unresolve(
+    pr: PrArgument, thread_ids: ThreadIds = None, output: FormatOption = Format.table
+) -> None:
+    """Unresolve review threads by id."""
+    from activities.github.resolution import resolve_threads
+
+    ref = parse_pr_identifier(pr)
+    report = _call_github(ref, lambda: resolve_threads(ref, thread_ids or [], resolve=False))
+    _emit(report, output, lambda: typer.echo(report.message))
+
+
+@pr_app.command("conflicts")
+def conflicts(pr: PrArgument, output: FormatOption = Format.table) -> None:
+    """Say whether the PR merges cleanly and, when not, the conflicting files and hunks.
+
+    GitHub's mergeable state, plus a trial merge of the base branch's tip and the PR's head
+    in a scratch repository (your checkout and git config are not used). Exit codes: 0
+    clean, 1 conflicts, 2 usage error, 3 GitHub failed.
+    """
+    from activities.github.resolution import merge_conflicts
+    from prflow.cli.pr_tables import console, print_conflicts
+
+    ref = parse_pr_identifier(pr)
+    report = _call_github(ref, lambda: merge_conflicts(ref))
+    _emit(report, output, lambda: print_conflicts(console(), report))
+    if report.conflicts:
+        raise typer.Exit(EXIT_CHECKS_FAILED)
+
+
+@pr_app.command("rebase")
+def rebase(pr: PrArgument, output: FormatOption = Format.table) -> None:
+    """Print the commands that rebase the PR after its base PR was (squash-)merged: its own
+    commits, in order, replayed onto the branch the base went into."""
+    from activities.github.resolution import rebase_after_merge
+    from prflow.cli.pr_tables import console, print_rebase
+
+    ref = parse_pr_identifier(pr)
+    plan = _call_github(ref, lambda: rebase_after_merge(ref))
+    _emit(plan, output, lambda: print_rebase(console(), plan))
+
+
+@pr_app.command("permissions")
+def permissions(pr: PrArgument, output: FormatOption = Format.table) -> None:
+    """What the token may do on the PR: reply, resolve, read conflicts, push a rebase."""
+    from activities.github.resolution import token_permissions
+    from prflow.cli.pr_tables import console, print_permissions
+
+    ref = parse_pr_identifier(pr)
+    report = _call_github(ref, lambda: token_permissions(ref))
+    _emit(report, output, lambda: print_permissions(console(), report))
 
 
 def register(app: typer.Typer) -> None:

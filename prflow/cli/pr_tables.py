@@ -7,9 +7,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from prflow.pr_tools.checks_report import ChecksReport
+from prflow.pr_tools.conflicts import ConflictReport
 from prflow.pr_tools.pagination import PageInfo
+from prflow.pr_tools.rebase_plan import RebasePlan
 from prflow.pr_tools.review_threads import UnresolvedThreads
 from prflow.pr_tools.stack import StackPlan
+from prflow.pr_tools.thread_resolution import ThreadList
+from prflow.pr_tools.token_permissions import PermissionReport
 
 PLAIN_OUTPUT_WIDTH = 200  # without a terminal, keep whole rows for pipes and CI logs
 BODY_PREVIEW_CHARS = 160
@@ -89,3 +93,62 @@ def print_stack(out: Console, plan: StackPlan) -> None:
             out.print(f"# #{entry.pull.number}")
             for command in entry.commands:
                 out.print(f"  {escape(command)}", soft_wrap=True)
+
+
+def print_threads(out: Console, found: ThreadList) -> None:
+    out.print(f"{escape(found.pr)}: {len(found.threads)} shown of {found.total} review threads")
+    if not found.threads:
+        return
+    table = Table("Thread", "Where", "State", "Author", "Comment id", "Comments")
+    for row in found.threads:
+        where = f"{row.path}:{row.line}" if row.line else row.path
+        state = ("resolved" if row.is_resolved else "open") + (
+            ", outdated" if row.is_outdated else ""
+        )
+        author = f"{row.author} (prflow)" if row.prflow else row.author
+        table.add_row(
+            row.id, escape(where), state, escape(author), str(row.comment_id or ""),
+            str(row.comments),
+        )  # fmt: skip
+    out.print(table)
+
+
+def print_conflicts(out: Console, report: ConflictReport) -> None:
+    out.print(escape(report.message))
+    for file in report.files:
+        kinds = ", ".join(file.kinds) or "conflict"
+        out.print(f"\n[bold]{escape(file.path)}[/bold] ({escape(kinds)})")
+        for message in file.messages:
+            out.print(f"  {escape(message)}")
+        for hunk in file.hunks:
+            out.print(f"  lines {hunk.start_line}-{hunk.end_line}:")
+            for line in hunk.base_side:
+                out.print(f"    {escape(report.base_ref)}| {escape(line)}", highlight=False)
+            for line in hunk.head_side:
+                out.print(f"    head| {escape(line)}", highlight=False)
+        if file.more_hunks:
+            out.print(f"  … {file.more_hunks} more conflicting regions")
+    if report.commands:
+        out.print("\nTo resolve locally:")
+        for command in report.commands:
+            out.print(f"  {escape(command)}", highlight=False)
+
+
+def print_rebase(out: Console, plan: RebasePlan) -> None:
+    out.print(escape(plan.message))
+    for commit in plan.commits:
+        note = "  (already on the new base: dropped)" if commit.in_new_base else ""
+        out.print(f"  {commit.sha[:12]} {escape(commit.subject)}{note}", highlight=False)
+    out.print("Run:")
+    for command in plan.commands:
+        out.print(f"  {escape(command)}", highlight=False)
+
+
+def print_permissions(out: Console, report: PermissionReport) -> None:
+    who = report.login or "a GitHub App installation"
+    out.print(f"{escape(report.pr)}: token of {escape(who)} on {escape(report.repository)}")
+    table = Table("Tool", "Allowed", "Why", "Needs")
+    for tool in report.tools:
+        allowed = "unknown" if tool.allowed is None else "yes" if tool.allowed else "no"
+        table.add_row(tool.tool, allowed, escape(tool.why), escape(tool.needs))
+    out.print(table)

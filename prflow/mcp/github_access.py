@@ -25,8 +25,17 @@ READ_PERMISSIONS = {
     "pr_comments": "pull requests: read",
     "pr_checks": "pull requests, checks, commit statuses and actions: read",
     "pr_stack": "pull requests and contents: read",
+    "pr_threads": "pull requests: read",
+    "pr_conflicts": "pull requests and contents: read",
+    "pr_rebase": "pull requests and contents: read",
+    "pr_permissions": "pull requests and metadata: read",
 }
-"""What each PR tool asks of a token or GitHub App: reads, never writes."""
+"""What each reading PR tool asks of a token or GitHub App."""
+WRITE_PERMISSIONS = {
+    "pr_reply": "pull requests: write",
+    "pr_resolve": "pull requests: write and write access to the repository",
+}
+"""The PR tools that write, and what they need."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -34,8 +43,10 @@ M = TypeVar("M", bound=BaseModel)
 def missing_credentials() -> str:
     from activities.github.client import missing_credentials_message
 
-    each = "; ".join(f"{tool} needs {needs}" for tool, needs in READ_PERMISSIONS.items())
-    return missing_credentials_message(f"the PR tools only read ({each})")
+    each = "; ".join(
+        f"{tool} needs {needs}" for tool, needs in {**READ_PERMISSIONS, **WRITE_PERMISSIONS}.items()
+    )
+    return missing_credentials_message(f"the PR tools need: {each}")
 
 
 def _credentials_found() -> bool:

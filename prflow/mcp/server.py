@@ -21,7 +21,8 @@ SERVER_NAME = "prflow"
 INSTRUCTIONS = (
     "prflow's read-only repository tools (list_changed_files, git_diff, read_file_at_ref, "
     "search_code, find_importers, list_test_files) read a local repository at head compared "
-    "with base; the PR tools (pr_comments, pr_checks, pr_stack) read GitHub and need "
+    "with base; the PR tools (pr_comments, pr_checks, pr_stack, pr_threads, pr_conflicts, "
+    "pr_rebase, pr_permissions) read GitHub, pr_reply and pr_resolve write to it; all need "
     "GITHUB_TOKEN in the server's environment."
 )
 log = logging.getLogger(__name__)

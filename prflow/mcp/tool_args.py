@@ -82,3 +82,45 @@ class PrStackArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     pr: str = _PR
+
+
+class PrArgs(BaseModel):
+    """A tool that takes the pull request alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pr: str = _PR
+
+
+class PrThreadsArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pr: str = _PR
+    include_resolved: bool = Field(
+        default=False, description="List resolved threads too (to unresolve one)"
+    )
+
+
+class PrReplyArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pr: str = _PR
+    target: str = Field(
+        min_length=1,
+        description="A thread id (PRRT_...) or the id of a comment in the thread",
+    )
+    body: str = Field(min_length=1, description="The reply, Markdown")
+
+
+class PrResolveArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pr: str = _PR
+    thread_ids: list[str] = Field(
+        default_factory=list, description="Thread ids (PRRT_...) from pr_threads"
+    )
+    unresolve: bool = Field(default=False, description="Unresolve instead of resolve")
+    outdated: bool = Field(
+        default=False,
+        description="Resolve every unresolved prflow thread a later push made outdated",
+    )

@@ -16,7 +16,16 @@ from pydantic import BaseModel, ValidationError
 
 from prflow.errors import UserError, user_error_in
 from prflow.mcp.github_access import read_github, wait_for_checks
-from prflow.mcp.tool_args import PrChecksArgs, PrCommentsArgs, PrStackArgs, RepoTarget
+from prflow.mcp.tool_args import (
+    PrArgs,
+    PrChecksArgs,
+    PrCommentsArgs,
+    PrReplyArgs,
+    PrResolveArgs,
+    PrStackArgs,
+    PrThreadsArgs,
+    RepoTarget,
+)
 from prflow.pr_identifier import parse_pr_identifier
 from prflow.tools.registry import TOOL_SPECS, describe_validation_error, input_schema
 
@@ -130,6 +139,62 @@ async def _pr_stack(arguments: dict[str, Any]) -> Answer:
     return Answer.of(await read_github(read))
 
 
+async def _pr_threads(arguments: dict[str, Any]) -> Answer:
+    args: PrThreadsArgs = _parse(PrThreadsArgs, arguments)
+    ref = parse_pr_identifier(args.pr)
+
+    def read() -> BaseModel:
+        from activities.github.resolution import list_threads
+
+        return list_threads(ref, resolved=args.include_resolved)
+
+    return Answer.of(await read_github(read))
+
+
+async def _pr_reply(arguments: dict[str, Any]) -> Answer:
+    args: PrReplyArgs = _parse(PrReplyArgs, arguments)
+    ref = parse_pr_identifier(args.pr)
+
+    def write() -> BaseModel:
+        from activities.github.resolution import reply
+
+        return reply(ref, args.target, args.body)
+
+    return Answer.of(await read_github(write))
+
+
+async def _pr_resolve(arguments: dict[str, Any]) -> Answer:
+    args: PrResolveArgs = _parse(PrResolveArgs, arguments)
+    ref = parse_pr_identifier(args.pr)
+
+    def write() -> BaseModel:
+        from activities.github.resolution import resolve_threads
+
+        return resolve_threads(
+            ref, args.thread_ids, resolve=not args.unresolve, outdated=args.outdated
+        )
+
+    return Answer.of(await read_github(write))
+
+
+def _pr_reader(name: str) -> Handler:
+    """A tool taking the PR alone and answering one function of :mod:`resolution`."""
+
+    async def run(arguments: dict[str, Any]) -> Answer:
+        args: PrArgs = _parse(PrArgs, arguments)
+        ref = parse_pr_identifier(args.pr)
+
+        def read() -> BaseModel:
+            from activities.github import resolution
+
+            result: BaseModel = getattr(resolution, name)(ref)
+            return result
+
+        return Answer.of(await read_github(read))
+
+    return run
+
+
 PR_TOOLS: tuple[McpTool, ...] = (
     McpTool(
         "pr_comments",
@@ -154,6 +219,51 @@ PR_TOOLS: tuple[McpTool, ...] = (
         "PR is ready to merge and why not.",
         input_schema(PrStackArgs),
         _pr_stack,
+    ),
+    McpTool(
+        "pr_threads",
+        "Review threads of a pull request with their ids (for pr_reply and pr_resolve), "
+        "state (resolved, outdated), author, whether prflow opened them, and the id of the "
+        "comment a reply goes to. Unresolved only unless include_resolved.",
+        input_schema(PrThreadsArgs),
+        _pr_threads,
+    ),
+    McpTool(
+        "pr_reply",
+        "Post a reply in a review thread, named by its thread id or a comment id. Writes to "
+        "GitHub.",
+        input_schema(PrReplyArgs),
+        _pr_reply,
+    ),
+    McpTool(
+        "pr_resolve",
+        "Resolve review threads by id, or every unresolved prflow thread a push made "
+        "outdated (outdated=true); unresolve=true reopens them. Writes to GitHub.",
+        input_schema(PrResolveArgs),
+        _pr_resolve,
+    ),
+    McpTool(
+        "pr_conflicts",
+        "Whether a pull request merges cleanly: GitHub's mergeable state plus a trial merge "
+        "of the base branch's tip and the head, with the conflicting files, each conflict's "
+        "kind and hunks (both sides' lines), and the commands to resolve them locally.",
+        input_schema(PrArgs),
+        _pr_reader("merge_conflicts"),
+    ),
+    McpTool(
+        "pr_rebase",
+        "After a stacked PR's base PR was (squash-)merged: the PR's own commits in order "
+        "(those already on the new base marked) and the git commands that replay them onto "
+        "the branch the base went into and retarget the PR.",
+        input_schema(PrArgs),
+        _pr_reader("rebase_after_merge"),
+    ),
+    McpTool(
+        "pr_permissions",
+        "What the GitHub token may do on a pull request: reply, resolve threads, read "
+        "conflicts, push a rebase or a fix to the head branch (forks included), and why.",
+        input_schema(PrArgs),
+        _pr_reader("token_permissions"),
     ),
 )
 

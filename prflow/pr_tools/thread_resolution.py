@@ -115,3 +115,56 @@ def reply_target(thread: ReviewThread) -> int | None:
     """The comment id a reply goes to: the thread's first comment (GitHub's replies endpoint
     takes a top-level comment)."""
     return thread.comments[0].id if thread.comments else None
+
+
+class ThreadRow(BaseModel):
+    """One review thread as ``prflow pr threads`` lists it."""
+
+    id: str
+    path: str
+    line: int | None
+    is_resolved: bool
+    is_outdated: bool
+    author: str
+    prflow: bool = Field(description="Opened by prflow (a finding)")
+    comment_id: int | None = Field(description="The first comment; replies go there")
+    comments: int
+    url: str
+
+
+class ThreadList(BaseModel):
+    pr: str
+    login: str | None = Field(description="The token's login; None for an App installation")
+    total: int
+    threads: list[ThreadRow]
+
+
+def thread_list(
+    pr: str, threads: Iterable[ReviewThread], own_login: str | None, *, resolved: bool
+) -> ThreadList:
+    """Every thread (``resolved``) or the unresolved ones, with ids and state."""
+    every = list(threads)
+    rows = [
+        ThreadRow(
+            id=t.id,
+            path=t.path,
+            line=t.line,
+            is_resolved=t.is_resolved,
+            is_outdated=t.is_outdated,
+            author=t.author,
+            prflow=is_prflow_thread(t, own_login),
+            comment_id=reply_target(t),
+            comments=len(t.comments) + t.more_comments,
+            url=t.url,
+        )
+        for t in every
+        if resolved or not t.is_resolved
+    ]
+    return ThreadList(pr=pr, login=own_login, total=len(every), threads=rows)
+
+
+class ResolveReport(BaseModel):
+    pr: str
+    action: str = Field(description="'resolve' or 'unresolve'")
+    threads: list[ThreadState] = Field(description="The threads acted on, as GitHub left them")
+    message: str

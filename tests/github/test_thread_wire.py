@@ -243,3 +243,31 @@ def test_conversation_webhooks_match_githubs_published_schemas(
     assert resolved.payload["thread"]["node_id"] == thread.id
     assert [c["body"] for c in resolved.payload["thread"]["comments"]] == ["finding", "no"]
     assert (closed.payload["pull_request"]["merged"], closed.payload["action"]) == (True, "closed")
+
+
+def test_a_push_outdates_the_threads_on_lines_it_changed(
+    fake_github: FakeGitHub, bare_repo_with_pr: BareRepo
+) -> None:
+    bare = bare_repo_with_pr.path
+    fake_github.add_pull_request(
+        "octo-org", "service", 5, bare_repo_path=bare,
+        base_sha=bare_repo_with_pr.base_sha, head_sha=bare_repo_with_pr.head_sha,
+    )  # fmt: skip
+    pull = _client(fake_github).get_repo("octo-org/service").get_pull(5)
+    pull.create_review(
+        body="two findings",
+        event="COMMENT",
+        comments=[
+            {"path": "app.py", "line": 1, "side": "RIGHT", "body": "name the parameter"},
+            {"path": "app.py", "line": 2, "side": "RIGHT", "body": "f-string"},
+        ],
+    )
+    # A line above both, and the second one rewritten.
+    moved = _commit_on(
+        bare, bare_repo_with_pr.head_sha, "# greeting\ndef greet(name):\n    return 'hi ' + name\n"
+    )
+    _client(fake_github).get_repo("octo-org/service").get_git_ref("heads/feature").edit(moved)
+
+    kept, changed = fetch_review_threads(PR)
+    assert (kept.is_outdated, kept.line) == (False, 2)  # followed its line down
+    assert (changed.is_outdated, changed.line) == (True, None)

@@ -17,7 +17,10 @@ from tests.support.mcp_sessions import github_environment, mcp_session
 from tests.support.pr_checks_runs import add_failing_job
 
 REPO_TOOLS = set(TOOL_NAMES)  # the six impact tools, as the agent gets them
-PR_TOOLS = {"pr_comments", "pr_checks", "pr_stack"}
+PR_TOOLS = {
+    "pr_comments", "pr_checks", "pr_stack", "pr_threads", "pr_reply", "pr_resolve",
+    "pr_conflicts", "pr_rebase", "pr_permissions",
+}  # fmt: skip
 RANGE = {"base": "base", "head": "feature"}
 
 
@@ -131,3 +134,33 @@ async def test_mistakes_come_back_as_one_line_errors(
     assert outside.startswith("read_file_at_ref: ")
     assert "no-such-branch" in bad_ref
     assert unknown.startswith("unknown tool 'deploy'")
+
+
+async def test_resolution_tools_reply_and_resolve_on_github(
+    sample_repo: Path, fake_github_pr: FakeGitHub, tmp_path: Path
+) -> None:
+    fake = fake_github_pr
+    finding = "Possible None.\n\n<!-- prflow:finding 0123456789abcdef -->"
+    ours = fake.add_review_thread(
+        "octo-org", "service", 5, "app.py", 3, [("prflow-bot", finding)], outdated=True
+    )
+    theirs = fake.add_review_thread("octo-org", "service", 5, "db.py", 9, [("alice", "why?")])
+    async with _session(sample_repo, fake, tmp_path) as session:
+        listed = await _call(session, "pr_threads", {"pr": "octo-org/service#5"})
+        replied = await _call(
+            session,
+            "pr_reply",
+            {"pr": "octo-org/service#5", "target": theirs.id, "body": "Because of X."},
+        )
+        resolved = await _call(
+            session, "pr_resolve", {"pr": "octo-org/service#5", "outdated": True}
+        )
+        allowed = await _call(session, "pr_permissions", {"pr": "octo-org/service#5"})
+        nothing = await _error(session, "pr_resolve", {"pr": "octo-org/service#5"})
+
+    assert {t["id"]: t["prflow"] for t in listed["threads"]} == {ours.id: True, theirs.id: False}
+    assert replied["in_reply_to_id"] == theirs.comments[0].id
+    assert theirs.comments[-1].body == "Because of X."
+    assert [t["id"] for t in resolved["threads"]] == [ours.id] and ours.is_resolved
+    assert {t["tool"]: t["allowed"] for t in allowed["tools"]}["resolve"] is True
+    assert nothing.startswith("Name the threads to resolve")

@@ -49,6 +49,7 @@ from tests.support.fake_github_reviews import (
     FakeReviewComment,
     Placed,
     ReviewRejected,
+    line_after,
     place_comment,
     pull_diff,
     pull_files,
@@ -591,10 +592,14 @@ class FakeGitHub:
 
     def push(self, owner: str, repo: str, number: int, head_sha: str) -> datetime:
         """A new head on a PR, as a push to its branch makes it (``refs/pull/N/head`` too);
-        returns the PR's new ``updated_at``."""
-        self.set_pull_state(owner, repo, number, head_sha=head_sha)
+        returns the PR's new ``updated_at``. Review threads whose line the push changed
+        become outdated; the others follow their line."""
         with self._lock:
             issue = self._issues[(owner, repo, number)]
+            assert issue.pull is not None
+            old_head = issue.pull.head_sha
+        self.set_pull_state(owner, repo, number, head_sha=head_sha)
+        self._follow_threads(issue, old_head, head_sha)
         if issue.repo.git_dir is not None:
             subprocess.run(
                 [
@@ -615,13 +620,35 @@ class FakeGitHub:
         with self._lock:
             issue = self._issues[(owner, repo, number)]
             assert issue.pull is not None and issue.repo.git_dir is not None
-            issue.pull.head_sha = head_sha
+            old_head, issue.pull.head_sha = issue.pull.head_sha, head_sha
             git_dir = issue.repo.git_dir
         subprocess.run(
             ["git", "--git-dir", str(git_dir), "update-ref", f"refs/pull/{number}/head", head_sha],
             check=True,
             capture_output=True,
         )
+        self._follow_threads(issue, old_head, head_sha)
+
+    def _follow_threads(self, issue: FakeIssue, old_head: str, new_head: str) -> None:
+        """After a push: each open thread's line at the new head, or outdated when the push
+        changed that line or removed its file (judged on the head side, with git's own diff
+        between the two heads)."""
+        git_dir = issue.repo.git_dir
+        if git_dir is None or old_head == new_head:
+            return
+        key = (issue.repo.owner, issue.repo.name, issue.number)
+        with self._lock:
+            threads = [t for t in self._threads.get(key, []) if not t.is_outdated and t.line]
+        for thread in threads:
+            try:
+                moved = line_after(git_dir, old_head, new_head, thread.path, thread.line or 0)
+            except LookupError:  # commits the repository does not hold: nothing to judge
+                continue
+            with self._lock:
+                if moved is None:
+                    thread.is_outdated = True
+                else:
+                    thread.line = moved
 
     def resolve_thread(self, thread_id: str, by: str = "maintainer") -> None:
         """A person resolves a review thread."""

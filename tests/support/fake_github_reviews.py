@@ -196,6 +196,31 @@ def parse_unified_diff(text: str) -> dict[str, DiffFile]:
     return files
 
 
+def line_after(git_dir: Path, old: str, new: str, path: str, line: int) -> int | None:
+    """Where head line ``line`` of ``path`` at commit ``old`` is at commit ``new``; None when
+    a change between them touched that line or removed the file (GitHub then shows the
+    comment as outdated)."""
+    text = _git(git_dir, "diff", "--no-color", "--no-renames", "-U0", old, new, "--", path)
+    if not text.strip():
+        return line
+    if "\n+++ /dev/null" in text:
+        return None
+    shift = 0
+    for raw in text.split("\n"):
+        match = _HUNK.match(raw)
+        if match is None:
+            continue
+        start = int(match.group(1))
+        count = int(match.group(2)) if match.group(2) is not None else 1
+        added = int(match.group(4)) if match.group(4) is not None else 1
+        if count and start <= line < start + count:
+            return None  # the line itself changed
+        if (start if count else start + 1) > line:
+            break  # hunks are in order: this one and the rest lie below the line
+        shift += added - count
+    return line + shift
+
+
 class ReviewRejected(Exception):
     """The review GitHub would refuse, with the errors it would give (422)."""
 

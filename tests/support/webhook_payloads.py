@@ -184,7 +184,7 @@ def _webhook_review_comment(
     api, web = fake._pull_api(issue)
     user = fake.user_state(comment.author)
     assert user is not None
-    body = review_comment_json(comment, fake._user_json(user), api, web)
+    body: dict[str, Any] = review_comment_json(comment, fake._user_json(user), api, web)
     body["reactions"] = fake._reactions_json(body["url"])
     body["author_association"] = association or fake.association(
         issue.repo.owner, issue.repo.name, comment.author
