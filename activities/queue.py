@@ -21,9 +21,11 @@ from activities.github.org_pulls import updated_pull_events
 from activities.github.pulls import fetch_pull_request
 from activities.heartbeats import heartbeating
 from prflow.config import cached_settings
+from prflow.conversation.events import CLOSED_EVENT_ID, PullAction, PullEvent, head_event_id
 from prflow.errors import UserError
 from prflow.git.repo import changed_files, open_repo, resolve_range, run_git
 from prflow.queue.delivery import deliver
+from prflow.queue.events import EventKind, PrEvent
 from prflow.queue.gate import GateState, SlotAsk, SlotRequest, gate_workflow_id
 from prflow.queue.jobs import (
     JoinedRun,
@@ -133,6 +135,20 @@ async def request_slot(ask: SlotAsk) -> str:
     return gate_id
 
 
+def conversation_of(event: PrEvent) -> PullEvent | None:
+    """What a poll's event means to the PR's conversation: a head (``head:<sha>``, the id a
+    webhook's synchronize has too, so the two dedupe) or a close."""
+    if event.kind == EventKind.closed:
+        return PullEvent(event_id=CLOSED_EVENT_ID, action=PullAction.closed)
+    if event.kind == EventKind.head and event.head_sha:
+        return PullEvent(
+            event_id=head_event_id(event.head_sha),
+            action=PullAction.synchronize,
+            head_sha=event.head_sha,
+        )
+    return None
+
+
 @activity.defn(name="queue_poll_org")
 async def poll_org(query: PollQuery) -> PollOutcome:
     """List the org's PRs updated since the last poll and hand each to its PR workflow."""
@@ -141,10 +157,15 @@ async def poll_org(query: PollQuery) -> PollOutcome:
         since = query.since - OVERLAP
     else:
         since = started - timedelta(seconds=query.first_lookback_seconds)
+    from worker.conversation_client import signal_conversation
+
     events = await updated_pull_events(query.org, since, on_progress=activity.heartbeat)
     client = activity.client()
     for event in events:
         await deliver(client, event, query.queues)
+        talk = conversation_of(event)
+        if talk is not None:
+            await signal_conversation(client, event.pr, talk)
         activity.heartbeat()
     # A PR updated while we listed shows up again next time: its delivery id dedupes it.
     return PollOutcome(org=query.org, since=since, polled_until=started, delivered=len(events))

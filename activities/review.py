@@ -9,6 +9,7 @@ produced, returning keys and small typed values to the workflow.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,6 +30,7 @@ from prflow.impact.evidence import CitedText, Unreadable, cited_text
 from prflow.impact.scoring import assess_risk
 from prflow.impact.stage_inputs import StaticFindings
 from prflow.llm.messages import ToolSpec
+from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import ResolvedRange
 from prflow.review.agents.anatomy_reader import (
     SUBMIT_ANATOMY,
@@ -110,6 +112,7 @@ from prflow.review.stage_models import (
 from prflow.review.static_findings import static_review
 from prflow.review.synthesis import SynthesisInputs, synthesize
 from prflow.store.blobs import get_json, put_json, put_text
+from prflow.store.finding_verdicts import verdicts_of
 from prflow.store.review_marks import last_review, record_review
 from prflow.tools.git_diff import GitDiffArgs, git_diff
 from prflow.tools.reader import ToolError
@@ -583,6 +586,13 @@ def _placement_diff(inp: SynthesisInput) -> tuple[DiffIndex, str]:
     )
 
 
+def _judged_findings(db: str, pr: PullRequestRef | None) -> dict[str, str]:
+    """Fingerprint → verdict (accepted, rebutted, fixed) of the PR's findings so far."""
+    if pr is None:
+        return {}
+    return verdicts_of(db, f"{pr.owner}/{pr.repo}", pr.number)
+
+
 @activity.defn(name="review_synthesize")
 @heartbeating
 def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
@@ -595,6 +605,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
     diff, placement_note = _placement_diff(inp)
     complete = all(p.state.value != "failed" for p in inp.phases)
     may_approve = inp.used_model and complete and not inp.history.open_fingerprints
+    judged = _judged_findings(db, inp.pull_request)
     result = synthesize(
         findings,
         SynthesisInputs(
@@ -604,6 +615,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
             high_blast_files=structure.high_blast_files(),
             posted_fingerprints=inp.history.posted_fingerprints,
             resolved_fingerprints=inp.history.resolved_fingerprints,
+            rebutted_fingerprints=sorted(f for f, v in judged.items() if v == "rebutted"),
             may_approve=may_approve,
         ),
         diff,
@@ -645,6 +657,7 @@ def review_synthesize(inp: SynthesisInput) -> SynthesisRefs:
         earlier_findings=result.earlier,
         folded=[*static_part.folded, *inline_cap_note(result.findings)],
         suppressed=result.suppressed,
+        conversation=dict(Counter(judged.values())),
         not_reviewed=_not_reviewed(facts, set(inp.examined), inp.used_model),
         rejected_findings=once_each(inp.rejected),
         cost_usd=inp.cost_usd,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from prflow.conversation.kind import CONVERSATION
 from prflow.docsync.kind import DOCSYNC
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
@@ -11,7 +12,15 @@ from prflow.queue.kind import QUEUE
 from prflow.refactor.kind import REFACTOR
 from prflow.review.kind import REVIEW
 
-KINDS: tuple[KindDeclaration, ...] = (IMPACT, PR_CHECKS, REVIEW, QUEUE, DOCSYNC, REFACTOR)
+KINDS: tuple[KindDeclaration, ...] = (
+    IMPACT,
+    PR_CHECKS,
+    REVIEW,
+    QUEUE,
+    DOCSYNC,
+    REFACTOR,
+    CONVERSATION,
+)
 
 
 def kind_named(name: str) -> KindDeclaration:

@@ -17,6 +17,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities.conversation import open_conversation
     from activities.github import upsert_pr_comment
     from activities.github.pull_files import pull_patches
     from activities.github.reviews import post_review, review_history
@@ -34,9 +35,13 @@ with workflow.unsafe.imports_passed_through():
         review_synthesize,
     )
     from prflow import search_attributes as sa
+    from prflow.conversation.events import ReviewPosted
+    from prflow.conversation.models import OpenConversation
     from prflow.github_models import CommentUpsertInput, CommentUpsertResult
     from prflow.impact.run_models import ChangeSet, StaticSummary
     from prflow.impact.stage_inputs import StaticInput
+    from prflow.pr_identifier import PullRequestRef
+    from prflow.queue.state import QueueNames
     from prflow.repo_models import ResolvedRange
     from prflow.review.agents.anatomy_reader import SUBMIT_ANATOMY, parse_anatomy
     from prflow.review.agents.intake import SUBMIT_INTAKE, parse_intake
@@ -80,6 +85,8 @@ GITHUB_PLACEMENT = "review-placed-on-githubs-patches-v1"
 """A PR run reads GitHub's per-file patches before synthesis and places findings on them."""
 ANATOMY_DIFFS = "review-anatomy-sees-largest-diffs-v1"
 """Patch: anatomy's first message carries the diffs of the largest changes that fit."""
+STARTS_CONVERSATION = "review-starts-conversation-v1"
+"""Patch: a posted review starts (or signals) the PR's conversation workflow."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -438,5 +445,40 @@ class ReviewWorkflow(KindWorkflow):
             ),
             timeout=timedelta(minutes=1),
         )
+        if workflow.patched(STARTS_CONVERSATION):
+            await self._open_conversation(request, pr, rng, posted)
         self.kit.set("output", PhaseState.done, posted.url)
         return posted, summary
+
+    async def _open_conversation(
+        self,
+        request: ReviewRequest,
+        pr: PullRequestRef,
+        rng: ResolvedRange,
+        posted: PostedReview,
+    ) -> None:
+        """The review is on the PR: its conversation (answers, resolutions) starts or goes on."""
+        info = workflow.info()
+        started: str = await self.kit.step(
+            "output",
+            open_conversation,
+            OpenConversation(
+                pr=pr,
+                queues=QueueNames(
+                    main=info.task_queue,
+                    llm=next(iter(request.plans.values())).task_queue
+                    if request.plans
+                    else info.task_queue,
+                    github=request.github_task_queue,
+                ),
+                posted=ReviewPosted(
+                    event_id=f"review:{info.workflow_id}",
+                    head_sha=rng.head_sha,
+                    review_url=posted.url,
+                ),
+            ),
+            timeout=timedelta(minutes=1),
+            retry=NETWORK_RETRY,
+            summary=f"start the conversation on {pr.slug}",
+        )
+        self.kit.set("output", PhaseState.running, f"conversation {started}")

@@ -11,6 +11,7 @@ from prflow.agent.planning import phase_plans
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
+from prflow.cli.review_stats import show_stats
 from prflow.cli.run_target import pr_head, preflight, run_location
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
@@ -36,6 +37,8 @@ Examples:
   prflow review --repo . --pr acme/api#123 --post      # in CI: review the checkout, post to the PR
 
   prflow review --pr acme/api#123 --format sarif -o review.sarif --threshold important
+
+  prflow review stats --repo acme/api                  # findings accepted/rebutted/fixed/open
 """
 
 
@@ -74,6 +77,14 @@ class Gate:
 
 
 def review(
+    action: Annotated[
+        str | None,
+        typer.Argument(
+            help="`stats`: per repository and dimension, how many findings were accepted, "
+            "rebutted, fixed or left open (with --repo owner/name to narrow, --format json).",
+            show_default=False,
+        ),
+    ] = None,
     pr: Annotated[
         str | None,
         typer.Option(
@@ -171,6 +182,9 @@ def review(
 
     Exit codes: 0 success, 1 --threshold reached, 2 usage error, 3 review failed.
     """
+    if action is not None:
+        show_stats(action, repo, output_format == OutputFormat.json)
+        return
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
     check_number("--budget-usd", budget_usd, MAX_USD, "5")

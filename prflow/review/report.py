@@ -61,6 +61,10 @@ class ReviewReport(BaseModel):
         description="Findings of this head an earlier run posted; listed, not posted again",
     )
     suppressed: Suppressed = Field(default_factory=Suppressed)
+    conversation: dict[str, int] = Field(
+        default_factory=dict,
+        description="Findings of this PR people accepted or rebutted, and pushes fixed",
+    )
     not_reviewed: list[NotReviewed] = Field(default_factory=list)
     rejected_findings: list[str] = Field(
         default_factory=list, description="Model findings dropped because their evidence failed"

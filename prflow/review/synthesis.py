@@ -104,6 +104,7 @@ class Suppressed(BaseModel):
     below_confidence: int = 0
     already_posted: int = 0
     on_resolved_threads: int = 0
+    rebutted: int = Field(default=0, description="Findings the PR's people argued down earlier")
 
 
 class SynthesisInputs(BaseModel):
@@ -115,6 +116,11 @@ class SynthesisInputs(BaseModel):
     high_blast_files: list[str] = Field(default_factory=list)
     posted_fingerprints: list[str] = Field(default_factory=list)
     resolved_fingerprints: list[str] = Field(default_factory=list)
+    rebutted_fingerprints: list[str] = Field(
+        default_factory=list,
+        description="Rebutted in the PR's conversation: not raised again while the cited line "
+        "reads the same (the fingerprint names its text)",
+    )
     may_approve: bool = True
 
 
@@ -149,11 +155,14 @@ def synthesize(
     merged = _merge(merged, same_meaning_within(merged), suppressed)
     suppressed.merged_by_meaning = suppressed.merged_duplicates - before
     posted, resolved = set(inputs.posted_fingerprints), set(inputs.resolved_fingerprints)
+    rebutted = set(inputs.rebutted_fingerprints)
     kept: list[ScoredFinding] = []
     earlier: list[ScoredFinding] = []
     for finding in merged:
         if finding.confidence < CONFIDENCE_FLOOR[finding.severity]:
             suppressed.below_confidence += 1
+        elif finding.fingerprint in rebutted:
+            suppressed.rebutted += 1
         elif finding.fingerprint in resolved:
             suppressed.on_resolved_threads += 1
         elif finding.fingerprint in posted:

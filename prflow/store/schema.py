@@ -124,6 +124,21 @@ class ReviewMarkRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)
 
 
+class FindingVerdictRow(Base):
+    """What people made of one posted finding of a PR: accepted, rebutted or fixed."""
+
+    __tablename__ = "finding_verdicts"
+    __table_args__ = (Index("ix_finding_verdicts_repo", "repo"),)
+
+    repo: Mapped[str] = mapped_column(String(255), primary_key=True)
+    pr_number: Mapped[int] = mapped_column(Integer(), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), primary_key=True)
+    dimension: Mapped[str] = mapped_column(String(128))
+    verdict: Mapped[str] = mapped_column(String(16))
+    head_sha: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)
+
+
 class EditLedgerRow(Base):
     """One applied doc/code edit of a run: its reason and its patch (by blob key).
 

@@ -3,7 +3,9 @@
 GitHub gives a receiver 10 seconds. This app never waits for work: per
 delivery it checks the ``X-Hub-Signature-256`` HMAC on the raw body, maps the
 event (:mod:`prflow.queue.events`) and signals the PR's workflow, which is one
-round trip to Temporal whatever the queue depth. Answers:
+round trip to Temporal whatever the queue depth. Review comments, review
+threads, PR comments, pushes and closes also go to the PR's conversation
+(:mod:`prflow.conversation.deliveries`), when prflow reviewed the PR. Answers:
 
 - 202 with the PR workflow's id when the event was delivered;
 - 200 with the reason when the event is not one the queue acts on;
@@ -35,6 +37,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from temporalio.client import Client
 
+from prflow.conversation.deliveries import ConversationEvent, conversation_event
+from prflow.conversation.kind import conversation_id
+from prflow.pr_identifier import PullRequestRef
 from prflow.queue.delivery import deliver
 from prflow.queue.events import (
     DELIVERY_ID_PATTERN,
@@ -77,6 +82,14 @@ class Receiver:
         if self.client is None:
             self.client = await self._connect()
         await deliver(self.client, event, self.queues)
+
+    async def converse(self, pr: PullRequestRef, event: ConversationEvent) -> bool:
+        """Signal the PR's conversation; False when prflow never reviewed the PR (none runs)."""
+        from worker.conversation_client import signal_conversation
+
+        if self.client is None:
+            self.client = await self._connect()
+        return await signal_conversation(self.client, pr, event)
 
     async def temporal_answers(self) -> bool:
         try:
@@ -153,6 +166,16 @@ async def _handle(receiver: Receiver, request: Request) -> Response:
     except (ValueError, PayloadError, RecursionError) as err:
         reason = "JSON nested too deeply" if isinstance(err, RecursionError) else str(err)
         return _answer(400, error=reason[:300])
+    talk = conversation_event(event_name, delivery_id, payload)
+    if talk is not None:
+        try:
+            async with asyncio.timeout(DELIVERY_TIMEOUT_SECONDS):
+                conversing = await receiver.converse(*talk)
+        except Exception as err:  # Temporal down or slow: GitHub records the failure
+            log.warning("delivery %s not handed to the conversation: %s", delivery_id, err)
+            return _answer(503, error="Temporal did not take the event; redeliver it later")
+        if isinstance(mapped, Ignored) and conversing:
+            return _answer(202, delivered=conversation_id(talk[0]), kind=talk[1].kind)
     if isinstance(mapped, Ignored):
         return _answer(200, ignored=mapped.reason)
     unknown = receiver.unknown_jobs(mapped)

@@ -49,6 +49,7 @@ RECORDED_IDS = {
     "refactor-full": "refactor-full",
     "refactor-full/agent:task:callers:1": "refactor-task",
     "refactor-crash": "refactor-crash",
+    "conversation:octo-conversation-replay/shop#3": "conversation-resolve-merge",
 }
 
 

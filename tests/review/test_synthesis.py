@@ -281,3 +281,17 @@ def test_a_rerun_on_the_same_head_lists_its_findings_in_the_summary(diff: DiffIn
     assert "sign flipped (posted earlier)" in summary and "multiplies (posted earlier)" in summary
     payload = review_payload(report, "<!-- m -->")
     assert payload.comments == []  # nothing posted twice
+
+
+def test_a_rebutted_finding_is_not_raised_again_until_its_cited_line_changes(
+    diff: DiffIndex,
+) -> None:
+    rebutted = finding("intended, says the author", line=6, anchor="return amount * 1.1")
+    inputs = SynthesisInputs(rebutted_fingerprints=[rebutted.fingerprint])
+    result = synthesize([rebutted], inputs, diff)
+    assert result.findings == [] and result.suppressed.rebutted == 1
+    changed = finding("intended, says the author", line=6, anchor="return amount * 1.2")
+    again = synthesize([changed], inputs, diff)
+    assert [f.title for f in again.findings] == ["intended, says the author"], (
+        "the cited line reads differently now: the finding is new"
+    )

@@ -104,6 +104,7 @@ def overview(report: ReviewReport, *, findings_table: bool = True) -> list[str]:
     lines += _phases(report)
     lines += _not_reviewed(report)
     lines += _suppressed(report)
+    lines += _conversation(report)
     lines += _reading(report)
     if findings_table:
         lines += _top_findings(report)
@@ -149,11 +150,25 @@ def _suppressed(report: ReviewReport) -> list[str]:
     parts = [
         (s.already_posted, "already posted earlier"),
         (s.on_resolved_threads, "on threads you resolved"),
+        (s.rebutted, "rebutted earlier (the cited code is unchanged)"),
         (s.merged_duplicates, "merged as duplicates"),
         (s.below_confidence, "below their severity's confidence floor"),
     ]
     shown = [f"{n} {words}" for n, words in parts if n]
     return ["", "Left out: " + "; ".join(shown) + "."] if shown else []
+
+
+def _conversation(report: ReviewReport) -> list[str]:
+    """What people made of this PR's findings so far (see ``prflow review stats``)."""
+    counts = report.conversation
+    parts = [
+        (counts.get("accepted", 0), "accepted"),
+        (counts.get("rebutted", 0), "rebutted"),
+        (counts.get("fixed", 0), "fixed by a push"),
+    ]
+    if not any(n for n, _ in parts):
+        return []
+    return ["", "In the conversation: " + ", ".join(f"{n} {words}" for n, words in parts) + "."]
 
 
 def _reading(report: ReviewReport) -> list[str]:

@@ -1,0 +1,225 @@
+"""Shared pieces of conversation tests: a reviewed PR on the loopback GitHub, people who
+reply through the real REST API, signed webhook deliveries, and waiting for the workflow.
+
+The review is posted by prflow's account with real PyGithub (the fake places each inline
+comment on the PR's real diff, so every thread has GitHub's diff hunk); each finding
+comment carries its fingerprint and credit line as prflow renders them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from github import Auth, Github
+from temporalio.client import Client, WorkflowHandle
+
+from prflow.agent.planning import phase_plan
+from prflow.config import Settings
+from prflow.conversation.events import ReviewPosted
+from prflow.conversation.kind import CONVERSATION, PHASE, conversation_id
+from prflow.conversation.state import ConversationState
+from prflow.impact.evidence import normalise_whitespace
+from prflow.pr_identifier import PullRequestRef
+from prflow.queue.state import QueueNames
+from prflow.review.fingerprints import finding_fingerprint, fingerprint_marker
+from prflow.review.models import FindingCategory
+from tests.queue.receiver import SECRET
+from tests.support.fake_github import FakeGitHub
+from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
+from tests.support.sample_repos import build_sample_repo, commit_all, git, write_files
+from tests.support.webhook_payloads import Delivery
+from worker.conversation_client import signal_with_start
+from workflows.conversation import ConversationWorkflow
+
+REPO = "shop"
+NUMBER = 3
+TAX_LINE = "def total(cart: Cart, tax: float) -> float:"
+PRICING_LINE = "    return int(amount * (1 - percent / 100))"
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    anchor: str
+    title: str
+    dimension: str
+
+    @property
+    def fingerprint(self) -> str:
+        return finding_fingerprint(
+            self.path, FindingCategory.correctness, normalise_whitespace(self.anchor), self.title
+        )
+
+    def body(self) -> str:
+        return (
+            f"**🟠 Important: {self.title}**\n\n{self.title}, explained for the author.\n\n"
+            f"<sub>Found by {self.dimension} · confidence 0.80 · correctness · "
+            f"model-written</sub>\n{fingerprint_marker(self.fingerprint)}"
+        )
+
+
+TAX = Finding("shop/cart.py", 9, TAX_LINE, "total() lost its tax default", "Cart API")
+PRICING = Finding("shop/pricing.py", 2, PRICING_LINE, "discount() truncates cents", "Pricing")
+
+
+@dataclass
+class ReviewedPr:
+    fake: FakeGitHub
+    work: Path
+    bare: Path
+    pr: PullRequestRef
+    threads: dict[str, int] = field(default_factory=dict)
+    """Finding title → the id of the inline comment that opened its thread."""
+
+    @property
+    def repo_name(self) -> str:
+        return f"{self.pr.owner}/{self.pr.repo}"
+
+    def gh(self, token: str = FAKE_GITHUB_TOKEN) -> Github:
+        return Github(base_url=self.fake.api_url, auth=Auth.Token(token))
+
+    def pull(self, token: str = FAKE_GITHUB_TOKEN) -> Any:
+        return self.gh(token).get_repo(self.repo_name).get_pull(self.pr.number)
+
+    def person(self, login: str, *, bot: bool = False) -> str:
+        """A GitHub account that can comment on the PR; returns its token."""
+        token = f"ghp_{login.replace('[', '_').replace(']', '_')}_{secrets.token_hex(4)}"
+        self.fake.add_user(login, token=token, type="Bot" if bot else "User")
+        return token
+
+    def reply(self, token: str, finding: Finding, body: str) -> Any:
+        """A reply in ``finding``'s thread, posted through the REST API as its author."""
+        return self.pull(token).create_review_comment_reply(self.threads[finding.title], body)
+
+    def thread_comments(self, finding: Finding) -> list[Any]:
+        root = self.threads[finding.title]
+        comments = self.pull().get_review_comments()
+        return [c for c in comments if root in (c.id, c.in_reply_to_id)]
+
+    def push(self, files: dict[str, str | bytes | None]) -> str:
+        """Commit on the PR branch and push it, moving the PR head as GitHub would."""
+        git(self.work, "checkout", "-q", "feature")
+        write_files(self.work, files)
+        sha = commit_all(self.work, "address review")
+        git(self.work, "push", "-q", str(self.bare), "feature")
+        self.fake.push(self.pr.owner, self.pr.repo, self.pr.number, sha)
+        return sha
+
+
+def open_pr(fake: FakeGitHub, tmp_path: Path, owner: str | None = None) -> ReviewedPr:
+    """The sample repository's change as a PR of an organisation of its own (workflow ids
+    are global on the session's server), not reviewed yet."""
+    owner = owner or f"octo-{secrets.token_hex(3)}"
+    work = build_sample_repo(tmp_path / "work")
+    bare = tmp_path / "shop.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    fake.add_pull_request(
+        owner,
+        REPO,
+        NUMBER,
+        bare_repo_path=bare,
+        base_sha=git(work, "rev-parse", "main"),
+        head_sha=git(work, "rev-parse", "feature"),
+        title="Reshape the cart API",
+    )
+    return ReviewedPr(fake, work, bare, PullRequestRef(owner=owner, repo=REPO, number=NUMBER))
+
+
+def reviewed_pr(
+    fake: FakeGitHub, tmp_path: Path, findings: list[Finding], owner: str | None = None
+) -> ReviewedPr:
+    """An open PR with prflow's review posted: one inline comment per finding."""
+    reviewed = open_pr(fake, tmp_path, owner)
+    head = git(reviewed.work, "rev-parse", "feature")
+    pull = reviewed.pull()
+    pull.create_review(
+        commit=reviewed.gh().withLazy(True).get_repo(reviewed.repo_name).get_commit(head),
+        body="prflow review",
+        event="COMMENT",
+        comments=[
+            {"path": f.path, "line": f.line, "side": "RIGHT", "body": f.body()} for f in findings
+        ],
+    )
+    for comment in pull.get_review_comments():
+        title = next(f.title for f in findings if f.fingerprint in comment.body)
+        reviewed.threads[title] = comment.id
+    return reviewed
+
+
+async def start_conversation(
+    client: Client, settings: Settings, reviewed: ReviewedPr, *, with_model: bool = True
+) -> WorkflowHandle[Any, Any]:
+    """Start the PR's conversation as a posted review does (signal-with-start)."""
+    temporal = settings.temporal
+    state = ConversationState(
+        pr=reviewed.pr,
+        queues=QueueNames(
+            main=temporal.task_queue, llm=temporal.llm_task_queue, github=temporal.github_task_queue
+        ),
+        plan=phase_plan(settings, CONVERSATION, PHASE) if with_model else None,
+    )
+    head = git(reviewed.work, "rev-parse", "feature")
+    await signal_with_start(
+        client, state, ReviewPosted(event_id=f"review:{uuid.uuid4()}", head_sha=head)
+    )
+    return client.get_workflow_handle_for(ConversationWorkflow.run, conversation_id(reviewed.pr))
+
+
+async def settled(
+    handle: WorkflowHandle[Any, Any], events: int, within: float = 90.0
+) -> ConversationState:
+    """The conversation's state once it handled ``events`` events and has none queued."""
+    deadline = time.monotonic() + within
+    while True:
+        state: ConversationState = await handle.query(ConversationWorkflow.status)
+        if state.tally.events >= events and not state.pending:
+            return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"conversation did not settle: {state.model_dump_json()}")
+        await asyncio.sleep(0.2)
+
+
+async def send(url: str, delivery: Delivery) -> httpx.Response:
+    """POST a signed delivery to the receiver, as GitHub does."""
+    async with httpx.AsyncClient() as http:
+        return await http.post(
+            f"{url}/webhook", content=delivery.body, headers=delivery.headers(SECRET)
+        )
+
+
+def review_comment_delivery(reviewed: ReviewedPr, comment: Any) -> Delivery:
+    """``pull_request_review_comment.created`` for ``comment`` (its REST JSON, as GitHub
+    sends it in the webhook)."""
+    pull = reviewed.pull()
+    repo = reviewed.gh().get_repo(reviewed.repo_name)
+    payload = {
+        "action": "created",
+        "comment": comment.raw_data,
+        "pull_request": pull.raw_data,
+        "repository": repo.raw_data,
+        "sender": comment.raw_data["user"],
+    }
+    return Delivery("pull_request_review_comment", str(uuid.uuid4()), payload)
+
+
+def thread_delivery(reviewed: ReviewedPr, finding: Finding, action: str, actor: str) -> Delivery:
+    """``pull_request_review_thread.<action>`` for ``finding``'s thread, sent by ``actor``."""
+    pull = reviewed.pull()
+    repo = reviewed.gh().get_repo(reviewed.repo_name)
+    comments = [c.raw_data for c in reviewed.thread_comments(finding)]
+    payload = {
+        "action": action,
+        "thread": {"node_id": "PRRT_unused", "comments": comments},
+        "pull_request": pull.raw_data,
+        "repository": repo.raw_data,
+        "sender": {"login": actor, "type": "User"},
+    }
+    return Delivery("pull_request_review_thread", str(uuid.uuid4()), payload)
