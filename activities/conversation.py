@@ -109,7 +109,7 @@ def _ours(login: str | None, author_type: str | None, own: str | None) -> bool:
 @activity.defn(name="conversation_open")
 async def open_conversation(inp: OpenConversation) -> str:
     """Start the PR's conversation, or tell the running one a review was posted; its id."""
-    from worker.conversation_client import signal_with_start
+    from prflow.conversation.delivery import signal_with_start
 
     plan = None
     if llm_configured():  # model calls go to the queue the review's calls went to

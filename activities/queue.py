@@ -157,7 +157,7 @@ async def poll_org(query: PollQuery) -> PollOutcome:
         since = query.since - OVERLAP
     else:
         since = started - timedelta(seconds=query.first_lookback_seconds)
-    from worker.conversation_client import signal_conversation
+    from prflow.conversation.delivery import signal_conversation
 
     events = await updated_pull_events(query.org, since, on_progress=activity.heartbeat)
     client = activity.client()

@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
         ReviewPosted,
         ThreadEvent,
     )
-    from prflow.conversation.kind import PHASE, WORKFLOW_KIND
+    from prflow.conversation.kind import PHASE, WORKFLOW_KIND, Signal
     from prflow.conversation.models import (
         PostedReply,
         PostReply,
@@ -65,23 +65,23 @@ class ConversationWorkflow(KindWorkflow):
 
     # ------------------------------------------------------------------ signals
 
-    @workflow.signal
+    @workflow.signal(name=Signal.REVIEW_POSTED)
     def review_posted(self, event: ReviewPosted) -> None:
         rules.admit(self.state, event)
 
-    @workflow.signal
+    @workflow.signal(name=Signal.REVIEW_COMMENT)
     def review_comment(self, event: ReviewCommentEvent) -> None:
         rules.admit(self.state, event)
 
-    @workflow.signal
+    @workflow.signal(name=Signal.REVIEW_THREAD)
     def review_thread(self, event: ThreadEvent) -> None:
         rules.admit(self.state, event)
 
-    @workflow.signal
+    @workflow.signal(name=Signal.ISSUE_COMMENT)
     def issue_comment(self, event: IssueCommentEvent) -> None:
         rules.admit(self.state, event)
 
-    @workflow.signal
+    @workflow.signal(name=Signal.PULL_REQUEST)
     def pull_request(self, event: PullEvent) -> None:
         rules.admit(self.state, event)
 

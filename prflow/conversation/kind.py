@@ -10,6 +10,18 @@ WORKFLOW_KIND = "conversation"
 PHASE = "conversation"
 
 
+class Signal:
+    """Wire names of the conversation's signals, shared by the workflow's handlers and the
+    senders (activities and the webhook may not import workflow code; a test holds each name
+    to a handler of the workflow)."""
+
+    REVIEW_POSTED = "review_posted"
+    REVIEW_COMMENT = "review_comment"
+    REVIEW_THREAD = "review_thread"
+    ISSUE_COMMENT = "issue_comment"
+    PULL_REQUEST = "pull_request"
+
+
 def conversation_id(pr: PullRequestRef) -> str:
     """``conversation:acme/api#12``: every review run and every delivery meet this one run."""
     return f"{WORKFLOW_KIND}:{pr.slug}"

@@ -85,7 +85,7 @@ class Receiver:
 
     async def converse(self, pr: PullRequestRef, event: ConversationEvent) -> bool:
         """Signal the PR's conversation; False when prflow never reviewed the PR (none runs)."""
-        from worker.conversation_client import signal_conversation
+        from prflow.conversation.delivery import signal_conversation
 
         if self.client is None:
             self.client = await self._connect()

@@ -14,6 +14,7 @@ from temporalio.client import Client
 
 from prflow.config import Settings
 from prflow.conversation.deliveries import conversation_event
+from prflow.conversation.delivery import signal_conversation
 from prflow.conversation.markers import addressed_marker, reply_marker
 from prflow.conversation.state import ConversationState
 from prflow.queue.state import QueueNames
@@ -35,7 +36,6 @@ from tests.support.fixtures_github import FAKE_GITHUB_LOGIN, FAKE_GITHUB_TOKEN
 from tests.support.fixtures_temporal import WorkerProcessFactory, run_worker
 from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 from tests.support.webhook_payloads import pull_request_delivery
-from worker.conversation_client import signal_conversation
 
 pytestmark = pytest.mark.temporal
 

@@ -11,6 +11,7 @@ from temporalio.client import Client
 
 from prflow.config import Settings, cached_settings
 from prflow.conversation.deliveries import conversation_event
+from prflow.conversation.delivery import signal_conversation
 from prflow.conversation.kind import conversation_id
 from prflow.conversation.markers import reply_marker
 from prflow.review.fingerprints import fingerprint_of_comment
@@ -38,7 +39,6 @@ from tests.support.review_runs import (
     submit,
 )
 from tests.support.scripted_anthropic import ScriptedAnthropic, Turn
-from worker.conversation_client import signal_conversation
 
 pytestmark = pytest.mark.temporal
 

@@ -22,6 +22,7 @@ from temporalio.client import Client, WorkflowHandle
 
 from prflow.agent.planning import phase_plan
 from prflow.config import Settings
+from prflow.conversation.delivery import signal_with_start
 from prflow.conversation.events import ReviewPosted
 from prflow.conversation.kind import CONVERSATION, PHASE, conversation_id
 from prflow.conversation.state import ConversationState
@@ -35,7 +36,6 @@ from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
 from tests.support.sample_repos import build_sample_repo, commit_all, git, write_files
 from tests.support.webhook_payloads import Delivery
-from worker.conversation_client import signal_with_start
 from workflows.conversation import ConversationWorkflow
 
 REPO = "shop"
