@@ -54,6 +54,9 @@ JUDGED_BY_WHAT_IT_OWNS = "refactor-step-judged-by-what-it-owns"
 """Patch: a step whose edits wait for a later step's files runs no mapped tests (the final
 validation decides); before it, every accepted audit ran them."""
 LLM_DOWN_FAILS = "refactor-step-fails-when-the-model-is-down"
+OUTCOME_RELAYED = "refactor-executor-outcome-relayed-v1"
+"""Patch: a finished executor's spend goes up to the run once (executors no longer report
+at their end, agent-progress-quiet-v1), so the run's cost counts every executor turn."""
 """Patch: an executor whose model calls failed fails the step's workflow (and the run: an
 infrastructure failure); before it, the ladder retried and rolled the step back."""
 
@@ -130,6 +133,7 @@ class RefactorTaskWorkflow(KindWorkflow):
             )
             self.kit.set("executor", PhaseState.running, f"attempt {attempt}")
             outcome = await self.kit.run_child_agent(spec, parent_id=inp.task_workflow_id)
+            await self._relay_outcome(spec.name)
             if outcome.stop == StopReason.llm_error and workflow.patched(LLM_DOWN_FAILS):
                 # the model cannot be reached: infrastructure, not a verdict on the step
                 raise ApplicationError(
@@ -211,6 +215,14 @@ class RefactorTaskWorkflow(KindWorkflow):
             waits_for=facts.waits_for if accepted else [],
             expected=expected if accepted else [],
         )
+
+    async def _relay_outcome(self, agent: str) -> None:
+        """Tell the run what a finished executor spent, as its reports did before they went
+        quiet at the end."""
+        final = self.kit.child_progress(agent)
+        if self._run_id is None or final is None or not workflow.patched(OUTCOME_RELAYED):
+            return
+        await workflow.get_external_workflow_handle(self._run_id).signal("agent_progress", final)
 
     @workflow.signal
     async def agent_progress(self, progress: AgentProgress) -> None:  # type: ignore[override]

@@ -257,6 +257,10 @@ class RunKit:
 
         return list(await asyncio.gather(*(one(spec) for spec in specs)))
 
+    def child_progress(self, name: str) -> AgentProgress | None:
+        """The last that is known of child agent ``name`` (its outcome, once it finished)."""
+        return self._children.get(name)
+
     def record_child_progress(self, progress: AgentProgress) -> None:
         """A child agent's report after a turn: mirror its spend in the run's book."""
         self._children[progress.name] = progress
