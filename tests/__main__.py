@@ -3,10 +3,9 @@
 Run as ``python -m tests`` (the README's test command). Each step prints its
 command. ruff runs first (seconds) and stops the run on a finding; mypy then
 type-checks in the background while pytest runs the suite across worker
-processes (pytest-xdist, one file per worker at a time; the kill-and-resume
-tests one after another on one worker), since most tests wait on servers and
-subprocesses rather than the CPU. Extra arguments replace that plan with one
-pytest run of their own.
+processes (pytest-xdist, one file per worker at a time), since most tests wait
+on servers and subprocesses rather than the CPU; the ``serial`` share runs after
+it alone. Extra arguments replace that plan with one pytest run of their own.
 """
 
 from __future__ import annotations
@@ -31,14 +30,19 @@ def _lint_steps() -> list[list[str]]:
 
 
 def _pytest_runs(pytest_args: list[str]) -> list[list[str]]:
-    """The whole suite across pytest-xdist workers (units of work: see tests/conftest.py).
+    """The whole suite: the parallel share across workers, then the timing-bound share alone.
 
-    Arguments, when given, replace it with one pytest run of their own.
+    Tests marked ``serial`` (worker and server kills judged against heartbeat
+    timeouts) run after the rest, in one process on a quiet machine. Arguments,
+    when given, make one run of their own.
     """
     pytest = [sys.executable, "-m", "pytest"]
     if pytest_args:
         return [[*pytest, *pytest_args]]
-    return [[*pytest, "-n", DEFAULT_WORKERS]]
+    return [
+        [*pytest, "-n", DEFAULT_WORKERS, "--dist", "loadfile", "-m", "not serial"],
+        [*pytest, "-m", "serial"],
+    ]
 
 
 def _show(command: list[str]) -> None:

@@ -4,7 +4,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -44,10 +43,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 SERIAL_DIR = Path(__file__).parent / "durability"
-"""Kill-and-resume tests judge costs against heartbeat timeouts: under pytest-xdist they
-form one unit that a single worker runs first, one test at a time (marker ``serial``)."""
-
-SERIAL_SCOPE = "tests/durability/"
+"""Kill-and-resume tests judge costs against heartbeat timeouts: they run alone (``serial``)."""
 
 TEMPORAL_FIXTURES = frozenset(
     {"temporal_env", "temporal_client", "temporal_address", "temporal_time_skipping_env"}
@@ -72,20 +68,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SERIAL_DIR in item.path.parents:
             item.add_marker(pytest.mark.serial)
-    # The longest unit first, so the other workers share everything else meanwhile.
-    items.sort(key=lambda item: item.get_closest_marker("serial") is None)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Files are the units of work (module fixtures stay on one worker); the kill-and-resume
-    tests are one unit, so no two of them share the machine's cores at once."""
-    from xdist.scheduler import LoadFileScheduling
-
-    class SerialDurabilityFirst(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            scope = str(super()._split_scope(nodeid))
-            return SERIAL_SCOPE if scope.startswith(SERIAL_SCOPE) else scope
-
-    config.option.loadscopereorder = False  # collection order: the serial unit goes first
-    return SerialDurabilityFirst(config, log)
