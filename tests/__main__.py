@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 DEFAULT_WORKERS = "3"
-"""Most tests wait on dev servers, subprocesses and sockets, so on the 2-core
-reference machine three workers keep both cores busy (figures in the README)."""
+"""Three workers keep the 2-core reference machine's cores busy while tests wait on dev
+servers and subprocesses (figures in the README's Quick start)."""
 
 
 def _lint_steps() -> list[list[str]]:
