@@ -76,8 +76,16 @@ class FixTopic(BaseModel):
     note: str = Field(default="", description="Text after '/prflow fix' on its line")
 
 
+_ELEMENTS = ("review-thread", "comment", "note")
+"""The elements a directive quotes people in: their text can neither open nor close one."""
+
+
 def _quoted(tag: str, author: str, body: str) -> str:
-    safe = body[:MAX_QUOTED_CHARS].replace(f"</{tag}", f"&lt;/{tag}").replace(f"<{tag}", f"&lt;{tag}")
+    safe = body[:MAX_QUOTED_CHARS]
+    for element in _ELEMENTS:
+        safe = safe.replace(f"</{element}", f"&lt;/{element}").replace(
+            f"<{element}", f"&lt;{element}"
+        )
     name = author.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return f'<{tag} author="{name}">\n{safe}\n</{tag}>'
 

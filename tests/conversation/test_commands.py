@@ -44,12 +44,20 @@ PYPROJECT = {
 BREAKS_ADD = edit("shop/cart.py", ("self.items.append(price)", "self.items.append(price * 2)"))
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache directory for this module's tests: the sample's test environment (a venv
+    with pytest) is built once, as a long-lived worker keeps it."""
+    return tmp_path_factory.mktemp("conversation-commands-cache")
+
+
 @pytest.fixture
 def fix_settings(
-    prflow_home: Path, llm_db_url: str, monkeypatch: pytest.MonkeyPatch
+    prflow_home: Path, llm_db_url: str, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The workers run the sample's tests without bwrap (not installed here) and with the
     command typed out, as an organisation sets ``[refactor] test_command``."""
+    monkeypatch.setenv("PRFLOW_CACHE_DIR", str(shared_cache))
     monkeypatch.setenv("PRFLOW_SANDBOX__MODE", "none")
     monkeypatch.setenv("PRFLOW_REFACTOR__TEST_COMMAND", "python -m pytest -q tests")
     cached_settings.cache_clear()
