@@ -82,7 +82,10 @@ def prepare_fix(inp: ReadFix) -> FixPlan:
             (c for c in pull.get_review_comments() if root_id in (c.id, c.in_reply_to_id)),
             key=lambda c: c.id,
         )
-        if any(_ours(c.user.login, c.user.type, own) and markers.carries(c.body, marker) for c in thread):
+        if any(
+            _ours(c.user.login, c.user.type, own) and markers.carries(c.body, marker)
+            for c in thread
+        ):
             return FixPlan(skip="answered already")
         root = next((c for c in thread if c.id == root_id), None)
         if root is None:
@@ -155,7 +158,12 @@ def changed_files(clone_url: str, head_sha: str, patch: str) -> Change:
     with tempfile.TemporaryDirectory(prefix="prflow-fix-") as scratch:
         index = Path(scratch) / "index"
         git(["read-tree", head_sha], local.git_dir, index=index)
-        git(["apply", "--cached", "--whitespace=nowarn", "-"], local.git_dir, index=index, stdin=patch.encode())
+        git(
+            ["apply", "--cached", "--whitespace=nowarn", "-"],
+            local.git_dir,
+            index=index,
+            stdin=patch.encode(),
+        )
         listed = git(
             ["diff-index", "--cached", "--no-renames", "--name-status", "-z", head_sha],
             local.git_dir,

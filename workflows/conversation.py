@@ -239,7 +239,9 @@ class ConversationWorkflow(KindWorkflow):
 
     # ------------------------------------------------------------------ commands
 
-    async def _command(self, event: ReviewCommentEvent | IssueCommentEvent, command: Command) -> None:
+    async def _command(
+        self, event: ReviewCommentEvent | IssueCommentEvent, command: Command
+    ) -> None:
         """``/prflow ask`` or ``/prflow fix``: only from owners, members and collaborators,
         never from a bot; anyone else's command is not answered at all."""
         state = self.state

@@ -1,4 +1,4 @@
-"""``/prflow ask`` and ``/prflow fix``: the commands the conversation runs, parsed and worded in code.
+"""``/prflow ask`` and ``/prflow fix``: the conversation's commands, parsed and worded in code.
 
 The queue's commands (``/prflow review``, ``/prflow impact``) are a bare name on a line
 (:func:`prflow.queue.events.command_jobs`); the conversation's carry text (``ask`` a
