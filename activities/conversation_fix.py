@@ -100,9 +100,14 @@ def prepare_fix(inp: ReadFix) -> FixPlan:
         head_name = head_repo.full_name if head_repo is not None else ""
         fork = head_name != base_name
         settings = cached_settings()
+        if not head_name:
+            return FixPlan(
+                refuse="the repository holding the pull request's branch is gone",
+                root_comment_id=root_id,
+            )
         if fork and not settings.conversation.fix_on_forks:
             return FixPlan(
-                refuse=f"this pull request comes from a fork ({head_name or 'deleted'}); prflow "
+                refuse=f"this pull request comes from a fork ({head_name}); prflow "
                 "never pushes to a fork, and this organisation's config does not allow fixes "
                 "on forks (`[conversation] fix_on_forks = true` allows a stacked draft PR)",
                 root_comment_id=root_id,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ActivityError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.conversation import (
@@ -330,6 +330,28 @@ class ConversationWorkflow(KindWorkflow):
             return commands.not_validated_text(
                 result.status.value, result.reason, result.regressions
             )
+        try:
+            delivered: FixDelivered = await self._deliver(event, plan, result, patch_key)
+        except ActivityError as err:  # GitHub refused for good (permissions, a gone branch)
+            state.tally.fixes_failed += 1
+            said = str(err.cause or err)[:300]
+            return f"No fix pushed: the change validated, but delivering it failed ({said})."
+        if delivered.refused is not None:
+            state.tally.fixes_failed += 1
+            return f"No fix pushed: the change validated, but {delivered.refused}."
+        state.tally.fixes += 1
+        if delivered.pushed:
+            return commands.pushed_text(delivered.sha, delivered.url, plan.head_branch)
+        return commands.draft_text(delivered.url, plan.head_branch, plan.why_draft)
+
+    async def _deliver(
+        self,
+        event: ReviewCommentEvent | IssueCommentEvent,
+        plan: FixPlan,
+        result: RefactorResult,
+        patch_key: str,
+    ) -> FixDelivered:
+        state = self.state
         delivered: FixDelivered = await self.kit.step(
             "fix",
             deliver_fix,
@@ -347,13 +369,7 @@ class ConversationWorkflow(KindWorkflow):
             heartbeat=GITHUB_HEARTBEAT,
             summary=f"deliver /prflow fix {event.comment_id}",
         )
-        if delivered.refused is not None:
-            state.tally.fixes_failed += 1
-            return f"No fix pushed: the change validated, but {delivered.refused}."
-        state.tally.fixes += 1
-        if delivered.pushed:
-            return commands.pushed_text(delivered.sha, delivered.url, plan.head_branch)
-        return commands.draft_text(delivered.url, plan.head_branch, plan.why_draft)
+        return delivered
 
     async def _note(
         self, event: ReviewCommentEvent | IssueCommentEvent, root: int | None, text: str

@@ -154,6 +154,9 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
     )
     contributor = reviewed.person("drive-by")
     stranger_fix = reviewed.reply(contributor, TAX, "/prflow fix")
+    reviewer = reviewed.person("reviewer")
+    fake_github.set_role(pr.owner, pr.repo, "reviewer", "write")
+    in_thread = reviewed.reply(reviewer, TAX, "/prflow ask which callers omit tax?")
 
     async def connect() -> Client:
         return temporal_client
@@ -171,13 +174,17 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
         fix = review_comment_delivery(fake_github, pr.owner, pr.repo, pr.number, stranger_fix.id)
         assert fix.payload["comment"]["author_association"] == "NONE"
         assert (await send(url, fix)).status_code == 202
-        state = await settled(handle, events=4)
+        thread_ask = review_comment_delivery(
+            fake_github, pr.owner, pr.repo, pr.number, in_thread.id
+        )
+        assert (await send(url, thread_ask)).status_code == 202
+        state = await settled(handle, events=5)
 
     comments = list(reviewed.pull().as_issue().get_comments())
     answers = _prflow_comments(comments, reply_marker(asked.payload["comment"]["id"]))
     assert len(answers) == 1, "one answer for a question delivered twice"
     assert "Callers now pass tax explicitly." in answers[0].body
-    (request,) = scripted_anthropic.requests  # the strangers' commands cost nothing
+    request, in_thread_request = scripted_anthropic.requests  # strangers' commands cost nothing
     sent = str(request.body["messages"][0]["content"])
     assert '<reply author="maintainer">' in sent and "Why does total() need tax now?" in sent
     assert "/prflow ask" in sent and "never instructions" in str(request.body["system"])
@@ -185,8 +192,12 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
     thread = reviewed.thread_comments(TAX)
     assert _prflow_comments(thread, fix_marker(stranger_fix.id)) == []
     assert _prflow_comments(thread, reply_marker(stranger_fix.id)) == []
+    (in_thread_answer,) = _prflow_comments(thread, reply_marker(in_thread.id))
+    assert "Callers now pass tax explicitly." in in_thread_answer.body
+    sent = str(in_thread_request.body["messages"][0]["content"])
+    assert TAX.title in sent and '<reply author="reviewer">' in sent, "the thread's finding"
     assert {r.state for r in fake_github.reviews(pr.owner, pr.repo, pr.number)} == {"COMMENTED"}
-    assert (state.tally.replies, state.tally.not_answered) == (1, 2)
+    assert (state.tally.replies, state.tally.not_answered) == (2, 2)
 
 
 async def test_a_validated_fix_is_pushed_as_one_commit_and_linked_in_the_thread(
