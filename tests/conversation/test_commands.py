@@ -128,7 +128,7 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
     temporal_settings: Settings,
     tmp_path: Path,
 ) -> None:
-    reviewed = reviewed_pr(fake_github, tmp_path, [TAX])
+    reviewed = reviewed_pr(fake_github, tmp_path, [TAX], owner="octo-commands-ask")
     pr = reviewed.pr
     scripted_anthropic.script(
         [
@@ -208,7 +208,9 @@ async def test_a_validated_fix_is_pushed_as_one_commit_and_linked_in_the_thread(
     temporal_settings: Settings,
     tmp_path: Path,
 ) -> None:
-    reviewed = reviewed_pr(fake_github, tmp_path, [TAX], head_files=PYPROJECT)
+    reviewed = reviewed_pr(
+        fake_github, tmp_path, [TAX], owner="octo-commands-fix", head_files=PYPROJECT
+    )
     old_head = git(reviewed.bare, "rev-parse", "feature")
     scripted_anthropic.route(_fix_script(TAX_DEFAULT))
 
