@@ -16,7 +16,6 @@ anything git prints.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -26,7 +25,7 @@ import subprocess
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -35,6 +34,7 @@ from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir, cached_settings
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
+from prflow.file_lock import exclusive_lock
 from prflow.file_names import display_fs, display_name, fs_candidates
 from prflow.repo_models import RepoSpec, ResolvedRange
 
@@ -228,16 +228,9 @@ def mirror_dir(url: str) -> Path:
     return cache_dir() / "mirrors" / f"{_key_of(url)}.git"
 
 
-@contextlib.contextmanager
-def _mirror_lock(mirror: Path) -> Iterator[None]:
+def _mirror_lock(mirror: Path) -> contextlib.AbstractContextManager[None]:
     """Serialise clone/fetch of one mirror across processes on this machine."""
-    mirror.parent.mkdir(parents=True, exist_ok=True)
-    with open(mirror.with_suffix(".lock"), "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return exclusive_lock(mirror.with_suffix(".lock"))
 
 
 def _remote_failure(url: str, exc: GitError) -> Exception:
