@@ -20,12 +20,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 from temporalio.common import SearchAttributeKey
 
 from prflow.agent.budget import BudgetCaps
+
+if TYPE_CHECKING:
+    from prflow.pr_identifier import PullRequestRef
 
 
 class QueueRole(StrEnum):
@@ -143,3 +146,38 @@ def change_run_id(
         return f"{kind}:{pr_slug}"
     span = f"{base or 'default'}..{head or 'HEAD'}"
     return repository_run_id(kind, repo or ".", span)
+
+
+class ChangeRequest(Protocol):
+    """What every request about a change carries: a PR, or a repository and a range."""
+
+    @property
+    def pull_request(self) -> PullRequestRef | None: ...
+
+    @property
+    def repo(self) -> str | None: ...
+
+    @property
+    def base(self) -> str | None: ...
+
+    @property
+    def head(self) -> str | None: ...
+
+
+def change_request_run_id(
+    kind: str, request: ChangeRequest, *, pr_head_sha: str | None = None
+) -> str:
+    """:func:`change_run_id` of a request about a change, for every kind that takes one.
+
+    ``pr_head_sha`` names the run after the PR's head when the starter knew it; a kind
+    that has one run per PR whatever its head leaves it out.
+    """
+    pr = request.pull_request
+    return change_run_id(
+        kind,
+        pr_slug=pr.slug if pr is not None else None,
+        pr_head_sha=pr_head_sha,
+        repo=request.repo,
+        base=request.base,
+        head=request.head,
+    )
