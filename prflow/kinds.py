@@ -2,9 +2,10 @@
 
 Every kind (impact, review, PR checks, the org queue, ...) is one
 :class:`KindDeclaration` in its own package, listed once in
-:mod:`prflow.registry`. The worker registers each kind's workflow and
-activities on the queues named here; the CLI starts runs by the kind's name
-and id function; the replay tests expect committed histories of every kind;
+:mod:`prflow.registry` (whose line also names the kind's CLI commands, so the
+CLI lists them without importing the kind). The worker registers each kind's
+workflow and activities on the queues named here; the CLI starts runs by the
+kind's name and id function; the replay tests expect committed histories of every kind;
 ``prflow costs`` knows the kinds and their phases.
 
 Workflow classes and activities live outside the domain package, so a
@@ -87,7 +88,8 @@ class KindDeclaration:
     phases: Mapping[str, PhaseDefaults] = field(default_factory=dict)
     """Model phases and their budget defaults, e.g. ``{"agent": PhaseDefaults(...)}``."""
     cli: str | None = None
-    """Import path of ``register(app: typer.Typer) -> None`` adding the kind's commands."""
+    """Superseded by the kind's line in :mod:`prflow.registry`, which the CLI reads; kept only
+    until ``prflow/queue/kind.py`` stops passing it (a test holds it equal to the line)."""
     extra_workflows: Sequence[str] = ()
     """Workflows the kind starts as children (they run on its main queue)."""
     queue_job: str | None = None

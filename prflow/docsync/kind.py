@@ -33,6 +33,5 @@ DOCSYNC = KindDeclaration(
         ],
     },
     phases=PHASES,
-    cli="prflow.cli.docsync_cmd:register",
     queue_job="prflow.docsync.queue_job:docsync_job",
 )

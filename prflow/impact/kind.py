@@ -28,6 +28,5 @@ IMPACT = KindDeclaration(
     activities={QueueRole.MAIN: ["activities.impact_analysis:IMPACT_ACTIVITIES"]},
     search_attributes=(RISK_SCORE, RISK_LEVEL),
     phases={LLM_PHASE: PhaseDefaults(tier=ModelTier.mid)},
-    cli="prflow.cli.impact_cmd:register",
     queue_job="prflow.impact.queue_job:impact_job",
 )

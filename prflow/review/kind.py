@@ -66,6 +66,5 @@ REVIEW = KindDeclaration(
     },
     search_attributes=(RISK_SCORE, RISK_LEVEL),
     phases=PHASES,
-    cli="prflow.cli.review_cmd:register",
     queue_job="prflow.review.queue_job:review_job",
 )
