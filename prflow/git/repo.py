@@ -25,7 +25,7 @@ import subprocess
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -139,6 +139,7 @@ def run_git(
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = LOCAL_TIMEOUT,
     own_config: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git [--git-dir=...] args`` (in ``cwd``, a work tree) and return the finished process.
 
@@ -146,7 +147,8 @@ def run_git(
     (``GIT_DIR``, diff options) and a repository's hooks never steer it. Exit
     codes outside ``ok_codes`` (:data:`ANY_EXIT` for all) raise :class:`GitError`
     carrying git's stderr; ``own_config``: read no user's or system's git config
-    (see :func:`_git_env`).
+    (see :func:`_git_env`); ``env``: variables set on top of that environment (a private
+    index file, a commit identity).
     """
     command = ["git"]
     if git_dir is not None:
@@ -158,7 +160,7 @@ def run_git(
             capture_output=True,
             cwd=cwd,
             input=stdin,
-            env=_git_env(own_config),
+            env=_git_env(own_config) | dict(env or {}),
             timeout=timeout,
             check=False,
         )
