@@ -15,17 +15,17 @@ test runs mount it read-only.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import sys
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from activities.sandbox import SandboxCommand, give_to, node_options, run_sandboxed
 from prflow.config import cache_dir
 from prflow.errors import UserError
+from prflow.file_lock import exclusive_lock
 from prflow.sandbox.choice import SandboxChoice, Tools
 from prflow.sandbox.layout import SANDBOX_HOME, Bind
 from prflow.test_runs.environment import EnvSpec, ProjectKind
@@ -58,15 +58,9 @@ def interpreter_binds() -> list[Bind]:
     return [Bind(prefix, prefix)]
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def _locked(path: Path) -> contextlib.AbstractContextManager[None]:
+    """Serialise building one test environment across worker processes."""
+    return exclusive_lock(path.with_name(path.name + ".lock"))
 
 
 class _Installer:

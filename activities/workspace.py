@@ -13,14 +13,13 @@ seen the run (a resumed run on a fresh machine), updated in place otherwise.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import hashlib
 import json
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -38,6 +37,7 @@ from activities.workspace_git import (
 )
 from prflow.config import cache_dir, cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
+from prflow.file_lock import exclusive_lock
 from prflow.git.repo import GitRepo, GitRepoReader, commit_of, is_remote, open_repo
 from prflow.git.repo import _write_tree as write_tree
 from prflow.store.blobs import get_json, get_text, put_json, put_text
@@ -307,15 +307,9 @@ def _run_dir(ref: WorkspaceRef, repo: GitRepo) -> Path:
     return cache_dir() / "workspaces" / repo.key / run_key
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def _locked(path: Path) -> contextlib.AbstractContextManager[None]:
+    """Serialise building and changing one run's worktree across worker processes."""
+    return exclusive_lock(path.with_suffix(".lock"))
 
 
 def _make_writable(root: Path) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prflow.errors import UserError
-from prflow.git.repo import GitError, GitRepo, _git_env, commit_of, open_local, open_repo
+from prflow.git.repo import ANY_EXIT, GitRepo, commit_of, open_local, open_repo, run_git
 from prflow.store.blobs import get_json, get_text, put_text
 from prflow.workspace.models import (
     ExportedPatch,
@@ -61,22 +61,11 @@ def git(
     env: dict[str, str] | None = None,
     ok_codes: tuple[int, ...] = (0,),
 ) -> subprocess.CompletedProcess[bytes]:
-    """git with ``--git-dir`` and, when given, a private index file."""
-    full = _git_env() | (env or {})
+    """:func:`run_git` on ``git_dir`` with, when given, a private index file."""
+    extra = dict(env or {})
     if index is not None:
-        full["GIT_INDEX_FILE"] = str(index)
-    done = subprocess.run(
-        ["git", f"--git-dir={git_dir}", *args],
-        input=stdin,
-        capture_output=True,
-        env=full,
-        timeout=300,
-        check=False,
-    )
-    if done.returncode not in ok_codes:
-        stderr = " ".join(done.stderr.decode("utf-8", errors="replace").split())
-        raise GitError(f"git {' '.join(args[:2])} failed ({done.returncode}): {stderr}")
-    return done
+        extra["GIT_INDEX_FILE"] = str(index)
+    return run_git(args, git_dir=git_dir, stdin=stdin, ok_codes=ok_codes, env=extra)
 
 
 def _out(done: subprocess.CompletedProcess[bytes]) -> str:
@@ -123,7 +112,7 @@ def build_tree(db_url: str, git_dir: Path, base_sha: str, state: WorkspaceState)
 def _scratch_repo(repo: GitRepo, where: Path) -> Path:
     """A bare repository that reads ``repo``'s objects and writes its own."""
     scratch = where / "scratch.git"
-    subprocess.run(["git", "init", "--bare", "-q", str(scratch)], check=True, env=_git_env())
+    run_git(["init", "--bare", "-q", str(scratch)])
     objects = (repo.git_dir / "objects").resolve()
     (scratch / "objects" / "info" / "alternates").write_text(f"{objects}\n")
     return scratch
@@ -188,11 +177,8 @@ def apply_workspace(db_url: str, inp: WorkspaceApplyInput) -> WorkspaceApplyResu
             f"{checkout} is at {head[:12] or 'no commit'}, not at the run's base "
             f"{ref.base_sha[:12]}; check out {ref.base_sha[:12]} or use the diffs instead"
         )
-    status = subprocess.run(
-        ["git", "-C", str(checkout), "status", "--porcelain=v1", "-z", "--untracked-files=all"],
-        capture_output=True,
-        env=_git_env(),
-        check=True,
+    status = run_git(
+        ["-C", str(checkout), "status", "--porcelain=v1", "-z", "--untracked-files=all"]
     ).stdout.decode("utf-8", errors="surrogateescape")
     records = [r for r in status.split("\0") if r]
     dirty = [r[3:] for r in records if not r.startswith("??")]
@@ -214,12 +200,10 @@ def apply_workspace(db_url: str, inp: WorkspaceApplyInput) -> WorkspaceApplyResu
         )
     if not exported.files:
         return WorkspaceApplyResult()
-    done = subprocess.run(
-        ["git", "-C", str(checkout), "apply", "--whitespace=nowarn", "-"],
-        input=get_text(db_url, exported.combined_key).encode("utf-8", errors="surrogateescape"),
-        capture_output=True,
-        env=_git_env(),
-        check=False,
+    done = run_git(
+        ["-C", str(checkout), "apply", "--whitespace=nowarn", "-"],
+        stdin=get_text(db_url, exported.combined_key).encode("utf-8", errors="surrogateescape"),
+        ok_codes=ANY_EXIT,
     )
     if done.returncode != 0:
         stderr = " ".join(done.stderr.decode("utf-8", errors="replace").split())

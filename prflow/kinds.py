@@ -2,9 +2,10 @@
 
 Every kind (impact, review, PR checks, the org queue, ...) is one
 :class:`KindDeclaration` in its own package, listed once in
-:mod:`prflow.registry`. The worker registers each kind's workflow and
-activities on the queues named here; the CLI starts runs by the kind's name
-and id function; the replay tests expect committed histories of every kind;
+:mod:`prflow.registry` (whose line also names the kind's CLI commands, so the
+CLI lists them without importing the kind). The worker registers each kind's
+workflow and activities on the queues named here; the CLI starts runs by the
+kind's name and id function; the replay tests expect committed histories of every kind;
 ``prflow costs`` knows the kinds and their phases.
 
 Workflow classes and activities live outside the domain package, so a
@@ -20,12 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 from temporalio.common import SearchAttributeKey
 
 from prflow.agent.budget import BudgetCaps
+
+if TYPE_CHECKING:
+    from prflow.pr_identifier import PullRequestRef
 
 
 class QueueRole(StrEnum):
@@ -84,7 +88,8 @@ class KindDeclaration:
     phases: Mapping[str, PhaseDefaults] = field(default_factory=dict)
     """Model phases and their budget defaults, e.g. ``{"agent": PhaseDefaults(...)}``."""
     cli: str | None = None
-    """Import path of ``register(app: typer.Typer) -> None`` adding the kind's commands."""
+    """Superseded by the kind's line in :mod:`prflow.registry`, which the CLI reads; kept only
+    until ``prflow/queue/kind.py`` stops passing it (a test holds it equal to the line)."""
     extra_workflows: Sequence[str] = ()
     """Workflows the kind starts as children (they run on its main queue)."""
     queue_job: str | None = None
@@ -143,3 +148,38 @@ def change_run_id(
         return f"{kind}:{pr_slug}"
     span = f"{base or 'default'}..{head or 'HEAD'}"
     return repository_run_id(kind, repo or ".", span)
+
+
+class ChangeRequest(Protocol):
+    """What every request about a change carries: a PR, or a repository and a range."""
+
+    @property
+    def pull_request(self) -> PullRequestRef | None: ...
+
+    @property
+    def repo(self) -> str | None: ...
+
+    @property
+    def base(self) -> str | None: ...
+
+    @property
+    def head(self) -> str | None: ...
+
+
+def change_request_run_id(
+    kind: str, request: ChangeRequest, *, pr_head_sha: str | None = None
+) -> str:
+    """:func:`change_run_id` of a request about a change, for every kind that takes one.
+
+    ``pr_head_sha`` names the run after the PR's head when the starter knew it; a kind
+    that has one run per PR whatever its head leaves it out.
+    """
+    pr = request.pull_request
+    return change_run_id(
+        kind,
+        pr_slug=pr.slug if pr is not None else None,
+        pr_head_sha=pr_head_sha,
+        repo=request.repo,
+        base=request.base,
+        head=request.head,
+    )

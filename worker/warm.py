@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import os
 import signal
@@ -33,6 +32,7 @@ from pydantic import BaseModel
 from prflow import __version__
 from prflow.config import Settings, config_file, data_dir, load_settings
 from prflow.errors import UserError
+from prflow.file_lock import exclusive_lock
 from worker.processes import is_running
 
 STATE_FILE = "warm-worker.json"
@@ -133,14 +133,8 @@ def touch() -> None:
 @contextlib.contextmanager
 def start_lock() -> Iterator[None]:
     """Serialise starting and stopping among commands on this machine."""
-    directory = data_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / LOCK_FILE).open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with exclusive_lock(data_dir() / LOCK_FILE):
+        yield
 
 
 def stop(state: WarmState, timeout: float = 30.0) -> bool:

@@ -35,9 +35,9 @@ from prflow.analysis.py_surface import (
     ModuleSurface,
 )
 from prflow.imports.build import is_skipped
+from prflow.source_suffixes import PYTHON_SUFFIXES
 from prflow.source_tree import SourceTree
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)",
     re.MULTILINE,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from prflow.analysis.findings import BreakingChange, BreakingKind, StaleDocRef, StaleReason
 from prflow.changes import ChangedFile, FileStatus
+from prflow.source_suffixes import ANALYSED_SOURCE_SUFFIXES
 from prflow.source_tree import SourceTree
 from prflow.text_lines import split_lines
 
@@ -149,9 +150,6 @@ class _Target:
         return False
 
 
-_SOURCE_SUFFIXES = (".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx")
-
-
 def _defined_at_head(head: SourceTree, names: set[str]) -> set[str]:
     """The undotted ``names`` some source file at head still defines or assigns at the
     module level (``def``/``class``/``function``, ``NAME =``, ``const NAME =``)."""
@@ -166,7 +164,7 @@ def _defined_at_head(head: SourceTree, names: set[str]) -> set[str]:
     )
     found: set[str] = set()
     for path in head.paths():
-        if not path.endswith(_SOURCE_SUFFIXES) or path.startswith(_SKIPPED_DIRS):
+        if not path.endswith(ANALYSED_SOURCE_SUFFIXES) or path.startswith(_SKIPPED_DIRS):
             continue
         if "test" in path.lower():  # a test's local of the same name keeps nothing alive
             continue

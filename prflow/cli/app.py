@@ -12,6 +12,7 @@ import contextlib
 import gc
 import os
 import sys
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -21,6 +22,7 @@ from prflow import __version__
 from prflow.credentials import redact
 from prflow.errors import VERBOSE_ENV, Unreachable, UserError, user_error_in
 from prflow.file_names import display_fs
+from prflow.registry import KIND_COMMANDS
 
 EXIT_USAGE = 2
 EXIT_FAILED = 3
@@ -58,23 +60,21 @@ def _global_options(
         os.environ[VERBOSE_ENV] = "1"  # read by in-process workers too (worker processes inherit)
 
 
-COMMAND_MODULES: dict[str, str] = {
-    "server": "prflow.cli.runtime_cmd",
-    "worker": "prflow.cli.runtime_cmd",
-    "impact": "prflow.cli.impact_cmd",
-    "pr": "prflow.cli.pr_cmd",
-    "review": "prflow.cli.review_cmd",
-    "queue": "prflow.cli.queue_cmd",
-    "webhook": "prflow.cli.queue_cmd",
-    "docsync": "prflow.cli.docsync_cmd",
-    "refactor": "prflow.cli.refactor_cmd",
-    "costs": "prflow.cli.costs_cmd",
-    "budget": "prflow.cli.budget_cmd",
-    "cancel": "prflow.cli.cancel_cmd",
-    "mcp": "prflow.cli.mcp_cmd",
+_RUNTIME = "prflow.cli.runtime_cmd:register"
+
+COMMANDS: dict[str, str] = {
+    "server": _RUNTIME,
+    "worker": _RUNTIME,
+    **KIND_COMMANDS,
+    "costs": "prflow.cli.costs_cmd:register",
+    "budget": "prflow.cli.budget_cmd:register",
+    "cancel": "prflow.cli.cancel_cmd:register",
+    "mcp": "prflow.cli.mcp_cmd:register",
 }
-"""The module whose ``register(app)`` adds each top-level command (a test checks it against
-the full registration), so a command imports its own module only, not every kind's."""
+"""The ``module:register`` that adds each top-level command, in the order help lists them:
+the platform's own here, each kind's from its line in :mod:`prflow.registry`. By path, so
+a command imports its own module only, not every kind's (a test checks the table against
+what each ``register`` adds)."""
 
 
 def _command_asked(args: list[str]) -> str | None:
@@ -89,7 +89,7 @@ def _command_asked(args: list[str]) -> str | None:
         if arg == "--":
             return None
         if not arg.startswith("-"):
-            return arg if arg in COMMAND_MODULES else None
+            return arg if arg in COMMANDS else None
     return None
 
 
@@ -110,23 +110,20 @@ def _register_commands(args: list[str] | None = None) -> None:
     if args is not None and _asks_version(args):
         return
     asked = _command_asked(args) if args is not None else None
-    if asked is not None:
-        import importlib
+    wanted = [COMMANDS[asked]] if asked is not None else list(dict.fromkeys(COMMANDS.values()))
+    for path in wanted:
+        _register_function(path)(app)
 
-        importlib.import_module(COMMAND_MODULES[asked]).register(app)
-        return
-    from prflow.cli import budget_cmd, cancel_cmd, costs_cmd, mcp_cmd, runtime_cmd
-    from prflow.kinds import import_path
-    from prflow.registry import KINDS
 
-    runtime_cmd.register(app)
-    for kind in KINDS:
-        if kind.cli is not None:
-            import_path(kind.cli)(app)
-    costs_cmd.register(app)
-    budget_cmd.register(app)
-    cancel_cmd.register(app)
-    mcp_cmd.register(app)
+def _register_function(path: str) -> Callable[[typer.Typer], None]:
+    """The ``register`` function named ``module:function``, its module imported now."""
+    import importlib
+
+    module_name, _, function = path.partition(":")
+    register: Callable[[typer.Typer], None] = getattr(
+        importlib.import_module(module_name), function
+    )
+    return register
 
 
 Outcome = tuple[int, str | None]

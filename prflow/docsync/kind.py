@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 from prflow.docsync.run_models import AGENT_PHASE, WORKFLOW_KIND, DocsyncRequest, DocsyncResult
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_run_id
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_request_run_id
 
 
 def docsync_workflow_id(request: DocsyncRequest) -> str:
     """``docsync:acme/api#12`` for a PR, ``docsync:api-1a2b3c:main..HEAD`` for a range."""
-    pr = request.pull_request
-    return change_run_id(
-        WORKFLOW_KIND,
-        pr_slug=pr.slug if pr is not None else None,
-        pr_head_sha=None,  # a PR has one doc-sync run, whatever its head
-        repo=request.repo,
-        base=request.base,
-        head=request.head,
-    )
+    return change_request_run_id(WORKFLOW_KIND, request)  # one run per PR, whatever its head
 
 
 PHASES = {
@@ -41,6 +33,5 @@ DOCSYNC = KindDeclaration(
         ],
     },
     phases=PHASES,
-    cli="prflow.cli.docsync_cmd:register",
     queue_job="prflow.docsync.queue_job:docsync_job",
 )

@@ -16,7 +16,6 @@ anything git prints.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -26,7 +25,7 @@ import subprocess
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -35,6 +34,7 @@ from prflow.changes import ChangedFile, FileStatus
 from prflow.config import cache_dir, cached_settings
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
+from prflow.file_lock import exclusive_lock
 from prflow.file_names import display_fs, display_name, fs_candidates
 from prflow.repo_models import RepoSpec, ResolvedRange
 
@@ -139,6 +139,7 @@ def run_git(
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = LOCAL_TIMEOUT,
     own_config: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git [--git-dir=...] args`` (in ``cwd``, a work tree) and return the finished process.
 
@@ -146,7 +147,8 @@ def run_git(
     (``GIT_DIR``, diff options) and a repository's hooks never steer it. Exit
     codes outside ``ok_codes`` (:data:`ANY_EXIT` for all) raise :class:`GitError`
     carrying git's stderr; ``own_config``: read no user's or system's git config
-    (see :func:`_git_env`).
+    (see :func:`_git_env`); ``env``: variables set on top of that environment (a private
+    index file, a commit identity).
     """
     command = ["git"]
     if git_dir is not None:
@@ -158,7 +160,7 @@ def run_git(
             capture_output=True,
             cwd=cwd,
             input=stdin,
-            env=_git_env(own_config),
+            env=_git_env(own_config) | dict(env or {}),
             timeout=timeout,
             check=False,
         )
@@ -228,16 +230,9 @@ def mirror_dir(url: str) -> Path:
     return cache_dir() / "mirrors" / f"{_key_of(url)}.git"
 
 
-@contextlib.contextmanager
-def _mirror_lock(mirror: Path) -> Iterator[None]:
+def _mirror_lock(mirror: Path) -> contextlib.AbstractContextManager[None]:
     """Serialise clone/fetch of one mirror across processes on this machine."""
-    mirror.parent.mkdir(parents=True, exist_ok=True)
-    with open(mirror.with_suffix(".lock"), "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return exclusive_lock(mirror.with_suffix(".lock"))
 
 
 def _remote_failure(url: str, exc: GitError) -> Exception:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from prflow.impact.run_models import LLM_PHASE, WORKFLOW_KIND, ImpactRequest, ImpactResult
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_run_id
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_request_run_id
 from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
 
 
@@ -15,15 +15,7 @@ def impact_workflow_id(request: ImpactRequest) -> str:
     Named after what was asked, not what it resolved to: the same command run
     twice attaches to the run in flight; the result says which SHAs it read.
     """
-    pr = request.pull_request
-    return change_run_id(
-        WORKFLOW_KIND,
-        pr_slug=pr.slug if pr is not None else None,
-        pr_head_sha=request.pr_head_sha,
-        repo=request.repo,
-        base=request.base,
-        head=request.head,
-    )
+    return change_request_run_id(WORKFLOW_KIND, request, pr_head_sha=request.pr_head_sha)
 
 
 IMPACT = KindDeclaration(
@@ -36,6 +28,5 @@ IMPACT = KindDeclaration(
     activities={QueueRole.MAIN: ["activities.impact_analysis:IMPACT_ACTIVITIES"]},
     search_attributes=(RISK_SCORE, RISK_LEVEL),
     phases={LLM_PHASE: PhaseDefaults(tier=ModelTier.mid)},
-    cli="prflow.cli.impact_cmd:register",
     queue_job="prflow.impact.queue_job:impact_job",
 )

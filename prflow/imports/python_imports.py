@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from prflow.imports.graph import ImportEdge
+from prflow.source_suffixes import PYTHON_SUFFIXES
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 _INIT_NAMES = ("__init__.py", "__init__.pyi")
 
 

@@ -27,5 +27,4 @@ PR_CHECKS = KindDeclaration(
             "activities.github.checks:checks_report_activity",
         ]
     },
-    cli="prflow.cli.pr_cmd:register",
 )

@@ -48,6 +48,5 @@ REFACTOR = KindDeclaration(
         ],
     },
     phases=PHASES,
-    cli="prflow.cli.refactor_cmd:register",
     extra_workflows=("workflows.refactor_task:RefactorTaskWorkflow",),
 )

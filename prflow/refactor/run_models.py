@@ -178,29 +178,38 @@ class AgentRecord(BaseModel):
         )
 
 
-class TaskRecord(BaseModel):
-    """A task's fate, as the run keeps it (and carries it across continue-as-new)."""
+class TaskWork(BaseModel):
+    """What a task's attempts did, in the fields a task workflow returns and its run keeps.
+
+    One model for both, so :class:`TaskOutcome` and :class:`TaskRecord` cannot drift
+    apart; the field names are those stored payloads and replay histories carry.
+    """
 
     task_id: str
-    status: TaskStatus = TaskStatus.pending
-    attempts: int = 0
     changed_files: list[str] = Field(default_factory=list)
-    state_key: str | None = Field(default=None, description="The task's final workspace state")
-    reason: str = ""
+    attempts: int = 0
     audit: list[str] = Field(default_factory=list)
     regressions: list[str] = Field(default_factory=list)
     tests_run: int = 0
     requests: int = 0
     spent: Spend = Field(default_factory=Spend)
     agents: list[AgentRecord] = Field(default_factory=list)
-    merge_order: int = -1
-    bundle_key: str | None = None
+    bundle_key: str | None = Field(default=None, description="The task's retrieval bundle")
     waits_for: list[str] = Field(
         default_factory=list, description="Later steps this one's edits need (rolled back with)"
     )
     expected: list[str] = Field(
         default_factory=list, description="Mapped-test failures left for the steps it waits for"
     )
+
+
+class TaskRecord(TaskWork):
+    """A task's fate, as the run keeps it (and carries it across continue-as-new)."""
+
+    status: TaskStatus = TaskStatus.pending
+    state_key: str | None = Field(default=None, description="The task's final workspace state")
+    reason: str = ""
+    merge_order: int = -1
 
 
 class TaskInput(BaseModel):
@@ -236,22 +245,12 @@ class TaskInput(BaseModel):
     repo_label: str | None = None
 
 
-class TaskOutcome(BaseModel):
-    task_id: str
+class TaskOutcome(TaskWork):
+    """What a task workflow returns to its run: the decision and the workspace it leaves."""
+
     action: Action
     reason: str
     workspace: WorkspaceRef
-    changed_files: list[str] = Field(default_factory=list)
-    attempts: int = 0
-    audit: list[str] = Field(default_factory=list)
-    regressions: list[str] = Field(default_factory=list)
-    tests_run: int = 0
-    requests: int = 0
-    spent: Spend = Field(default_factory=Spend)
-    agents: list[AgentRecord] = Field(default_factory=list)
-    bundle_key: str | None = Field(default=None, description="The task's retrieval bundle")
-    waits_for: list[str] = Field(default_factory=list)
-    expected: list[str] = Field(default_factory=list)
 
 
 class RunCarry(BaseModel):

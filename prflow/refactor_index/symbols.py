@@ -26,6 +26,7 @@ import tree_sitter_typescript
 from prflow.js_files import PLAIN_JS_SUFFIXES, TS_SUFFIXES, TSX_SUFFIXES
 from prflow.refactor_index.models import FileRecord, SymbolRecord
 from prflow.refactor_index.terms import words
+from prflow.source_suffixes import PYTHON_SUFFIXES
 
 PARSER_NAME = "refactor-index"
 PARSER_VERSION = "1"
@@ -42,7 +43,7 @@ _JSX = frozenset({"jsx_element", "jsx_self_closing_element", "jsx_fragment"})
 
 def language_of(path: str) -> str | None:
     """The grammar a path is read with, or None for files the index does not parse."""
-    if path.endswith((".py", ".pyi")):
+    if path.endswith(PYTHON_SUFFIXES):
         return "python"
     if path.endswith((*TSX_SUFFIXES, ".jsx")):
         return "tsx"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_run_id
+from prflow.kinds import KindDeclaration, ModelTier, PhaseDefaults, QueueRole, change_request_run_id
 from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest, ReviewResult
 from prflow.search_attributes import RISK_LEVEL, RISK_SCORE
 
@@ -11,15 +11,7 @@ def review_workflow_id(request: ReviewRequest) -> str:
     """``review:acme/api#12@1a2b3c4d5e6f`` for a PR whose head the starter knew (the CLI and
     the queue's job then join one run), ``review:acme/api#12`` when it did not,
     ``review:api-1a2b3c:main..HEAD`` for a range of a repository."""
-    pr = request.pull_request
-    return change_run_id(
-        WORKFLOW_KIND,
-        pr_slug=pr.slug if pr is not None else None,
-        pr_head_sha=request.pr_head_sha,
-        repo=request.repo,
-        base=request.base,
-        head=request.head,
-    )
+    return change_request_run_id(WORKFLOW_KIND, request, pr_head_sha=request.pr_head_sha)
 
 
 PHASES: dict[str, PhaseDefaults] = {
@@ -74,6 +66,5 @@ REVIEW = KindDeclaration(
     },
     search_attributes=(RISK_SCORE, RISK_LEVEL),
     phases=PHASES,
-    cli="prflow.cli.review_cmd:register",
     queue_job="prflow.review.queue_job:review_job",
 )

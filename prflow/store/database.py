@@ -25,16 +25,13 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
+from prflow import file_lock
 from prflow.credentials import redact
 from prflow.errors import Unreachable, UserError
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-try:  # POSIX only; elsewhere concurrent first use of one SQLite file is not guarded.
-    import fcntl
-except ImportError:  # pragma: no cover - exercised on Windows only
-    fcntl = None  # type: ignore[assignment]
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -201,13 +198,10 @@ def _is_memory_sqlite(database: str) -> bool:
 def _migration_file_lock(url: URL) -> Iterator[None]:
     """Exclusive lock on ``<db file>.migrate.lock``; a no-op for other databases."""
     database = url.database or ""
-    if url.get_backend_name() != "sqlite" or _is_memory_sqlite(database) or fcntl is None:
+    # Without flock (Windows), concurrent first use of one SQLite file is not guarded.
+    if url.get_backend_name() != "sqlite" or _is_memory_sqlite(database) or not file_lock.SUPPORTED:
         yield
         return
     lock_path = Path(database).expanduser().with_name(Path(database).name + ".migrate.lock")
-    with lock_path.open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with file_lock.exclusive_lock(lock_path):
+        yield

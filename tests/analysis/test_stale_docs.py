@@ -169,3 +169,18 @@ def test_end_to_end_with_breaking_changes_from_code() -> None:
     [ref] = find_stale_doc_refs(changed, breaking, MemoryTree(head))
 
     assert (ref.doc_file, ref.line, ref.target) == ("docs/money.md", 1, "formatMoney")
+
+
+def test_a_removed_name_still_defined_in_any_analysed_source_suffix_is_alive() -> None:
+    """The check reads every suffix the analyses share (``.mts``, ``.cts``, ``.cjs`` too)."""
+    doc = {"docs/guide.md": "# Guide\n\nCall `slugify(title)` to build URLs.\n"}
+    for moved_to, text in (
+        ("src/text.mts", "export function slugify(title: string) {}\n"),
+        ("src/text.cts", "export const slugify = (t: string) => t;\n"),
+        ("src/text.cjs", "function slugify(title) {}\n"),
+        ("src/text.pyi", "def slugify(title: str) -> str: ...\n"),
+    ):
+        head = MemoryTree({**doc, "src/lib.py": "", moved_to: text})
+        assert find_stale_doc_refs(MODIFIED, [change("slugify")], head) == [], moved_to
+    nowhere = MemoryTree({**doc, "src/lib.py": "", "src/text.txt": "def slugify(): ...\n"})
+    assert len(find_stale_doc_refs(MODIFIED, [change("slugify")], nowhere)) == 1

@@ -8,13 +8,15 @@ process itself has loaded everything long ago. Timing lives in
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 import typer
 
-from prflow.cli.app import COMMAND_MODULES, _command_asked
+from prflow.cli.app import COMMANDS, _command_asked
+from prflow.registry import KIND_COMMANDS, LINES
 
 OTHER_KINDS = ("prflow.review", "prflow.refactor", "prflow.docsync", "prflow.queue")
 ENGINES = ("workflows", "temporalio.worker", "prflow.imports", "prflow.tools", "prflow.agent.loop")
@@ -59,23 +61,42 @@ def _command_names(app: typer.Typer) -> set[str]:
     return set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 
 
-def test_every_command_is_registered_by_the_module_the_table_names() -> None:
-    import importlib
-
-    from prflow.registry import KINDS
+def test_every_command_is_registered_by_the_function_the_table_names() -> None:
+    from prflow.kinds import import_path
 
     every = typer.Typer()
     every.callback()(lambda: None)
-    for module in dict.fromkeys(COMMAND_MODULES.values()):
-        importlib.import_module(module).register(every)
-    assert _command_names(every) == set(COMMAND_MODULES)
-    for name, module in COMMAND_MODULES.items():
+    for path in dict.fromkeys(COMMANDS.values()):
+        import_path(path)(every)
+    assert _command_names(every) == set(COMMANDS)
+    for name, path in COMMANDS.items():
         alone = typer.Typer()
         alone.callback()(lambda: None)
-        importlib.import_module(module).register(alone)
-        assert name in _command_names(alone), (name, module)
-    kind_modules = {kind.cli.partition(":")[0] for kind in KINDS if kind.cli is not None}
-    assert kind_modules <= set(COMMAND_MODULES.values()), "a kind's CLI is missing in the table"
+        import_path(path)(alone)
+        assert name in _command_names(alone), (name, path)
+    assert KIND_COMMANDS.items() <= COMMANDS.items(), "every kind's command comes from its line"
+
+
+def test_help_lists_every_registered_kinds_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "prflow", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+    )
+    listed = {line.split()[1] for line in done.stdout.splitlines() if line.startswith("│ ")}
+    kinds_commands = {command for line in LINES for command in line.commands}
+    assert kinds_commands and kinds_commands <= listed
+    assert set(COMMANDS) <= listed
+
+
+def test_importing_the_cli_imports_no_kind_no_workflow_and_no_activity() -> None:
+    modules = _modules_after("import prflow.cli.app")
+    kind_packages = tuple(line.declaration.rsplit(".", 1)[0] for line in LINES)
+    assert "prflow.registry" in modules  # the command table is read from the registry
+    assert _loaded(modules, ("workflows", "activities", "worker", *kind_packages)) == []
+    assert _loaded(modules, ("prflow.cli.",)) == ["prflow.cli.app"], "no command module yet"
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 from prflow.config import load_settings
 from prflow.errors import UserError
 from prflow.kinds import KindDeclaration, QueueRole, import_path
-from prflow.registry import KINDS, kind_named
+from prflow.registry import KINDS, LINES, KindLine, kind_named
 from worker.registry import activities_for, activity_name, queue_names, workflows
 
 
@@ -46,14 +46,24 @@ def test_the_worker_serves_every_activity_a_kind_declares_on_its_queue(
                 assert activity_name(function) in served, (role, path)
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if k.cli is not None], ids=_ids)
-def test_the_cli_entry_registers_commands(kind: KindDeclaration) -> None:
+def test_each_registry_line_names_its_kinds_declaration_in_order() -> None:
+    assert [import_path(line.declaration) for line in LINES] == list(KINDS)
+    assert all(isinstance(kind, KindDeclaration) for kind in KINDS)
+    for line, kind in zip(LINES, KINDS, strict=True):
+        assert kind.cli in (None, line.cli), "a declaration's leftover cli agrees with its line"
+
+
+@pytest.mark.parametrize(
+    "line", [k for k in LINES if k.cli is not None], ids=lambda line: line.declaration
+)
+def test_the_cli_entry_registers_exactly_the_commands_its_line_names(line: KindLine) -> None:
     import typer
 
     app = typer.Typer()
-    assert kind.cli is not None
-    import_path(kind.cli)(app)
-    assert app.registered_commands or app.registered_groups
+    app.callback()(lambda: None)
+    assert line.cli is not None
+    import_path(line.cli)(app)
+    assert set(typer.main.get_command(app).commands) == set(line.commands)  # type: ignore[attr-defined]
 
 
 def test_kind_names_are_unique_and_unknown_ones_are_a_user_error() -> None:
