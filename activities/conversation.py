@@ -135,13 +135,14 @@ def prepare_reply(inp: ReadReply) -> ReplyPlan:
         if rules.is_bot(comment.author, comment.author_type):
             return ReplyPlan(skip=f"{comment.author} is a bot")
         pull = client.get_repo(f"{inp.pr.owner}/{inp.pr.repo}").get_pull(inp.pr.number)
+        asked = inp.question is not None
         if isinstance(comment, ReviewCommentEvent):
-            return _review_reply_plan(inp.pr, pull, comment, own)
-        return _issue_reply_plan(inp.pr, pull, comment, own)
+            return _review_reply_plan(inp.pr, pull, comment, own, asked=asked)
+        return _issue_reply_plan(inp.pr, pull, comment, own, asked=asked)
 
 
 def _review_reply_plan(
-    pr: PullRequestRef, pull: Any, comment: ReviewCommentEvent, own: str | None
+    pr: PullRequestRef, pull: Any, comment: ReviewCommentEvent, own: str | None, *, asked: bool
 ) -> ReplyPlan:
     root_id = comment.in_reply_to_id or comment.comment_id
     thread = sorted(
@@ -152,8 +153,8 @@ def _review_reply_plan(
     if root is None:
         return ReplyPlan(skip="the thread's first comment is gone")
     opened_by_us = _ours(root.user.login, root.user.type, own)
-    fingerprint = fingerprint_of_comment(root.body) if opened_by_us else None
-    if fingerprint is None and not rules.mentions(comment.body, own):
+    fingerprint = fingerprint_of_comment(root.body) if opened_by_us and not asked else None
+    if fingerprint is None and not asked and not rules.mentions(comment.body, own):
         return ReplyPlan(skip="not in a prflow thread and prflow is not mentioned")
     marker = markers.reply_marker(comment.comment_id)
     if any(
@@ -190,11 +191,11 @@ def _review_reply_plan(
 
 
 def _issue_reply_plan(
-    pr: PullRequestRef, pull: Any, comment: IssueCommentEvent, own: str | None
+    pr: PullRequestRef, pull: Any, comment: IssueCommentEvent, own: str | None, *, asked: bool
 ) -> ReplyPlan:
-    if command_jobs(comment.body):
+    if not asked and command_jobs(comment.body):
         return ReplyPlan(skip="a /prflow command: the queue runs it")
-    if not rules.mentions(comment.body, own):
+    if not asked and not rules.mentions(comment.body, own):
         return ReplyPlan(skip="prflow is not mentioned")
     earlier = list(pull.as_issue().get_comments())[-MAX_THREAD_READ:]
     marker = markers.reply_marker(comment.comment_id)
@@ -208,7 +209,11 @@ def _issue_reply_plan(
     )
     topic = ReplyTopic(
         path="(the pull request as a whole)",
-        finding="(no finding: a comment on the pull request that mentions prflow)",
+        finding=(
+            "(no finding: a question asked with /prflow ask on the pull request)"
+            if asked
+            else "(no finding: a comment on the pull request that mentions prflow)"
+        ),
         code_at_head="(use the repository tools to read the change)",
         head_sha=rng.head_sha,
         thread=[

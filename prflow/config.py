@@ -256,6 +256,16 @@ class RefactorSettings(BaseModel):
     )
 
 
+class ConversationSettings(BaseModel):
+    """``[conversation]`` in TOML: what the conversation after a review may do."""
+
+    fix_on_forks: bool = Field(
+        default=False,
+        description="Run /prflow fix on a PR from a fork (the fix then comes as a stacked "
+        "draft PR, never a push to the fork); off: such a command is refused in one reply",
+    )
+
+
 class Settings(BaseSettings):
     """All prflow settings. Build with :func:`load_settings`."""
 
@@ -280,6 +290,7 @@ class Settings(BaseSettings):
     queue: QueueSettings = Field(default_factory=QueueSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     refactor: RefactorSettings = Field(default_factory=RefactorSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     metrics_port: int | None = Field(
         default=None,
         ge=1,

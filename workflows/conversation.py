@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.conversation import (
@@ -23,8 +24,10 @@ with workflow.unsafe.imports_passed_through():
         record_finding_verdict,
         sweep_threads,
     )
+    from activities.conversation_fix import deliver_fix, post_note, prepare_fix
     from prflow.agent.state import RepoToolBackend, spec_from_prompt
-    from prflow.conversation import rules
+    from prflow.conversation import commands, markers, rules
+    from prflow.conversation.commands import Command, CommandName
     from prflow.conversation.events import (
         IssueCommentEvent,
         PullAction,
@@ -35,8 +38,13 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.conversation.kind import PHASE, WORKFLOW_KIND, Signal
     from prflow.conversation.models import (
+        DeliverFix,
+        FixDelivered,
+        FixPlan,
         PostedReply,
+        PostNote,
         PostReply,
+        ReadFix,
         ReadReply,
         RecordVerdict,
         ReplyPlan,
@@ -45,10 +53,19 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.conversation.prompt import SUBMIT_REPLY, Verdict, parse_verdict
     from prflow.conversation.state import AnyEvent, ConversationState, ConversationSummary
+    from prflow.refactor.report import pr_title
+    from prflow.refactor.run_models import RefactorRequest, RefactorResult, RunStatus
     from prflow.run_progress import PhaseState
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
-PHASES = ["wait", "answer", "resolve"]
+PHASES = ["wait", "answer", "resolve", "fix"]
+COMMANDS = "conversation-commands-v1"
+"""Patch: ``/prflow ask`` and ``/prflow fix`` in comments (before it, such comments were
+answered, or not, like any other comment)."""
+FIX_DEADLINE_SECONDS = 1_800
+"""A fix's refactor run ends (aborted, nothing pushed) after half an hour."""
+FIX_RETRIES = 1
+"""Attempts the refactor's ladder gives a failing step of a fix, beyond its first."""
 SHORT = timedelta(minutes=5)
 SWEEP_TIMEOUT = timedelta(minutes=15)
 GITHUB_HEARTBEAT = timedelta(seconds=10)
@@ -118,7 +135,10 @@ class ConversationWorkflow(KindWorkflow):
             state.head_sha = event.head_sha
             rules.note(state, f"review posted at {event.head_sha[:12]}")
         elif isinstance(event, (ReviewCommentEvent, IssueCommentEvent)):
-            if rules.worth_reading(event):
+            command = commands.parse_command(event.body)
+            if command is not None and workflow.patched(COMMANDS):
+                await self._command(event, command)
+            elif rules.worth_reading(event):
                 await self._answer(event)
             else:
                 state.tally.not_answered += 1
@@ -140,12 +160,14 @@ class ConversationWorkflow(KindWorkflow):
 
     # ------------------------------------------------------------------ answering
 
-    async def _answer(self, event: ReviewCommentEvent | IssueCommentEvent) -> None:
+    async def _answer(
+        self, event: ReviewCommentEvent | IssueCommentEvent, question: str | None = None
+    ) -> None:
         state, kit = self.state, self.kit
         plan: ReplyPlan = await kit.step(
             "answer",
             prepare_reply,
-            ReadReply(pr=state.pr, comment=event),
+            ReadReply(pr=state.pr, comment=event, question=question),
             task_queue=state.queues.main,
             timeout=SHORT,
             retry=NETWORK_RETRY,
@@ -214,6 +236,162 @@ class ConversationWorkflow(KindWorkflow):
             )
         rules.note(state, f"comment {event.comment_id}: {verdict.verdict.value}, {posted.url}")
         kit.set("answer", PhaseState.done, posted.url)
+
+    # ------------------------------------------------------------------ commands
+
+    async def _command(
+        self, event: ReviewCommentEvent | IssueCommentEvent, command: Command
+    ) -> None:
+        """``/prflow ask`` or ``/prflow fix``: only from owners, members and collaborators,
+        never from a bot; anyone else's command is not answered at all."""
+        state = self.state
+        if rules.is_bot(event.author, event.author_type) or not commands.may_command(
+            event.author_association
+        ):
+            state.tally.not_answered += 1
+            rules.note(
+                state,
+                f"comment {event.comment_id}: /prflow {command.name.value} ignored "
+                f"({event.author_association} may not give commands)",
+            )
+            return
+        if command.name == CommandName.ask:
+            await self._answer(event, question=command.text or event.body)
+        else:
+            await self._fix(event, command)
+
+    async def _fix(self, event: ReviewCommentEvent | IssueCommentEvent, command: Command) -> None:
+        """Run the refactor on the PR's head for the thread; push its validated change as one
+        commit (or a stacked draft PR), and tell the thread what happened, once."""
+        state, kit = self.state, self.kit
+        if not rules.may_reply(state, workflow.now()):
+            state.tally.not_answered += 1
+            rules.note(state, f"comment {event.comment_id}: /prflow fix not run (rate limit)")
+            return
+        plan: FixPlan = await kit.step(
+            "fix",
+            prepare_fix,
+            ReadFix(
+                pr=state.pr,
+                comment=event,
+                note=command.text,
+                llm_queue=state.queues.llm,
+                with_model=state.plan is not None and state.plan.enabled,
+            ),
+            task_queue=state.queues.main,
+            timeout=SHORT,
+            retry=NETWORK_RETRY,
+            summary=f"read the thread of /prflow fix {event.comment_id}",
+        )
+        if plan.skip is not None:
+            state.tally.not_answered += 1
+            rules.note(state, f"comment {event.comment_id}: /prflow fix skipped ({plan.skip})")
+            kit.set("fix", PhaseState.done, plan.skip)
+            return
+        rules.note_reply(state, workflow.now())
+        if plan.refuse is not None:
+            state.tally.fixes_refused += 1
+            await self._note(event, plan.root_comment_id, commands.refused_text(plan.refuse))
+            kit.set("fix", PhaseState.done, f"refused: {plan.refuse}"[:200])
+            return
+        text = await self._run_fix(event, plan)
+        await self._note(event, plan.root_comment_id, text)
+        rules.note(state, f"comment {event.comment_id}: /prflow fix: {text}")
+        kit.set("fix", PhaseState.done, text[:200])
+
+    async def _run_fix(self, event: ReviewCommentEvent | IssueCommentEvent, plan: FixPlan) -> str:
+        """The refactor as a child workflow; what the thread is told about its outcome."""
+        state = self.state
+        request = RefactorRequest(
+            repo=plan.clone_url,
+            base=plan.head_sha,
+            directive=plan.directive,
+            plans=plan.plans,
+            test_command=plan.test_command,
+            max_retries=FIX_RETRIES,
+            deadline_seconds=FIX_DEADLINE_SECONDS,
+            github_task_queue=state.queues.github,
+        )
+        try:
+            result: RefactorResult = await workflow.execute_child_workflow(
+                "refactor",
+                request,
+                id=f"refactor:{state.pr.slug}:fix-{event.comment_id}",
+                task_queue=state.queues.main,
+                result_type=RefactorResult,
+                static_summary=f"/prflow fix {event.comment_id} on {state.pr.slug}",
+            )
+        except ChildWorkflowError as err:
+            state.tally.fixes_failed += 1
+            return f"No fix pushed: the fix run failed ({str(err.cause or err)[:300]})."
+        patch_key = result.artifact_keys.get("combined.patch")
+        if result.status != RunStatus.validated or not result.changed_files or not patch_key:
+            state.tally.fixes_failed += 1
+            return commands.not_validated_text(
+                result.status.value, result.reason, result.regressions
+            )
+        try:
+            delivered: FixDelivered = await self._deliver(event, plan, result, patch_key)
+        except ActivityError as err:  # GitHub refused for good (permissions, a gone branch)
+            state.tally.fixes_failed += 1
+            said = str(err.cause or err)[:300]
+            return f"No fix pushed: the change validated, but delivering it failed ({said})."
+        if delivered.refused is not None:
+            state.tally.fixes_failed += 1
+            return f"No fix pushed: the change validated, but {delivered.refused}."
+        state.tally.fixes += 1
+        if delivered.pushed:
+            return commands.pushed_text(delivered.sha, delivered.url, plan.head_branch)
+        return commands.draft_text(delivered.url, plan.head_branch, plan.why_draft)
+
+    async def _deliver(
+        self,
+        event: ReviewCommentEvent | IssueCommentEvent,
+        plan: FixPlan,
+        result: RefactorResult,
+        patch_key: str,
+    ) -> FixDelivered:
+        state = self.state
+        delivered: FixDelivered = await self.kit.step(
+            "fix",
+            deliver_fix,
+            DeliverFix(
+                pr=state.pr,
+                comment_id=event.comment_id,
+                plan=plan,
+                patch_key=patch_key,
+                body_key=result.artifact_keys["pr-summary.md"],
+                title=pr_title(f"Fix: {result.plan_summary or 'the review comment'}"),
+            ),
+            task_queue=state.queues.github,
+            timeout=SHORT,
+            retry=NETWORK_RETRY,
+            heartbeat=GITHUB_HEARTBEAT,
+            summary=f"deliver /prflow fix {event.comment_id}",
+        )
+        return delivered
+
+    async def _note(
+        self, event: ReviewCommentEvent | IssueCommentEvent, root: int | None, text: str
+    ) -> None:
+        posted: PostedReply = await self.kit.step(
+            "fix",
+            post_note,
+            PostNote(
+                pr=self.state.pr,
+                comment=event,
+                root_comment_id=root,
+                text=text,
+                marker=markers.fix_marker(event.comment_id),
+            ),
+            task_queue=self.state.queues.github,
+            timeout=SHORT,
+            retry=NETWORK_RETRY,
+            heartbeat=GITHUB_HEARTBEAT,
+            summary=f"answer /prflow fix {event.comment_id}",
+        )
+        self.state.tally.replies += 1
+        rules.note(self.state, f"comment {event.comment_id}: answered, {posted.url}")
 
     # ------------------------------------------------------------------ resolving
 

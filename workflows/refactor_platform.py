@@ -67,9 +67,9 @@ async def open_workspace(kit: RunKit, request: RefactorRequest, run_id: str) -> 
     ref: WorkspaceRef = await kit.step(
         "resolve",
         workspace_open,
-        WorkspaceOpenInput(repo=request.repo, base="HEAD", run_id=run_id),
+        WorkspaceOpenInput(repo=request.repo, base=request.base, run_id=run_id),
         timeout=timedelta(minutes=20),
-        summary=f"open the workspace at {request.repo} HEAD",
+        summary=f"open the workspace at {request.repo} {request.base}",
     )
     kit.set("resolve", PhaseState.done, ref.base_sha[:12])
     return ref

@@ -64,6 +64,7 @@ class _ReviewComment(_Loose):
     body: str | None = None
     path: str = ""
     user: _User
+    author_association: str = "NONE"
 
 
 class _ReviewCommentPayload(_Loose):
@@ -146,6 +147,7 @@ def _mapped(
             in_reply_to_id=c.in_reply_to_id,
             author=c.user.login,
             author_type=c.user.type,
+            author_association=c.author_association,
             body=clipped(c.body),
             path=c.path,
         )

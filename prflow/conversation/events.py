@@ -38,6 +38,9 @@ class ReviewCommentEvent(BaseModel):
     in_reply_to_id: int | None = None
     author: str
     author_type: str = "User"
+    author_association: str = Field(
+        default="NONE", description="GitHub's author_association: who may give /prflow commands"
+    )
     body: str = Field(default="", max_length=MAX_BODY_CHARS)
     path: str = ""
 

@@ -33,14 +33,21 @@ def conversation_workflow_id(state: ConversationState) -> str:
 
 CONVERSATION = KindDeclaration(
     name=WORKFLOW_KIND,
-    summary="The conversation after a review: answers replies, resolves what a push fixed",
+    summary="The conversation after a review: answers replies and /prflow ask, runs /prflow "
+    "fix, resolves what a push fixed",
     workflow="workflows.conversation:ConversationWorkflow",
     input_type=ConversationState,
     result_type=ConversationSummary,
     workflow_id=conversation_workflow_id,
     activities={
-        QueueRole.MAIN: ["activities.conversation:CONVERSATION_ACTIVITIES"],
-        QueueRole.GITHUB: ["activities.conversation:CONVERSATION_GITHUB_ACTIVITIES"],
+        QueueRole.MAIN: [
+            "activities.conversation:CONVERSATION_ACTIVITIES",
+            "activities.conversation_fix:FIX_ACTIVITIES",
+        ],
+        QueueRole.GITHUB: [
+            "activities.conversation:CONVERSATION_GITHUB_ACTIVITIES",
+            "activities.conversation_fix:FIX_GITHUB_ACTIVITIES",
+        ],
     },
     phases={
         PHASE: PhaseDefaults(

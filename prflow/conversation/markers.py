@@ -13,11 +13,23 @@ import re
 
 _REPLY = "<!-- prflow:reply {} -->"
 _ADDRESSED = "<!-- prflow:addressed {} at {} -->"
-_ANY = re.compile(r"<!-- prflow:(reply \d+|addressed \d+ at [0-9a-f]+) -->")
+_FIX = "<!-- prflow:fix {} -->"
+_ANY = re.compile(r"<!-- prflow:(reply \d+|addressed \d+ at [0-9a-f]+|fix \d+) -->")
 
 
 def reply_marker(comment_id: int) -> str:
     return _REPLY.format(comment_id)
+
+
+def fix_marker(comment_id: int) -> str:
+    """The mark of prflow's one answer to a ``/prflow fix`` (the link, the reason or the
+    refusal): a retried post, or a redelivered command, finds it and does nothing twice."""
+    return _FIX.format(comment_id)
+
+
+def fix_trailer(comment_id: int) -> str:
+    """The commit-message line naming the command a pushed fix answers (found on a retry)."""
+    return f"prflow-fix: comment {comment_id}"
 
 
 def addressed_marker(root_comment_id: int, head_sha: str) -> str:

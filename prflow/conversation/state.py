@@ -44,6 +44,9 @@ class Tally(BaseModel):
     questions: int = 0
     resolved: int = 0
     not_answered: int = 0
+    fixes: int = Field(default=0, description="/prflow fix runs that pushed or opened a PR")
+    fixes_failed: int = Field(default=0, description="/prflow fix runs that did not validate")
+    fixes_refused: int = Field(default=0, description="/prflow fix refused (a fork, no model)")
 
 
 class ConversationState(BaseModel):

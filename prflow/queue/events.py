@@ -54,6 +54,8 @@ PULL_REQUEST_ACTIONS = {"opened", "synchronize", "reopened", "ready_for_review"}
 COMMAND_AUTHORS = {"OWNER", "MEMBER", "COLLABORATOR"}
 """Who may start paid jobs from a comment: not every passer-by on a public repository."""
 COMMAND = re.compile(r"^/prflow\s+([a-z_]+)\s*$", re.MULTILINE)
+CONVERSATION_COMMANDS = frozenset({"ask", "fix"})
+"""Commands the PR's conversation runs (:mod:`prflow.conversation.commands`), never jobs."""
 
 
 class _Owner(BaseModel):
@@ -161,8 +163,10 @@ def _pull_request(delivery_id: str, payload: _PullRequestPayload) -> PrEvent | I
 
 
 def command_jobs(body: str | None) -> list[str]:
-    """Job names asked for by ``/prflow <job>`` lines, in order, each once."""
-    return list(dict.fromkeys(COMMAND.findall(body or "")))
+    """Job names asked for by ``/prflow <job>`` lines, in order, each once (``/prflow ask``
+    and ``/prflow fix`` are the conversation's, not jobs)."""
+    jobs = dict.fromkeys(COMMAND.findall(body or ""))
+    return [job for job in jobs if job not in CONVERSATION_COMMANDS]
 
 
 def _issue_comment(delivery_id: str, payload: _IssueCommentPayload) -> PrEvent | Ignored:

@@ -76,6 +76,11 @@ class RefactorRequest(BaseModel):
     model_config = ConfigDict(hide_input_in_errors=True)
 
     repo: SafeLocation
+    base: str = Field(
+        default="HEAD",
+        description="Branch, tag or commit the workspace starts from (a PR's head for a "
+        "/prflow fix)",
+    )
     directive: str = Field(min_length=3, max_length=20_000)
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)

@@ -50,6 +50,8 @@ RECORDED_IDS = {
     "refactor-full/agent:task:callers:1": "refactor-task",
     "refactor-crash": "refactor-crash",
     "conversation:octo-conversation-replay/shop#3": "conversation-resolve-merge",
+    "conversation:octo-commands-ask/shop#3": "conversation-commands-ask",
+    "conversation:octo-commands-fix/shop#3": "conversation-commands-fix",
 }
 
 

@@ -114,11 +114,23 @@ class ReviewedPr:
         return sha
 
 
-def open_pr(fake: FakeGitHub, tmp_path: Path, owner: str | None = None) -> ReviewedPr:
+def open_pr(
+    fake: FakeGitHub,
+    tmp_path: Path,
+    owner: str | None = None,
+    head_owner: str | None = None,
+    head_files: dict[str, str | bytes | None] | None = None,
+) -> ReviewedPr:
     """The sample repository's change as a PR of an organisation of its own (workflow ids
-    are global on the session's server), not reviewed yet."""
+    are global on the session's server), not reviewed yet; with ``head_owner``, from that
+    account's fork; ``head_files`` are committed on the PR's branch too."""
     owner = owner or f"octo-{secrets.token_hex(3)}"
     work = build_sample_repo(tmp_path / "work")
+    if head_files:
+        git(work, "checkout", "-q", "feature")
+        write_files(work, head_files)
+        commit_all(work, "more of the change")
+        git(work, "checkout", "-q", "main")
     bare = tmp_path / "shop.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
     fake.add_pull_request(
@@ -129,15 +141,21 @@ def open_pr(fake: FakeGitHub, tmp_path: Path, owner: str | None = None) -> Revie
         base_sha=git(work, "rev-parse", "main"),
         head_sha=git(work, "rev-parse", "feature"),
         title="Reshape the cart API",
+        head_owner=head_owner,
     )
     return ReviewedPr(fake, work, bare, PullRequestRef(owner=owner, repo=REPO, number=NUMBER))
 
 
 def reviewed_pr(
-    fake: FakeGitHub, tmp_path: Path, findings: list[Finding], owner: str | None = None
+    fake: FakeGitHub,
+    tmp_path: Path,
+    findings: list[Finding],
+    owner: str | None = None,
+    head_owner: str | None = None,
+    head_files: dict[str, str | bytes | None] | None = None,
 ) -> ReviewedPr:
     """An open PR with prflow's review posted: one inline comment per finding."""
-    reviewed = open_pr(fake, tmp_path, owner)
+    reviewed = open_pr(fake, tmp_path, owner, head_owner, head_files)
     head = git(reviewed.work, "rev-parse", "feature")
     pull = reviewed.pull()
     pull.create_review(
