@@ -146,6 +146,7 @@ def _print(
         f"restarted {restarts.count('server')}; deliveries redelivered after a refusal {retried}"
     )
     print(f"wall from first delivery to settled: {wall:.1f}s at {args.rate} deliveries/s")
+    print(f"conversations continued-as-new: {f.continued} times in all")
     once = _pct(f.events_once, f.events)
     print(f"events handled exactly once: {f.events_once}/{f.events} ({once})")
     print(
@@ -164,10 +165,11 @@ def _print(
         f"{median(f.latencies):.1f}s, p95 {percentile(f.latencies, 0.95):.1f}s, "
         f"max {max(f.latencies, default=float('nan')):.1f}s (goal p50 <= 20 s)"
     )
-    print(
-        f"  of which {len(f.crossed)} had a crash between delivery and answer: p50 "
-        f"{median(f.crossed):.1f}s, p95 {percentile(f.crossed, 0.95):.1f}s"
-    )
+    if f.crossed:
+        print(
+            f"  of which {len(f.crossed)} had a crash between delivery and answer: p50 "
+            f"{median(f.crossed):.1f}s, p95 {percentile(f.crossed, 0.95):.1f}s"
+        )
     print(
         "anchor: none - no well-known tool keeps a review's conversation (answers, "
         "rebuttals, resolutions) across crashes, so no ratio is printed"

@@ -50,6 +50,8 @@ class Figures:
     rebutted_expected: int = 0
     rebutted_raised_again: int = 0
     over_counted_prs: int = 0
+    continued: int = 0
+    """Continue-as-new runs of all the conversations together."""
     latencies: list[float] = field(default_factory=list)
     crossed: list[float] = field(default_factory=list)
     """Latencies of the replies a crash fell between delivery and answer."""
@@ -75,9 +77,11 @@ def judge(
     requests = Counter(_nonce_of(r.body) for r in model.requests)
     for script, pr in zip(scripts, prs, strict=True):
         state = states[pr.number]
-        seen = set(state.seen) if state else set()
+        queued = {e.event_id for e in state.pending} if state else set()
+        seen = set(state.seen) - queued if state else set()  # admitted and handled
         comments = fake.review_comments(OWNER, pr.repo, NUMBER)
         ours = [c for c in comments if c.author == FAKE_GITHUB_LOGIN]
+        figures.continued += state.continued if state else 0
         if state is None or state.tally.events > expected_events(script):
             figures.over_counted_prs += state is not None
             figures.problems.append(f"{pr.repo}: tally {state.tally if state else 'no state'}")
