@@ -43,14 +43,17 @@ def _action_checkout(tmp_path: Path) -> Path:
 OWNER, REPO, NUMBER = "octo-org", "shop", 7
 
 
-def _runner_python(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def runner_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What setup-python gives the job: a Python with pip and nothing of prflow installed.
 
     prflow's dependencies are made visible (a .pth to this environment's site-packages,
     and this environment's scripts, such as the ``temporal`` binary, at the end of PATH)
     so the install step builds and installs prflow itself without downloading them all.
+    One runner Python serves the module's jobs (making one costs about 15 s): each job
+    still runs the action's install step, which builds and installs prflow again.
     """
-    venv = tmp_path / "runner-python"
+    venv = tmp_path_factory.mktemp("runner") / "runner-python"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     site = (
         venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
@@ -106,10 +109,10 @@ def _run_action(
 
 
 def test_the_action_installs_from_its_checkout_and_comments_on_the_pr(
-    fake_github: FakeGitHub, tmp_path: Path
+    fake_github: FakeGitHub, tmp_path: Path, runner_bin: Path
 ) -> None:
     workspace = _checkout(tmp_path, fake_github)
-    bin_dir = _runner_python(tmp_path)
+    bin_dir = runner_bin
 
     steps = _run_action(tmp_path, fake_github, workspace, bin_dir, threshold="100")
 
@@ -135,10 +138,10 @@ def test_the_action_installs_from_its_checkout_and_comments_on_the_pr(
 
 
 def test_review_mode_posts_one_review_and_a_summary_comment(
-    fake_github: FakeGitHub, tmp_path: Path
+    fake_github: FakeGitHub, tmp_path: Path, runner_bin: Path
 ) -> None:
     workspace = _checkout(tmp_path, fake_github)
-    bin_dir = _runner_python(tmp_path)
+    bin_dir = runner_bin
 
     steps = _run_action(tmp_path, fake_github, workspace, bin_dir, mode="review")
 
@@ -156,10 +159,10 @@ def test_review_mode_posts_one_review_and_a_summary_comment(
 
 
 def test_docsync_mode_posts_its_comment_and_gates_on_a_bucket(
-    fake_github: FakeGitHub, tmp_path: Path
+    fake_github: FakeGitHub, tmp_path: Path, runner_bin: Path
 ) -> None:
     workspace = _checkout(tmp_path, fake_github)
-    bin_dir = _runner_python(tmp_path)
+    bin_dir = runner_bin
 
     steps = _run_action(
         tmp_path, fake_github, workspace, bin_dir, mode="docsync", threshold="must_update"

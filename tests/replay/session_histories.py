@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from temporalio.client import Client, WorkflowHistory
@@ -67,11 +68,12 @@ def workflow_name(workflow_class: type) -> str:
 async def check_session_histories(client: Client) -> int:
     """Replay every prflow history on ``client``'s server; return how many replayed.
 
-    Raises AssertionError naming the run whose payload is too large; replay errors
-    propagate as the replayer raises them.
+    One replayer replays them all (building one per history cost most of a minute per
+    session). Raises AssertionError naming the run whose payload is too large; replay
+    errors propagate as the replayer raises them.
     """
     known = {workflow_name(w) for w in workflows()}
-    checked = 0
+    replayable: list[WorkflowHistory] = []
     largest = ("", 0)
     async for execution in client.list_workflows():
         handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
@@ -80,13 +82,20 @@ async def check_session_histories(client: Client) -> int:
         assert size <= PAYLOAD_LIMIT_BYTES, f"{execution.id}: {size} bytes at {where}"
         largest = max(largest, (where, size), key=lambda item: item[1])
         if execution.workflow_type in known and not _input_was_undecodable(history):
-            await replayer().replay_workflow(history)
-            checked += 1
-            _maybe_record(execution.id, history)
+            replayable.append(history)
+    await replayer().replay_workflows(_each(replayable), raise_on_replay_failure=True)
+    for history in replayable:
+        _maybe_record(history.workflow_id, history)
     print(
-        f"replayed {checked} session histories; largest payload {largest[1]} bytes ({largest[0]})"
+        f"replayed {len(replayable)} session histories; "
+        f"largest payload {largest[1]} bytes ({largest[0]})"
     )
-    return checked
+    return len(replayable)
+
+
+async def _each(histories: list[WorkflowHistory]) -> AsyncIterator[WorkflowHistory]:
+    for history in histories:
+        yield history
 
 
 def _input_was_undecodable(history: WorkflowHistory) -> bool:
