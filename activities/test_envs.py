@@ -146,8 +146,9 @@ def ensure_env(
     spec: EnvSpec, tree: Path, timeout: float, choice: SandboxChoice, tools: Tools
 ) -> Path:
     """The cached environment for ``spec``, built once in the sandbox (the only step with
-    network); every later run mounts it read-only."""
-    final = cache_dir() / "test-envs" / spec.hash
+    network); every later run mounts it read-only. The path is resolved: an environment
+    records where it was built, so every run must reach it by the same path."""
+    final = (cache_dir() / "test-envs").resolve() / spec.hash
     if (final / ".complete").is_file():
         return final
     with _locked(final):

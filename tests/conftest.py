@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shared_test_envs import SESSION_TEST_ENVS
+
 pytest_plugins = [
     "tests.support.fixtures_temporal",
     "tests.support.fixtures_store",
@@ -18,6 +20,8 @@ pytest_plugins = [
 ]
 
 _OWN_DATA_DIR = "_PRFLOW_TESTS_OWN_DATA_DIR"
+_OWN_TEST_ENVS = pytest.StashKey[str]()
+"""The shared test-environment folder this session made (and removes at its end)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -33,9 +37,16 @@ def pytest_configure(config: pytest.Config) -> None:
         # Under pytest-xdist each worker process gets its own, like a separate session.
         os.environ["PRFLOW_DATA_DIR"] = tempfile.mkdtemp(prefix="prflow-tests-data-")
         os.environ[_OWN_DATA_DIR] = os.environ["PRFLOW_DATA_DIR"]
+    if SESSION_TEST_ENVS not in os.environ or xdist_worker:
+        os.environ[SESSION_TEST_ENVS] = tempfile.mkdtemp(prefix="prflow-tests-envs-")
+        config.stash[_OWN_TEST_ENVS] = os.environ[SESSION_TEST_ENVS]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    envs = config.stash.get(_OWN_TEST_ENVS, None)
+    if envs is not None:
+        os.environ.pop(SESSION_TEST_ENVS, None)
+        shutil.rmtree(envs, ignore_errors=True)
     own = os.environ.pop(_OWN_DATA_DIR, None)
     if own is not None:
         shutil.rmtree(own, ignore_errors=True)

@@ -52,6 +52,7 @@ def probe(
     return ref, facts
 
 
+@pytest.mark.own_test_envs  # looks for other environments beside its own
 def test_every_isolation_property_holds_in_the_sandbox(
     probe: tuple[WorkspaceRef, ProbeFacts],
 ) -> None:

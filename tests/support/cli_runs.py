@@ -18,6 +18,7 @@ from pathlib import Path
 
 from prflow.config import Settings
 from tests.support.fixtures_temporal import child_environment, prflow_script
+from tests.support.shared_test_envs import share_test_envs
 
 CLI_TIMEOUT_SECONDS = 120.0
 
@@ -79,6 +80,7 @@ def free_port() -> int:
 def _private_state(env: dict[str, str], home: Path) -> dict[str, str]:
     env["PRFLOW_DATA_DIR"] = str(home / "data")
     env["PRFLOW_CACHE_DIR"] = str(home / "cache")
+    share_test_envs(home / "cache")
     env["PRFLOW_DATABASE_URL"] = f"sqlite:///{home / 'prflow.db'}"
     return env
 

@@ -9,12 +9,21 @@ import pytest
 
 from prflow.config import cached_settings
 from tests.support.sample_repos import build_sample_repo
+from tests.support.shared_test_envs import share_test_envs
 
 
 @pytest.fixture
-def prflow_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Fresh data dir, cache dir and SQLite ledger for this test, in this process's env."""
+def prflow_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """Fresh data dir, cache dir and SQLite ledger for this test, in this process's env.
+
+    Built test environments come from the session's shared folder unless the test is
+    marked ``own_test_envs`` (see :mod:`tests.support.shared_test_envs`).
+    """
     home = tmp_path / "prflow-home"
+    if request.node.get_closest_marker("own_test_envs") is None:
+        share_test_envs(home / "cache")
     monkeypatch.setenv("PRFLOW_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("PRFLOW_CACHE_DIR", str(home / "cache"))
     monkeypatch.setenv("PRFLOW_DATABASE_URL", f"sqlite:///{home / 'prflow.db'}")

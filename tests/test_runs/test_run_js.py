@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from activities.test_runs import outcomes_of, run_tests_in
 from activities.workspace import edit_workspace, open_workspace
 from prflow.config import cache_dir, cached_settings
@@ -29,6 +31,7 @@ SOURCES = {
 }
 
 
+@pytest.mark.own_test_envs  # counts the environments it built
 def test_a_vitest_suite_runs_without_network_and_compares_per_test(
     tmp_path: Path, prflow_home: Path
 ) -> None:

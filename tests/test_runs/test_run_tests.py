@@ -53,6 +53,7 @@ def loopback_server() -> Iterator[int]:
     server.close()
 
 
+@pytest.mark.own_test_envs  # counts the environments it built
 def test_before_and_after_runs_report_per_test_outcomes_and_real_regressions(
     base: WorkspaceRef,
 ) -> None:
