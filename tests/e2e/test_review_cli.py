@@ -75,9 +75,10 @@ async def test_ci_mode_reads_the_checkout_posts_once_and_a_rerun_has_nothing_new
     ],
 )
 async def test_a_user_mistake_is_one_line_and_exit_2(
-    pr_setup: PullRequestSetup, args: list[str], message: str
+    pr_without_worker: PullRequestSetup, args: list[str], message: str
 ) -> None:
-    run = await run_prflow("review", *args, "-q", env=pr_setup.env, cwd=pr_setup.work)
+    setup = pr_without_worker
+    run = await run_prflow("review", *args, "-q", env=setup.env, cwd=setup.work)
     assert run.code == 2, run.describe()
     assert len(run.stderr_lines) == 1 and message in run.stderr_lines[0], run.describe()
     assert "Traceback" not in run.stderr

@@ -42,11 +42,9 @@ def push_to_pull_request(setup: PullRequestSetup, files: dict[str, str | bytes |
     return sha
 
 
-@pytest.fixture
-async def pr_setup(
+def _open_pull_request(
     fake_github: FakeGitHub, temporal_settings: Settings, tmp_path: Path
-) -> AsyncIterator[PullRequestSetup]:
-    """``octo-org/shop#7`` (sample repo, ``main`` ← ``feature``) and a worker that can reach it."""
+) -> PullRequestSetup:
     work = build_sample_repo(tmp_path / "shop")
     git(work, "checkout", "-q", "feature")
     bare = tmp_path / "shop.git"
@@ -62,9 +60,27 @@ async def pr_setup(
     settings = temporal_settings.model_copy(deep=True)
     settings.github_api_url = fake_github.api_url  # GITHUB_TOKEN is inherited from os.environ
     env = client_environment(settings, tmp_path / "home")
-    worker = WorkerProcess(env, tmp_path / "worker.log")
+    return PullRequestSetup(work=work, bare=bare, pull=pull, env=env)
+
+
+@pytest.fixture
+def pr_without_worker(
+    fake_github: FakeGitHub, temporal_settings: Settings, tmp_path: Path
+) -> PullRequestSetup:
+    """The same pull request and CLI environment, with no worker: for commands that must
+    stop at their arguments (a run they started would wait for a worker and time out)."""
+    return _open_pull_request(fake_github, temporal_settings, tmp_path)
+
+
+@pytest.fixture
+async def pr_setup(
+    fake_github: FakeGitHub, temporal_settings: Settings, tmp_path: Path
+) -> AsyncIterator[PullRequestSetup]:
+    """``octo-org/shop#7`` (sample repo, ``main`` ← ``feature``) and a worker that can reach it."""
+    setup = _open_pull_request(fake_github, temporal_settings, tmp_path)
+    worker = WorkerProcess(setup.env, tmp_path / "worker.log")
     await worker.start()
-    yield PullRequestSetup(work=work, bare=bare, pull=pull, env=env)
+    yield setup
     try:
         await worker.stop()
     except TimeoutError:
