@@ -45,10 +45,18 @@ def audit(
     active_rules: Sequence[str] = (),
     layers: Sequence[str] = (),
     extra_scope: Sequence[str] = (),
+    graphs: tuple[ImportGraph, ImportGraph] | None = None,
 ) -> AuditReport:
     """What the change from ``before`` to ``after`` (touching ``changed``) introduced, in the
-    changed files, their importers and ``extra_scope``."""
-    graph_before, graph_after = build_import_graph(before), build_import_graph(after)
+    changed files, their importers and ``extra_scope``.
+
+    ``graphs``: the import graphs of ``before`` and ``after`` when the caller has them
+    (:mod:`prflow.refactor.graphs` derives them from the base commit's); else both are
+    built whole, which parses every file of the tree.
+    """
+    if graphs is None:
+        graphs = build_import_graph(before), build_import_graph(after)
+    graph_before, graph_after = graphs
     scope = sorted(
         {
             *changed,
