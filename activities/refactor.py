@@ -264,6 +264,7 @@ def refactor_index(inp: IndexInput) -> IndexSummary:
         inp.directive, index, caches, RetrievalSettings(max_files=MAX_RELEVANT)
     )
     react = index.is_react_project or is_react_project(tree)
+    workspace_graph(inp.workspace, tree)  # built once here, not by two side-by-side steps
     data = IndexData(
         paths=paths,
         test_paths=tests,
@@ -495,7 +496,12 @@ def refactor_audit(inp: ChangeInput) -> ChangeFacts:
     before, after = workspace_tree(inp.before), workspace_tree(inp.after)
     graph = workspace_graph(inp.after, after)
     own = [p for p in inp.own if after.read_text(p) is not None]
-    kw: dict[str, Any] = {"active_rules": inp.rule_ids, "layers": inp.layers, "extra_scope": own}
+    kw: dict[str, Any] = {
+        "active_rules": inp.rule_ids,
+        "layers": inp.layers,
+        "extra_scope": own,
+        "parses": {},  # both audits read the state after: each file parsed once
+    }
     graphs = (workspace_graph(inp.before, before), graph)
     in_task = audit(changed, before, after, graphs=graphs, **kw).findings
     in_run = in_task
