@@ -3,7 +3,9 @@ whole build, the unchanged files never re-read, and the audit's findings unchang
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -125,3 +127,31 @@ def test_graph_memory_builds_a_key_once_and_forgets_the_oldest() -> None:
     memory.get_or_build(("c",), build("c"))
     memory.get_or_build(("a",), build("a"))
     assert built == ["a", "b", "c", "a"]
+
+
+def test_a_step_parses_each_file_once_however_many_importers_it_has(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    core = "def f(a):\n    return a\n\n\ndef g(a):\n    return a\n"
+    files = {
+        "pkg/__init__.py": "from pkg.core import f, g\n",
+        "pkg/core.py": core,
+        **{f"app/use{n}.py": "from pkg import f, g\n\nf(1)\ng(2)\n" for n in range(20)},
+    }
+    after = {**files, "pkg/core.py": core.replace("def g(a)", "def g(a, b)")}
+    parsed: list[str] = []
+    real = ast.parse
+
+    def counting(source: str, filename: str = "<unknown>", *args: Any, **kw: Any) -> Any:
+        parsed.append(filename)
+        return real(source, filename, *args, **kw)
+
+    before_tree, after_tree = MemoryTree(files), MemoryTree(after)
+    graphs = (build_import_graph(before_tree), build_import_graph(after_tree))
+    monkeypatch.setattr(ast, "parse", counting)
+    users = [f"app/use{n}.py" for n in range(20)]  # in scope as a step's own files are
+    report = audit(["pkg/core.py"], before_tree, after_tree, graphs=graphs, extra_scope=users)
+    assert len([f for f in report.errors if f.check == "signature"]) == 20
+    assert parsed.count("pkg/__init__.py") == 1  # unchanged: one parse for both trees
+    assert parsed.count("pkg/core.py") == 2  # changed: once per tree
+    assert max(parsed.count(f"app/use{n}.py") for n in range(20)) == 1
