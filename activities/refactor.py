@@ -156,7 +156,7 @@ def workspace_tree(ref: WorkspaceRef) -> SourceTree:
     return OverlayTree(reader.tree(ref.base_sha), state_of(ref), _db())
 
 
-_STATE_GRAPHS = GraphMemory(size=16)
+_STATE_GRAPHS = GraphMemory(size=8)  # a Django-sized graph holds about 6 MB
 
 
 def workspace_graph(ref: WorkspaceRef, tree: SourceTree | None = None) -> ImportGraph:
