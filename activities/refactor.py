@@ -23,11 +23,12 @@ from activities.heartbeats import heartbeating
 from prflow.agent.messages import AgentPrompt, PreparedPrompt
 from prflow.analysis.test_mapping import TestFiles, find_related_tests, is_test_file
 from prflow.config import cached_settings
-from prflow.git.repo import GitRepoReader, open_repo
-from prflow.imports import build_import_graph
+from prflow.git.repo import GitRepoReader, import_graph, open_repo, snapshot_tree
+from prflow.imports import ImportGraph
 from prflow.imports.build import is_skipped
 from prflow.refactor.audit import audit, judge
 from prflow.refactor.blame import FailedTest, Regression, blame
+from prflow.refactor.graphs import GraphMemory, state_graph
 from prflow.refactor.messages import (
     FINISH_TASK,
     SUBMIT_PLAN,
@@ -155,6 +156,36 @@ def workspace_tree(ref: WorkspaceRef) -> SourceTree:
     return OverlayTree(reader.tree(ref.base_sha), state_of(ref), _db())
 
 
+_STATE_GRAPHS = GraphMemory(size=8)  # a Django-sized graph holds about 6 MB
+
+
+def workspace_graph(ref: WorkspaceRef, tree: SourceTree | None = None) -> ImportGraph:
+    """The import graph of a workspace state (``tree``: its :func:`workspace_tree`).
+
+    The base commit's graph is built once per commit (kept in memory and beside the
+    snapshot, :func:`prflow.git.repo.import_graph`); a state's graph re-reads only the
+    files the state changed (:func:`prflow.refactor.graphs.state_graph`) and is kept in
+    memory by state, so a step's "after" is often the next step's "before".
+    """
+    from prflow.analysis.parse_cache import ParsedFiles
+    from prflow.analysis.py_summary import cached_imports, summary_parser
+
+    repo = open_repo(ref.repo)
+    base_graph = import_graph(repo, ref.base_sha)
+    changes = state_of(ref)
+    if not changes:
+        return base_graph
+    state = tree if tree is not None else workspace_tree(ref)
+
+    def build() -> ImportGraph:
+        parsed = ParsedFiles(summary_parser(), StoreParseCache(_db()))
+        exists = {path: key is not None for path, key in changes.items()}
+        base = snapshot_tree(repo, ref.base_sha)
+        return state_graph(base_graph, base, state, exists, cached_imports(parsed, state))
+
+    return _STATE_GRAPHS.get_or_build((repo.key, ref.base_sha, ref.state_key or ""), build)
+
+
 # ---------------------------------------------------------------- index
 
 
@@ -233,6 +264,7 @@ def refactor_index(inp: IndexInput) -> IndexSummary:
         inp.directive, index, caches, RetrievalSettings(max_files=MAX_RELEVANT)
     )
     react = index.is_react_project or is_react_project(tree)
+    workspace_graph(inp.workspace, tree)  # built once here, not by two side-by-side steps
     data = IndexData(
         paths=paths,
         test_paths=tests,
@@ -377,9 +409,11 @@ class ExecutorPromptInput(BaseModel):
     retrieved: list[str] = Field(default_factory=list, description="The task's bundle paths")
 
 
-def retrieve(tree: SourceTree, files: list[str], limit: int = MAX_CONTEXT_FILES) -> list[str]:
-    """The task's files, then the files importing them (dependency expansion), deduplicated."""
-    graph = build_import_graph(tree)
+def retrieve(
+    tree: SourceTree, files: list[str], graph: ImportGraph, limit: int = MAX_CONTEXT_FILES
+) -> list[str]:
+    """The task's files, then the files importing them (dependency expansion), deduplicated
+    (``graph``: the tree's)."""
     out = [f for f in files if tree.read_text(f) is not None]
     for path in files:
         for importer in graph.importers_of(path):
@@ -395,7 +429,11 @@ def refactor_executor_prompt(inp: ExecutorPromptInput) -> PreparedPrompt:
     task = plan.task(inp.task_id)
     tree = workspace_tree(inp.workspace)
     focus = inp.focus or task.all_files
-    wanted = list(dict.fromkeys([*retrieve(tree, focus), *inp.retrieved]))[:MAX_CONTEXT_FILES]
+    wanted = list(
+        dict.fromkeys(
+            [*retrieve(tree, focus, workspace_graph(inp.workspace, tree)), *inp.retrieved]
+        )
+    )[:MAX_CONTEXT_FILES]
     context = [(p, tree.read_text(p) or "") for p in wanted if tree.read_text(p) is not None]
     message = executor_message(
         task,
@@ -456,18 +494,26 @@ def refactor_audit(inp: ChangeInput) -> ChangeFacts:
     if not changed:
         return ChangeFacts(changed_files=[])
     before, after = workspace_tree(inp.before), workspace_tree(inp.after)
+    graph = workspace_graph(inp.after, after)
     own = [p for p in inp.own if after.read_text(p) is not None]
-    kw: dict[str, Any] = {"active_rules": inp.rule_ids, "layers": inp.layers, "extra_scope": own}
-    in_task = audit(changed, before, after, **kw).findings
+    kw: dict[str, Any] = {
+        "active_rules": inp.rule_ids,
+        "layers": inp.layers,
+        "extra_scope": own,
+        "parses": {},  # both audits read the state after: each file parsed once
+    }
+    graphs = (workspace_graph(inp.before, before), graph)
+    in_task = audit(changed, before, after, graphs=graphs, **kw).findings
     in_run = in_task
     if inp.run_base is not None and inp.run_base.state_key != inp.before.state_key:
         run_changed = changed_between(inp.run_base, inp.after)
-        in_run = audit(run_changed, workspace_tree(inp.run_base), after, **kw).findings
+        run_base = workspace_tree(inp.run_base)
+        graphs = (workspace_graph(inp.run_base, run_base), graph)
+        in_run = audit(run_changed, run_base, after, graphs=graphs, **kw).findings
     later = inp.later or dict.fromkeys(inp.deferred, "after this one")
     verdict = judge(in_task, in_run, own=inp.own, later=later)
     errors, warnings = verdict.errors, verdict.warnings
     tests = TestFiles.of(after)
-    graph = build_import_graph(after)
     mapped: set[str] = {p for p in changed if is_test_file(p) and after.read_text(p) is not None}
     for path in changed:
         if after.read_text(path) is not None:
@@ -491,10 +537,11 @@ class BlameInput(BaseModel):
 MAX_BLAMED = 500
 
 
-def reaching_tests(tree: SourceTree, changed: Iterable[str]) -> dict[str, set[str]]:
+def reaching_tests(
+    tree: SourceTree, changed: Iterable[str], graph: ImportGraph
+) -> dict[str, set[str]]:
     """For each changed file, the test files that reach it: named after it, importing it
-    (through re-exports), or importing something that does."""
-    graph = build_import_graph(tree)
+    (through re-exports), or importing something that does (``graph``: the tree's)."""
     tests = TestFiles.of(tree)
     out: dict[str, set[str]] = {}
     for path in changed:
@@ -515,7 +562,7 @@ def refactor_blame(inp: BlameInput) -> list[Regression]:
         inp.failed[:MAX_BLAMED],
         paths=set(tree.paths()),
         steps=inp.steps,
-        reaches=reaching_tests(tree, changed),
+        reaches=reaching_tests(tree, changed, workspace_graph(inp.workspace, tree)),
     )
 
 

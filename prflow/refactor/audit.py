@@ -19,13 +19,22 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from prflow.analysis.categories import is_test_file
-from prflow.imports import ImportGraph, build_import_graph
-from prflow.imports.python_imports import PythonModuleIndex, is_python_file, python_import_edges
+from prflow.imports import ImportEdge, ImportGraph, build_import_graph
+from prflow.imports.python_imports import (
+    PythonModuleIndex,
+    imports_of_module,
+    is_python_file,
+    resolve_python_imports,
+)
 from prflow.refactor.audit_finding import AuditFinding
 from prflow.refactor.react_audit import react_findings
 from prflow.source_tree import SourceTree
 
 REEXPORT_HOPS = 3
+
+Parses = dict[tuple[str, str], ast.Module | None]
+"""(path, text) -> its syntax tree: a file the change left alone is parsed once for both
+trees of an audit (and for both audits of a step, when the caller shares it)."""
 
 
 class AuditReport(BaseModel):
@@ -45,10 +54,21 @@ def audit(
     active_rules: Sequence[str] = (),
     layers: Sequence[str] = (),
     extra_scope: Sequence[str] = (),
+    graphs: tuple[ImportGraph, ImportGraph] | None = None,
+    parses: Parses | None = None,
 ) -> AuditReport:
     """What the change from ``before`` to ``after`` (touching ``changed``) introduced, in the
-    changed files, their importers and ``extra_scope``."""
-    graph_before, graph_after = build_import_graph(before), build_import_graph(after)
+    changed files, their importers and ``extra_scope``.
+
+    ``graphs``: the import graphs of ``before`` and ``after`` when the caller has them
+    (:mod:`prflow.refactor.graphs` derives them from the base commit's); else both are
+    built whole, which parses every file of the tree. ``parses``: syntax trees to share
+    with other audits of the same step.
+    """
+    parses = {} if parses is None else parses
+    if graphs is None:
+        graphs = build_import_graph(before), build_import_graph(after)
+    graph_before, graph_after = graphs
     scope = sorted(
         {
             *changed,
@@ -59,7 +79,9 @@ def audit(
     )
     scope = [p for p in scope if after.read_text(p) is not None]
     findings: list[AuditFinding] = []
-    findings += _new_only(_python_findings(scope, after), _python_findings(scope, before))
+    findings += _new_only(
+        _python_findings(scope, after, parses), _python_findings(scope, before, parses)
+    )
     findings += _cycles(changed, graph_before, graph_after)
     findings += _layers(changed, graph_before, graph_after, layers)
     for path in changed:
@@ -132,14 +154,19 @@ class Signature:
         return None
 
 
-def _parse(tree: SourceTree, path: str) -> ast.Module | None:
+def _parse(tree: SourceTree, path: str, parses: Parses | None = None) -> ast.Module | None:
     text = tree.read_text(path)
     if text is None:
         return None
+    if parses is not None and (path, text) in parses:
+        return parses[path, text]
     try:
-        return ast.parse(text, filename=path)
+        module: ast.Module | None = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
-        return None
+        module = None
+    if parses is not None:
+        parses[path, text] = module
+    return module
 
 
 def _top_level(module: ast.Module) -> tuple[set[str], dict[str, Signature], bool]:
@@ -179,16 +206,38 @@ def _flatten(node: ast.stmt) -> Iterable[ast.stmt]:
                     yield from _flatten(child)
 
 
-def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFinding]:
+def _python_findings(
+    scope: Sequence[str], tree: SourceTree, parses: Parses | None = None
+) -> list[AuditFinding]:
     paths = tree.paths()
     index = PythonModuleIndex.from_paths(paths)
+    # Each file is parsed once per audit: every importer of a module asks for the names
+    # and signatures it defines or re-exports.
+    trees: dict[str, ast.Module | None] = {}
     modules: dict[str, tuple[set[str], dict[str, Signature], bool] | None] = {}
+    edges: dict[str, list[ImportEdge]] = {}
+
+    def parsed(path: str) -> ast.Module | None:
+        if path not in trees:
+            trees[path] = _parse(tree, path, parses)
+        return trees[path]
 
     def facts(path: str) -> tuple[set[str], dict[str, Signature], bool] | None:
         if path not in modules:
-            parsed = _parse(tree, path)
-            modules[path] = _top_level(parsed) if parsed is not None else None
+            module = parsed(path)
+            modules[path] = _top_level(module) if module is not None else None
         return modules[path]
+
+    def edges_of(path: str) -> list[ImportEdge]:
+        if path not in edges:
+            module = parsed(path)
+            imports = (
+                imports_of_module(module, tree.read_text(path) or "")
+                if module is not None
+                else None
+            )
+            edges[path] = [] if imports is None else resolve_python_imports(path, imports, index)
+        return edges[path]
 
     def signature(path: str, name: str, hops: int = 0) -> tuple[Signature, str] | None:
         """The signature ``name`` has in ``path``, following re-exports (``from .core
@@ -200,7 +249,7 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
             return found[1][name], path
         if hops >= REEXPORT_HOPS:
             return None
-        for edge in python_import_edges(path, tree.read_text(path) or "", index):
+        for edge in edges_of(path):
             if edge.names is not None and name in edge.names:
                 return signature(edge.target, name, hops + 1)
         return None
@@ -209,13 +258,15 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
     for path in scope:
         if not is_python_file(path):
             continue
-        module = _parse(tree, path)
+        module = parsed(path)
         if module is None:
             findings.append(AuditFinding(check="syntax", path=path, message="does not parse"))
             continue
+        nodes = list(ast.walk(module))  # walked once, read by each check below
         callees: dict[str, Signature] = dict(_top_level(module)[1])
         origin: dict[str, str] = {name: path for name in callees}
-        for edge in python_import_edges(path, tree.read_text(path) or "", index):
+        local = _local_names(nodes)
+        for edge in edges_of(path):
             target = facts(edge.target)
             if target is None or edge.names is None:
                 continue
@@ -234,12 +285,10 @@ def _python_findings(scope: Sequence[str], tree: SourceTree) -> list[AuditFindin
                 else:
                     known = signature(edge.target, name)
                     if known is not None:
-                        callees[_local_name(module, name)], origin[_local_name(module, name)] = (
-                            known
-                        )
-        findings += _call_findings(path, module, callees, origin)
-        findings += _unresolved_relative(path, module, index)
-        findings += _attribute_findings(path, module, index, facts)
+                        callees[local.get(name, name)], origin[local.get(name, name)] = known
+        findings += _call_findings(path, nodes, callees, origin)
+        findings += _unresolved_relative(path, nodes, index)
+        findings += _attribute_findings(path, module, nodes, index, facts)
     return findings
 
 
@@ -281,6 +330,7 @@ def _module_aliases(path: str, module: ast.Module, index: PythonModuleIndex) -> 
 def _attribute_findings(
     path: str,
     module: ast.Module,
+    nodes: Sequence[ast.AST],
     index: PythonModuleIndex,
     facts: Callable[[str], tuple[set[str], dict[str, Signature], bool] | None],
 ) -> list[AuditFinding]:
@@ -289,7 +339,7 @@ def _attribute_findings(
     aliases = _module_aliases(path, module, index)
     out: list[AuditFinding] = []
     seen: set[tuple[str, str]] = set()
-    for node in ast.walk(module):
+    for node in nodes:
         if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
             continue
         target = aliases.get(node.value.id)
@@ -312,23 +362,25 @@ def _attribute_findings(
     return out
 
 
-def _local_name(module: ast.Module, name: str) -> str:
-    for node in ast.walk(module):
+def _local_names(nodes: Sequence[ast.AST]) -> dict[str, str]:
+    """Each name ``from … import``-ed by the module, and the local name its first such
+    import binds (``from m import f as g``: f -> g)."""
+    out: dict[str, str] = {}
+    for node in nodes:
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                if alias.name == name:
-                    return alias.asname or name
-    return name
+                out.setdefault(alias.name, alias.asname or alias.name)
+    return out
 
 
 def _unresolved_relative(
-    path: str, module: ast.Module, index: PythonModuleIndex
+    path: str, nodes: Sequence[ast.AST], index: PythonModuleIndex
 ) -> list[AuditFinding]:
     """``from .gone import x`` where ``gone`` is no longer a module of the package."""
     import posixpath
 
     out: list[AuditFinding] = []
-    for node in ast.walk(module):
+    for node in nodes:
         if not isinstance(node, ast.ImportFrom) or node.level == 0 or not node.module:
             continue
         package = posixpath.dirname(path)
@@ -349,14 +401,15 @@ def _unresolved_relative(
 
 
 def _call_findings(
-    path: str, module: ast.Module, callees: dict[str, Signature], origin: dict[str, str]
+    path: str, nodes: Sequence[ast.AST], callees: dict[str, Signature], origin: dict[str, str]
 ) -> list[AuditFinding]:
     parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(module):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
+    if any(sig.is_async for sig in callees.values()):  # only a coroutine needs the parents
+        for node in nodes:
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
     out: list[AuditFinding] = []
-    for node in ast.walk(module):
+    for node in nodes:
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             continue
         sig = callees.get(node.func.id)
