@@ -23,7 +23,7 @@ BIN = Path(sys.executable).parent
 DEFAULT_WORKERS = "3"
 """Three workers keep the 2-core reference machine's cores busy while tests wait on dev
 servers and subprocesses (figures in the README's Quick start)."""
-BACKGROUND_NICENESS = 10
+BACKGROUND_NICENESS = 19
 """How far below the timing-bound share the parallel share and mypy run."""
 
 

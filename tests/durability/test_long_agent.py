@@ -36,6 +36,7 @@ HISTORY_LIMIT_BYTES = 2 * 1024 * 1024
 WORKFLOW_ID = "probe-long-agent"
 
 
+@pytest.mark.timeout(900)  # hundreds of model turns: minutes, not the suite default
 async def test_a_300_turn_agent_survives_a_kill_across_continue_as_new_runs(
     prflow_home: Path,
     temporal_client: Client,

@@ -39,6 +39,7 @@ async def _run_histories(client: Client, workflow_id: str) -> list[tuple[str, in
     return sizes
 
 
+@pytest.mark.timeout(900)  # hundreds of model turns: minutes, not the suite default
 async def test_a_400_turn_impact_agent_keeps_every_history_under_4000_events_and_4_mb(
     prflow_home: Path,
     temporal_client: Client,
