@@ -87,9 +87,6 @@ class KindDeclaration:
     search_attributes: Sequence[SearchAttributeKey[Any]] = ()
     phases: Mapping[str, PhaseDefaults] = field(default_factory=dict)
     """Model phases and their budget defaults, e.g. ``{"agent": PhaseDefaults(...)}``."""
-    cli: str | None = None
-    """Superseded by the kind's line in :mod:`prflow.registry`, which the CLI reads; kept only
-    until ``prflow/queue/kind.py`` stops passing it (a test holds it equal to the line)."""
     extra_workflows: Sequence[str] = ()
     """Workflows the kind starts as children (they run on its main queue)."""
     queue_job: str | None = None

@@ -29,6 +29,5 @@ QUEUE = KindDeclaration(
     result_type=QueueSummary,
     workflow_id=queue_workflow_id,
     activities={QueueRole.MAIN: ["activities.queue:QUEUE_ACTIVITIES"]},
-    cli="prflow.cli.queue_cmd:register",
     extra_workflows=("workflows.queue_gate:OrgGateWorkflow", "workflows.queue_poll:PollWorkflow"),
 )

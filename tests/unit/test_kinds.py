@@ -49,8 +49,6 @@ def test_the_worker_serves_every_activity_a_kind_declares_on_its_queue(
 def test_each_registry_line_names_its_kinds_declaration_in_order() -> None:
     assert [import_path(line.declaration) for line in LINES] == list(KINDS)
     assert all(isinstance(kind, KindDeclaration) for kind in KINDS)
-    for line, kind in zip(LINES, KINDS, strict=True):
-        assert kind.cli in (None, line.cli), "a declaration's leftover cli agrees with its line"
 
 
 @pytest.mark.parametrize(
