@@ -137,10 +137,10 @@ async def bench(seed: int, repo: Path, target: Target, rope_seconds: float) -> i
         stage.result_timeout = 4 * 3600  # a step's audit over the whole tree takes minutes
         anchor_tree = clone(repo, WORK / "anchor")
         started = time.monotonic()
-        _, before_s, _ = suite(anchor_tree, "large-anchor-before", 10_000)
+        _, before_s, _ = suite(anchor_tree, "large-anchor-before", 10_000, TEST_COMMAND)
         write_target(anchor_tree, target)
         commit_all(anchor_tree, "rope rename")
-        passed, after_s, problem = suite(anchor_tree, "large-anchor-after", 10_000)
+        passed, after_s, problem = suite(anchor_tree, "large-anchor-after", 10_000, TEST_COMMAND)
         anchor = rope_seconds + time.monotonic() - started
         print(
             f"anchor: rope {rope_seconds:.1f}s + suite {before_s:.1f}s + apply + suite "

@@ -122,9 +122,12 @@ def static_reasons(repo: Path, name: str) -> list[str]:
 
 
 def suite(
-    repo: Path, run_id: str, max_seconds: float = MAX_SUITE_SECONDS
+    repo: Path, run_id: str, max_seconds: float = MAX_SUITE_SECONDS, command: str | None = None
 ) -> tuple[int, float, str]:
-    """The suite at the repository's HEAD as prflow runs it: (tests passed, seconds, problem)."""
+    """The suite at the repository's HEAD as prflow runs it: (tests passed, seconds, problem).
+
+    ``command`` is the user's test command, as ``--test-command`` takes it; None: detected.
+    """
     from activities.test_runs import run_tests_in
     from activities.workspace import open_workspace
     from prflow.errors import UserError
@@ -135,7 +138,10 @@ def suite(
     base = open_workspace(WorkspaceOpenInput(repo=str(repo), run_id=run_id))
     started = time.monotonic()
     try:
-        result = run_tests_in(db, TestRunInput(workspace=base, timeout_seconds=max_seconds + 30))
+        result = run_tests_in(
+            db,
+            TestRunInput(workspace=base, command=command, timeout_seconds=max_seconds + 30),
+        )
     except UserError as err:
         return 0, 0.0, err.message
     seconds = time.monotonic() - started
