@@ -4,10 +4,11 @@ after a review, under load and crashes.
 N PRs on the loopback GitHub (a real git repository each) get prflow's review and
 their conversation; then M scripted events per PR (replies that accept, rebut or ask,
 pushes that fix some findings and leave others, redeliveries and polls of earlier
-events) go through the real webhook app at ``--rate`` events a second, while the
-``prflow worker`` is SIGKILLed 3 times and the Temporal server once (SIGKILL, restart
-on the same history) at seeded points. Prints the figures of issue 28, then says that
-no well-known tool does this job to anchor a ratio to.
+events, ``/prflow ask`` in a PR comment, ``/prflow fix`` in a finding's thread whose edit
+keeps the tests green or breaks one) go through the real webhook app at ``--rate`` events
+a second, while the ``prflow worker`` is SIGKILLed 3 times and the Temporal server
+once (SIGKILL, restart on the same history) at seeded points. Prints the figures of
+issue 28, then says that no well-known tool does this job to anchor a ratio to.
 """
 
 from __future__ import annotations
@@ -155,13 +156,20 @@ def _print(
         f"twice {f.replies_twice}); "
         f"model requests re-sent after a kill {f.model_requests_resent}"
     )
+    print(f"asks answered exactly once: {f.asks_once}/{f.asks} ({_pct(f.asks_once, f.asks)})")
+    print(
+        f"fixes delivered exactly once: {f.fixes_once}/{f.fixes} "
+        f"({_pct(f.fixes_once, f.fixes)}; pushed one validated commit {f.fixes_pushed}, "
+        f"broke a test and pushed nothing {f.fixes_refused})"
+    )
+    print(f"fixes that pushed a regression: {f.fixes_regressed} (goal 0)")
     print(
         f"threads resolved exactly when their finding no longer holds: {f.threads_right}/"
         f"{f.threads} ({_pct(f.threads_right, f.threads)})"
     )
     print(f"rebutted findings raised again: {f.rebutted_raised_again} of {f.rebutted_expected}")
     print(
-        f"webhook delivery to reply posted (model {2.0:.0f} s a turn): p50 "
+        f"webhook delivery to reply or ask answer posted (model {2.0:.0f} s a turn): p50 "
         f"{median(f.latencies):.1f}s, p95 {percentile(f.latencies, 0.95):.1f}s, "
         f"max {max(f.latencies, default=float('nan')):.1f}s (goal p50 <= 20 s)"
     )
@@ -169,6 +177,12 @@ def _print(
         print(
             f"  of which {len(f.crossed)} had a crash between delivery and answer: p50 "
             f"{median(f.crossed):.1f}s, p95 {percentile(f.crossed, 0.95):.1f}s"
+        )
+    if f.fix_latencies:
+        print(
+            f"webhook delivery to /prflow fix note (refactor run, tests before and after): p50 "
+            f"{median(f.fix_latencies):.1f}s, p95 {percentile(f.fix_latencies, 0.95):.1f}s, "
+            f"max {max(f.fix_latencies):.1f}s"
         )
     print(
         "anchor: none - no well-known tool keeps a review's conversation (answers, "

@@ -16,13 +16,15 @@ from datetime import UTC, datetime
 import httpx
 from github import Auth, Github
 
-from bench.conversation.repos import NUMBER, OWNER, BenchPr
+from bench.conversation.repos import NUMBER, OWNER, PATH, BenchPr, fix_edit
 from bench.conversation.script import REPLIES, VERDICT, Event, Kind, Script
 from bench.conversation.stage import Stage
 from tests.queue.receiver import SECRET
+from tests.support.refactor_repo import edit, executor_key, finish, task
 from tests.support.scripted_anthropic import ToolUse, Turn
 from tests.support.webhook_payloads import (
     Delivery,
+    comment_delivery,
     pull_request_delivery,
     review_comment_delivery,
 )
@@ -37,6 +39,8 @@ WORDS = {
     Kind.rebut: "This is intended: callers never pass b == 0, the validator rejects it first.",
     Kind.ask: "Why is this a bug? Where could b be zero?",
 }
+QUESTION = "Which callers could pass b == 0 to these ratios?"
+ASK_ANSWER = "Answered: no caller in this change passes a zero divisor."
 
 
 @dataclass
@@ -67,6 +71,48 @@ def model_routes(script: Script) -> dict[str, list[Turn]]:
                     delay_seconds=MODEL_SECONDS,
                 )
                 routes[f'<reply author="{PERSON}">\n{event.nonce}'] = [turn]
+            elif event.kind == Kind.command_ask:
+                answer = f"{ASK_ANSWER} ({event.nonce})"
+                turn = Turn(
+                    tool_uses=[ToolUse("submit_reply", {"verdict": "question", "answer": answer})],
+                    delay_seconds=MODEL_SECONDS,
+                )
+                routes[f'<reply author="{PERSON}">\n{ask_body(event)}'] = [turn]
+            elif event.kind == Kind.command_fix:
+                routes.update(fix_routes(event))
+    return routes
+
+
+def ask_body(event: Event) -> str:
+    """The ``/prflow ask`` comment; the question opens with the event's nonce."""
+    return f"/prflow ask {event.nonce}: {QUESTION}"
+
+
+def fix_body(event: Event) -> str:
+    """The ``/prflow fix`` reply; its note (the rest of the line) is the event's nonce."""
+    return f"/prflow fix {event.nonce}"
+
+
+def fix_task_id(event: Event) -> str:
+    return f"fix-p{event.pr:03d}-e{event.index:02d}"
+
+
+def fix_routes(event: Event) -> dict[str, list[Turn]]:
+    """A fix's planner (found by the note the directive quotes) plans one step on the
+    cited file; its executor (found by the step's id) makes the scripted edit, the same on
+    the retry a failing step gets."""
+    tid = fix_task_id(event)
+    plan = {
+        "summary": f"Guard ratio_{event.findings[0]} against a zero divisor",
+        "tasks": [task(tid, f"Guard ratio_{event.findings[0]}", [PATH], [])],
+    }
+    change = edit(PATH, fix_edit(event.findings[0], event.breaks))
+    # Executors first: the first matching key wins, and an executor's prompt may quote the
+    # directive (and so the note) too.
+    routes = {executor_key(tid, a): [Turn(tool_uses=[change]), finish()] for a in (1, 2)}
+    routes[f'<note author="requester">\n{event.nonce}'] = [
+        Turn(tool_uses=[ToolUse("submit_refactor_plan", plan)])
+    ]
     return routes
 
 
@@ -109,6 +155,20 @@ class Driver:
             comment = pull.create_review_comment_reply(pr.roots[event.findings[0]], body)
             acted.comment_id = comment.id
             acted.delivery = review_comment_delivery(fake, OWNER, pr.repo, NUMBER, comment.id)
+        elif event.kind == Kind.command_ask:
+            acted.delivery = comment_delivery(
+                fake, OWNER, pr.repo, NUMBER, ask_body(event), author=PERSON, association="MEMBER"
+            )
+            acted.comment_id = int(acted.delivery.payload["comment"]["id"])
+        elif event.kind == Kind.command_fix:
+            fake.set_role(OWNER, pr.repo, PERSON, "write")
+            pull = self._gh.get_repo(f"{OWNER}/{pr.repo}").get_pull(NUMBER)
+            comment = pull.create_review_comment_reply(pr.roots[event.findings[0]], fix_body(event))
+            acted.comment_id = comment.id
+            acted.head_sha = pr.heads[-1]
+            acted.delivery = review_comment_delivery(
+                fake, OWNER, pr.repo, NUMBER, comment.id, association="MEMBER"
+            )
         elif event.kind in (Kind.push_fix, Kind.push_other):
             before = pr.heads[-1]
             sha = pr.push(event.findings)

@@ -4,7 +4,9 @@ the pushes the script makes.
 Each PR adds ``calc/ops.py`` with one function per finding; a finding cites the
 function's ``return`` line, whose text is unique in the file. A push that fixes a
 finding rewrites that line (so the finding no longer holds); a push that fixes
-nothing touches ``NOTES.md``. The review is posted by prflow's account through
+nothing touches ``NOTES.md``. The change also brings ``tests/test_ops.py`` (one test per
+function, green with the cited line and with its fix) and a ``pyproject.toml``, so
+``/prflow fix`` has a suite to validate against. The review is posted by prflow's account through
 PyGithub, one inline comment per finding carrying its fingerprint as prflow renders
 it, and the conversation is started the way the posted review starts it
 (signal-with-start, :func:`prflow.conversation.delivery.signal_with_start`).
@@ -44,6 +46,31 @@ def _cited(finding: int) -> str:
 
 def _fixed(finding: int) -> str:
     return f"    return a / b if b else 0.0  # ratio {finding}, guarded"
+
+
+def _broken(finding: int) -> str:
+    return f"    return b / a if a else 0.0  # ratio {finding}, guarded"
+
+
+PYPROJECT = (
+    '[project]\nname = "calc"\nversion = "0.1.0"\n\n'
+    '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+)
+TEST_COMMAND = "python -m pytest -q tests"
+
+
+def ops_tests_file(findings: int) -> str:
+    """One test per ratio: 6 / 3 is 2 whether or not the line guards against zero."""
+    lines = ["from calc import ops"]
+    for f in range(findings):
+        lines += ["", "", f"def test_ratio_{f}() -> None:", f"    assert ops.ratio_{f}(6, 3) == 2"]
+    return "\n".join(lines) + "\n"
+
+
+def fix_edit(finding: int, breaks: bool) -> tuple[str, str]:
+    """The scripted ``/prflow fix`` edit of a finding's line: the guard a push would write,
+    or (``breaks``) a guard that swaps the operands and fails the finding's test."""
+    return _cited(finding), _broken(finding) if breaks else _fixed(finding)
 
 
 def ops_file(findings: int, fixed: set[int]) -> str:
@@ -99,7 +126,14 @@ def build_pr(fake: FakeGitHub, root: Path, number: int, findings: int) -> BenchP
     write_files(work, {"README.md": f"# {repo}\n", "calc/__init__.py": ""})
     commit_all(work, "base")
     git(work, "checkout", "-q", "-b", "feature")
-    write_files(work, {PATH: ops_file(findings, set())})
+    write_files(
+        work,
+        {
+            PATH: ops_file(findings, set()),
+            "pyproject.toml": PYPROJECT,
+            "tests/test_ops.py": ops_tests_file(findings),
+        },
+    )
     head = commit_all(work, "add ratios")
     bare = root / f"{repo}.git"
     git(root, "clone", "-q", "--bare", str(work), str(bare))

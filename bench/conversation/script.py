@@ -6,9 +6,17 @@ some findings and leave others (or touch nothing cited), and GitHub or the polle
 delivers an event a second time. Kills of the worker and of the Temporal server happen
 after seeded global delivery counts.
 
-Adding an event kind (``/prflow ask``, ``/prflow fix``): add a member to :class:`Kind`,
-give it a weight in :data:`WEIGHTS` and a branch in :func:`_draw`, then teach
-``bench.conversation.drive`` to act it out and ``bench.conversation.figures`` to judge it.
+Members of the team also give the conversation's commands: ``/prflow ask`` in a PR
+comment, and ``/prflow fix`` in a finding's thread whose scripted edit either fixes the
+finding with the tests green or breaks a test. A fix is a refactor run with the
+repository's tests before and after, so fixes are rare (at most one a PR), and once one
+is asked the PR's author pushes no more: a push while the fix runs would make it refuse
+("the branch moved"), and prflow's own push is not delivered back to it (the loopback
+GitHub sends no webhooks).
+
+Adding an event kind: add a member to :class:`Kind`, give it a weight in :data:`WEIGHTS`
+and a branch in :func:`_draw`, then teach ``bench.conversation.drive`` to act it out and
+``bench.conversation.figures`` to judge it.
 """
 
 from __future__ import annotations
@@ -33,10 +41,18 @@ class Kind(StrEnum):
     """GitHub redelivers an earlier delivery of this PR verbatim (same delivery id)."""
     poll_again = "poll_again"
     """The poller reports the PR's latest push under a delivery of its own."""
+    command_ask = "command_ask"
+    """A member writes ``/prflow ask <question>`` in a PR comment: one answer comment."""
+    command_fix = "command_fix"
+    """A member writes ``/prflow fix`` in a finding's thread: one commit pushed if the
+    scripted edit keeps the tests green, nothing pushed if it breaks one (``Event.breaks``)."""
 
 
 REPLIES = frozenset({Kind.accept, Kind.rebut, Kind.ask})
 PUSHES = frozenset({Kind.push_fix, Kind.push_other})
+COMMANDS = frozenset({Kind.command_ask, Kind.command_fix})
+ANSWERED = REPLIES | COMMANDS
+"""Events that count toward a PR's answers an hour (a fix counts, as the product says)."""
 WEIGHTS: dict[Kind, float] = {
     Kind.accept: 0.17,
     Kind.rebut: 0.17,
@@ -45,7 +61,11 @@ WEIGHTS: dict[Kind, float] = {
     Kind.push_other: 0.07,
     Kind.redeliver: 0.15,
     Kind.poll_again: 0.10,
+    Kind.command_ask: 0.08,
+    Kind.command_fix: 0.05,
 }
+BREAKS_SHARE = 0.4
+"""Share of fixes whose scripted edit breaks a test."""
 VERDICT = {Kind.accept: "accepted", Kind.rebut: "rebutted", Kind.ask: "question"}
 
 
@@ -58,6 +78,8 @@ class Event:
     """The finding replied to, or the findings a push fixes."""
     again: int | None = None
     """For a redelivery: the index of the event delivered again."""
+    breaks: bool = False
+    """For a fix: its scripted edit breaks the finding's test (nothing may be pushed)."""
 
     @property
     def nonce(self) -> str:
@@ -98,32 +120,36 @@ def _pr_script(rng: random.Random, number: int, events: int) -> PrScript:
     script = PrScript(number=number, findings=rng.randint(2, 4))
     fixed: set[int] = set()
     pushed = False
-    replies = 0
+    answered = 0
     for index in range(events):
-        kind = _draw(rng, script, fixed, pushed, replies)
+        kind = _draw(rng, script, fixed, pushed, answered)
         event = _event(rng, script, index, kind, fixed)
         if kind in PUSHES:
             pushed = True
             fixed |= set(event.findings)
-        if kind in REPLIES:
-            replies += 1
+        if kind in ANSWERED:
+            answered += 1
         script.events.append(event)
     return script
 
 
 def _draw(
-    rng: random.Random, script: PrScript, fixed: set[int], pushed: bool, replies: int
+    rng: random.Random, script: PrScript, fixed: set[int], pushed: bool, answered: int
 ) -> Kind:
     allowed = dict(WEIGHTS)
+    fixing = any(e.kind == Kind.command_fix for e in script.events)
     if not script.events:
         allowed.pop(Kind.redeliver)
-    if not pushed:
+    if not pushed or fixing:  # after a fix the poller would report prflow's own push
         allowed.pop(Kind.poll_again)
-    if len(fixed) >= script.findings - 1:  # leave at least one finding standing
+    if len(fixed) >= script.findings - 1 or fixing:  # leave at least one finding standing
         allowed.pop(Kind.push_fix)
-    if replies >= 9:  # under the per-PR limit of 10 answers an hour
-        for kind in REPLIES:
-            allowed.pop(kind)
+    if fixing:  # one fix a PR, and no push that would race it
+        allowed.pop(Kind.push_other)
+        allowed.pop(Kind.command_fix)
+    if answered >= 9:  # under the per-PR limit of 10 answers an hour
+        for kind in ANSWERED:
+            allowed.pop(kind, None)
     kinds = list(allowed)
     return rng.choices(kinds, weights=[allowed[k] for k in kinds])[0]
 
@@ -137,6 +163,9 @@ def _event(rng: random.Random, script: PrScript, index: int, kind: Kind, fixed: 
         return Event(script.number, index, kind, tuple(sorted(rng.sample(standing, count))))
     if kind == Kind.redeliver:
         return Event(script.number, index, kind, again=rng.randrange(index))
+    if kind == Kind.command_fix:
+        breaks = rng.random() < BREAKS_SHARE
+        return Event(script.number, index, kind, (rng.choice(standing),), breaks=breaks)
     return Event(script.number, index, kind)
 
 

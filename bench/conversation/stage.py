@@ -4,7 +4,11 @@
   and a restart on the same port keep every workflow;
 - a ``prflow worker`` subprocess (SIGKILLed and restarted by the bench);
 - the scripted Messages API of the test suite: every reply's agent is answered by
-  one ``submit_reply`` turn after a fixed delay (2 s: a model that thinks);
+  one ``submit_reply`` turn after a fixed delay (2 s: a model that thinks), a fix's
+  planner and executor by their scripted plan and edit;
+- the repositories' tests, run by ``/prflow fix`` without a sandbox (``[sandbox] mode =
+  "none"``: bwrap needs user namespaces a container may not grant) with the command
+  typed out;
 - the stateful loopback GitHub of the test suite;
 - the real webhook app on uvicorn. Its queue hand-off (``pull_request`` deliveries
   start the org queue's jobs) is counted, not run: the bench measures the
@@ -24,6 +28,7 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from bench.conversation.repos import TEST_COMMAND
 from prflow.config import Settings, cached_settings
 from prflow.queue.events import PrEvent
 from prflow.queue.state import QueueNames
@@ -104,6 +109,11 @@ def point_prflow_at(state: Path, model: ScriptedAnthropic, github: FakeGitHub) -
         GITHUB_TOKEN=FAKE_GITHUB_TOKEN,
         ANTHROPIC_BASE_URL=model.url,
         ANTHROPIC_API_KEY=TEST_API_KEY,
+        # /prflow fix runs the bench repositories' tests: typed out, as an organisation
+        # sets [refactor] test_command, and unsandboxed (bwrap needs user namespaces that a
+        # container may not grant; the tests are the bench's own).
+        PRFLOW_REFACTOR__TEST_COMMAND=TEST_COMMAND,
+        PRFLOW_SANDBOX__MODE="none",
     )
     for name in ("DATABASE_URL", "TEMPORAL_ADDRESS", "GH_TOKEN", "GITHUB_API_URL"):
         os.environ.pop(name, None)

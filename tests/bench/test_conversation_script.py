@@ -3,9 +3,18 @@ bench's figures rest on, checked without running the bench."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.conversation.drive import ask_body, fix_body, fix_routes, fix_task_id, model_routes
 from bench.conversation.figures import _nonce_of, expected_events
-from bench.conversation.repos import cited_line, ops_file
-from bench.conversation.script import PUSHES, REPLIES, Kind, draw
+from bench.conversation.repos import TEST_COMMAND, cited_line, fix_edit, ops_file, ops_tests_file
+from bench.conversation.script import ANSWERED, COMMANDS, PUSHES, REPLIES, Kind, draw
+from prflow.conversation.commands import CommandName, parse_command
+from prflow.refactor.plan import ID_PATTERN
+from tests.support.refactor_repo import executor_key
 
 
 def test_a_seed_draws_the_same_script_and_another_seed_another() -> None:
@@ -33,8 +42,27 @@ def test_every_pr_keeps_a_finding_standing_and_stays_under_the_reply_limit() -> 
             if event.kind == Kind.poll_again:
                 assert any(e.kind in PUSHES for e in pr.events[: event.index])
         assert len(fixed) < pr.findings, "a push fixes some findings and leaves others"
-        assert sum(e.kind in REPLIES for e in pr.events) <= 9
-        assert expected_events(pr) == 1 + sum(e.kind in REPLIES | PUSHES for e in pr.events)
+        assert sum(e.kind in ANSWERED for e in pr.events) <= 9, "under 10 answers an hour"
+        assert expected_events(pr) == 1 + sum(
+            e.kind in REPLIES | PUSHES | COMMANDS for e in pr.events
+        )
+
+
+def test_a_pr_gets_at_most_one_fix_on_a_standing_finding_and_no_push_after_it() -> None:
+    script = draw(28, 50, 10)
+    fixes = [e for pr in script.prs for e in pr.events if e.kind == Kind.command_fix]
+    assert 50 / 4 <= len(fixes) <= 50 / 1.5, "about one fix per two or three PRs"
+    assert {e.breaks for e in fixes} == {True, False}, "fixes that validate and fixes that break"
+    for pr in script.prs:
+        at = [e.index for e in pr.events if e.kind == Kind.command_fix]
+        assert len(at) <= 1
+        if not at:
+            continue
+        fix = pr.events[at[0]]
+        fixed = {f for e in pr.events if e.kind == Kind.push_fix for f in e.findings}
+        assert fix.findings[0] not in fixed, "the fix's finding is still standing"
+        after = {e.kind for e in pr.events[at[0] + 1 :]}
+        assert not after & (PUSHES | {Kind.poll_again}), "nothing races the fix's push"
 
 
 def test_three_worker_kills_and_one_server_kill_fall_inside_the_run() -> None:
@@ -61,3 +89,42 @@ def test_a_model_request_is_traced_to_its_reply_by_the_nonce_opening_the_reply()
         f'</thread>\n\n<reply author="alice">\n{event.nonce}: Why is this a bug?\n</reply>'
     )
     assert _nonce_of({"messages": [{"role": "user", "content": message}]}) == event.nonce
+
+
+def test_commands_parse_as_the_product_parses_them_and_their_routes_are_their_own() -> None:
+    script = draw(28, 50, 10)
+    events = [e for pr in script.prs for e in pr.events]
+    ask = next(e for e in events if e.kind == Kind.command_ask)
+    fix = next(e for e in events if e.kind == Kind.command_fix)
+    asked, fixing = parse_command(ask_body(ask)), parse_command(fix_body(fix))
+    assert asked is not None and asked.name == CommandName.ask and ask.nonce in asked.text
+    assert fixing is not None and (fixing.name, fixing.text) == (CommandName.fix, fix.nonce)
+    assert re.match(ID_PATTERN, fix_task_id(fix))
+    routes = model_routes(script)
+    assert f'<reply author="alice">\n{ask_body(ask)}' in routes
+    keys = list(fix_routes(fix))
+    assert keys[-1] == f'<note author="requester">\n{fix.nonce}', "executors matched first"
+    assert executor_key(fix_task_id(fix), 1) in keys
+    message = f'<reply author="alice">\n{ask_body(ask)}\n</reply>'
+    assert _nonce_of({"messages": [{"role": "user", "content": message}]}) == ask.nonce
+
+
+def test_a_validating_fix_keeps_the_tests_green_and_a_breaking_one_fails_its_test(
+    tmp_path: Path,
+) -> None:
+    def suite(fixed: set[int], edited: tuple[str, str] | None = None) -> int:
+        ops = ops_file(3, fixed)
+        if edited is not None:
+            assert ops.count(edited[0]) == 1, "an exact-unique edit"
+            ops = ops.replace(*edited)
+        (tmp_path / "calc").mkdir(exist_ok=True)
+        (tmp_path / "tests").mkdir(exist_ok=True)
+        (tmp_path / "calc" / "__init__.py").write_text("")
+        (tmp_path / "calc" / "ops.py").write_text(ops)
+        (tmp_path / "tests" / "test_ops.py").write_text(ops_tests_file(3))
+        command = [sys.executable, *TEST_COMMAND.split()[1:], "-p", "no:cacheprovider"]
+        return subprocess.run(command, cwd=tmp_path, capture_output=True, check=False).returncode
+
+    assert suite(set()) == 0 and suite({0, 2}) == 0, "green before and after a push's fix"
+    assert suite(set(), fix_edit(1, breaks=False)) == 0
+    assert suite(set(), fix_edit(1, breaks=True)) == 1
