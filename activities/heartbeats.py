@@ -40,7 +40,13 @@ def heartbeating(function: Callable[_P, _R]) -> Callable[_P, _R]:
 
         def beat() -> None:
             while not stop.wait(HEARTBEAT_EVERY_SECONDS):
-                context.run(activity.heartbeat)
+                try:
+                    context.run(activity.heartbeat)
+                except TimeoutError:
+                    # The worker's event loop took too long to take this beat (a loaded
+                    # machine): skip it. A beater that died here would let the heartbeat
+                    # timeout expire on an activity that is still working.
+                    continue
 
         beater = threading.Thread(target=beat, name="prflow-heartbeat", daemon=True)
         beater.start()

@@ -79,3 +79,17 @@ def compare_counts(before: RunFacts, after: RunFacts) -> list[str]:
     if after.counts.passed < before.counts.passed:
         problems.append(f"{before.counts.passed - after.counts.passed} fewer tests pass after")
     return problems
+
+
+def step_start_unreadable(before: RunFacts) -> bool:
+    """A step's tests already failed at the step's start and said nothing but their exit
+    status (a sibling step running beside it, or one it waits for, has not landed yet).
+
+    Nothing then tells what the step itself broke: its gate cannot judge it, and the run's
+    final validation (the whole suite at the base against the merged result) decides.
+    """
+    return (
+        before.basis == ResultBasis.exit_status
+        and before.exit_code not in (0, None)
+        and not before.timed_out
+    )

@@ -23,6 +23,7 @@ from tests.support.rename_repo import (
     executor_key,
     nonsense_script,
     planner,
+    rename_turns,
     split_rename_script,
     step,
 )
@@ -164,3 +165,70 @@ async def test_a_budget_cut_during_planning_ends_aborted_with_its_report(
     assert_aborted_with_reports(result, repo, before)
     assert result.reason == "the planning was cut by its iterations cap; no plan"
     assert len(scripted_anthropic.requests_of(PLANNER_KEY)) == 1, "no re-ask past the cap"
+
+
+EXIT_STATUS_RUNNER: dict[str, str | bytes | None] = {
+    "run_checks.py": (
+        '"""The project\'s own check: runs the tests and says only pass or fail."""\n\n'
+        "import os\nimport subprocess\nimport sys\n\n"
+        'env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}\n'
+        "sys.exit(\n"
+        "    subprocess.call(\n"
+        '        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],\n'
+        "        stdout=subprocess.DEVNULL,\n"
+        "        stderr=subprocess.DEVNULL,\n"
+        "        env=env,\n"
+        "    )\n"
+        ")\n"
+    )
+}
+
+
+async def test_side_by_side_test_steps_under_a_command_that_reports_only_its_exit_status(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    tmp_path: Path,
+) -> None:
+    """Each test file is its own step, both after the definition: each starts from a tree
+    where the other's file still fails, and the command says nothing but its exit status.
+    No step can be judged alone; the final run (base passing, result passing) decides."""
+    repo = build_notes_repo(tmp_path / "notes", EXIT_STATUS_RUNNER)
+    plan = {
+        "summary": "Re-export, definition, then each test file beside the other.",
+        "tasks": [
+            step("reexport", ["notes/__init__.py"], []),
+            step("define", ["notes/store.py", "notes/report.py"], ["reexport"]),
+            step("tests-store", ["tests/test_store.py"], ["define"]),
+            step("tests-report", ["tests/test_report.py"], ["define"]),
+        ],
+    }
+    scripted_anthropic.route(
+        {
+            PLANNER_KEY: planner(plan),
+            executor_key("reexport"): rename_turns(["notes/__init__.py"]),
+            executor_key("define"): rename_turns(["notes/store.py", "notes/report.py"]),
+            executor_key("tests-store"): rename_turns(["tests/test_store.py"]),
+            executor_key("tests-report"): rename_turns(["tests/test_report.py"]),
+        }
+    )
+    result = await run_refactor(
+        temporal_client,
+        temporal_settings,
+        repo,
+        "gates-exit-status",
+        apply=True,
+        test_command="python run_checks.py",
+    )
+
+    assert result.status == RunStatus.validated, result.reason
+    assert {t.task_id: (t.status, t.attempts) for t in result.tasks} == {
+        "reexport": ("done", 1),
+        "define": ("done", 1),
+        "tests-store": ("done", 1),
+        "tests-report": ("done", 1),
+    }
+    assert {p: (repo / p).read_text() for p in TARGET} == TARGET
+    report = json.loads(artifact(result, "validation-report.json"))
+    assert report["tests"]["compared"] == "exit_status", report["tests"]
