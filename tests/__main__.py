@@ -38,12 +38,16 @@ def _pytest() -> list[str]:
     return [sys.executable, "-m", "pytest"]
 
 
+SLOWEST = "--durations=20"
+"""Each share names its slowest 20 tests: where the suite's time goes, on every run."""
+
+
 def _parallel_share() -> list[str]:
-    return [*_pytest(), "-n", DEFAULT_WORKERS, "--dist", "loadfile", "-m", "not serial"]
+    return [*_pytest(), "-n", DEFAULT_WORKERS, "--dist", "loadfile", "-m", "not serial", SLOWEST]
 
 
 def _serial_share() -> list[str]:
-    return [*_pytest(), "-m", "serial"]
+    return [*_pytest(), "-m", "serial", SLOWEST]
 
 
 def _show(command: list[str], note: str = "") -> None:
