@@ -99,7 +99,7 @@ def _bare_sample_repo(root: Path) -> Path:
     return bare
 
 
-def _point_prflow_at(state: Path, model: ScriptedAnthropic, github: FakeGitHub) -> None:
+def point_prflow_at(state: Path, model: ScriptedAnthropic, github: FakeGitHub) -> None:
     """This process's (and so the worker's) environment: private state, loopback services."""
     os.environ.update(
         PRFLOW_DATA_DIR=str(state / "data"),
@@ -128,7 +128,7 @@ async def chaos_stage(root: Path, model_latency: float) -> AsyncIterator[Stage]:
         github = FakeGitHub().start()
         stack.callback(github.stop)
         github.add_user(FAKE_GITHUB_LOGIN, token=FAKE_GITHUB_TOKEN)
-        _point_prflow_at(root / "state", model, github)
+        point_prflow_at(root / "state", model, github)
         server = DevServer(port=free_port(), ui_port=None, db_path=root / "temporal.db")
         await server.start()
         stack.push_async_callback(server.stop)

@@ -28,6 +28,7 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from bench.chaos import stage as chaos_stage
 from bench.conversation.repos import TEST_COMMAND
 from prflow.config import Settings, cached_settings
 from prflow.queue.events import PrEvent
@@ -37,7 +38,6 @@ from tests.queue import receiver as receiver_module
 from tests.support.cli_runs import free_port
 from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_github import FAKE_GITHUB_LOGIN, FAKE_GITHUB_TOKEN
-from tests.support.fixtures_llm import TEST_API_KEY
 from tests.support.fixtures_temporal import WorkerProcess, child_environment, isolated_settings
 from tests.support.scripted_anthropic import ScriptedAnthropic
 from worker.devserver import DevServer
@@ -100,23 +100,12 @@ def _server(root: Path, port: int) -> DevServer:
 
 
 def point_prflow_at(state: Path, model: ScriptedAnthropic, github: FakeGitHub) -> None:
-    """This process's (and so the worker's) environment: private state, loopback services."""
-    os.environ.update(
-        PRFLOW_DATA_DIR=str(state / "data"),
-        PRFLOW_CACHE_DIR=str(state / "cache"),
-        PRFLOW_DATABASE_URL=f"sqlite:///{state / 'prflow.db'}",
-        PRFLOW_GITHUB_API_URL=github.api_url,
-        GITHUB_TOKEN=FAKE_GITHUB_TOKEN,
-        ANTHROPIC_BASE_URL=model.url,
-        ANTHROPIC_API_KEY=TEST_API_KEY,
-        # /prflow fix runs the bench repositories' tests: typed out, as an organisation
-        # sets [refactor] test_command, and unsandboxed (bwrap needs user namespaces that a
-        # container may not grant; the tests are the bench's own).
-        PRFLOW_REFACTOR__TEST_COMMAND=TEST_COMMAND,
-        PRFLOW_SANDBOX__MODE="none",
-    )
-    for name in ("DATABASE_URL", "TEMPORAL_ADDRESS", "GH_TOKEN", "GITHUB_API_URL"):
-        os.environ.pop(name, None)
+    """The chaos bench's private state and loopback services, plus how ``/prflow fix`` runs
+    the bench repositories' tests: typed out, as an organisation sets ``[refactor]
+    test_command``, and unsandboxed (bwrap needs user namespaces that a container may not
+    grant; the tests are the bench's own)."""
+    chaos_stage.point_prflow_at(state, model, github)
+    os.environ.update(PRFLOW_REFACTOR__TEST_COMMAND=TEST_COMMAND, PRFLOW_SANDBOX__MODE="none")
     cached_settings.cache_clear()
 
 
@@ -146,31 +135,8 @@ async def conversation_stage(root: Path) -> AsyncIterator[Stage]:
             secret=receiver_module.SECRET, queues=stage.queues, jobs=(), connect=connect
         )
         stage.receiver = receiver
-        stage.url = await stack.enter_async_context(_serving(receiver))
+        stage.url = await stack.enter_async_context(receiver_module.serving_app(receiver))
         yield stage
-
-
-@contextlib.asynccontextmanager
-async def _serving(receiver: Receiver) -> AsyncIterator[str]:
-    """The real webhook app on uvicorn for ``receiver`` (the test suite's server, our receiver)."""
-    import uvicorn
-
-    from prflow.webhook.app import create_app
-
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(receiver), host="127.0.0.1", port=port, log_level="error")
-    )
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 async def _stop_worker(stage: Stage) -> None:

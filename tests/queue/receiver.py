@@ -26,6 +26,13 @@ async def serving_receiver(
 ) -> AsyncIterator[str]:
     """Serve the receiver for the block; yields its base URL."""
     receiver = Receiver(secret=secret, queues=queues, jobs=jobs, connect=connect)
+    async with serving_app(receiver) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def serving_app(receiver: Receiver) -> AsyncIterator[str]:
+    """Serve the webhook app for ``receiver`` for the block; yields its base URL."""
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(create_app(receiver), host="127.0.0.1", port=port, log_level="error")
