@@ -51,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.store.costs import PhaseCut
     from prflow.tools.read_file import NAME as READ_FILE_TOOL
     from prflow.workspace.models import WorkspaceToolInput, WorkspaceToolOutput
+    from workflows.child_reports import ChildReports
 
 CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
@@ -386,7 +387,7 @@ class AgentLoop:
         """A parent tool is the parent's to act on: a signal to it, answered at once."""
         handle = workflow.get_external_workflow_handle(parent_id)
         await handle.signal(
-            "agent_request",
+            ChildReports.agent_request,
             AgentRequest(agent=self.state.spec.name, tool=call.name, input=call.input or {}),
         )
         return ToolResultPart(

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.state import AgentState
     from prflow.run_progress import AgentProgress
     from workflows.agent_loop import AGENT_WORKFLOW_TYPE, AgentLoop
+    from workflows.child_reports import ChildReports
 
 AGENT_WORKFLOW = AGENT_WORKFLOW_TYPE
 REPORT_INTERVAL = timedelta(seconds=10)
@@ -96,4 +97,4 @@ class AgentWorkflow:
         self._reported_waiting = self._loop.waiting_reason
         self._turns_since_report = 0
         handle = workflow.get_external_workflow_handle(parent)
-        await handle.signal("agent_progress", self._loop.progress())
+        await handle.signal(ChildReports.agent_progress, self._loop.progress())

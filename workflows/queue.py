@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.queue import join_run, plan_queue_run, request_slot
     from prflow.queue import rules
     from prflow.queue.events import PrEvent
-    from prflow.queue.gate import SlotAsk, gate_workflow_id
+    from prflow.queue.gate import SLOT_GRANTED, SlotAsk, gate_workflow_id
     from prflow.queue.jobs import JoinedRun, JoinRun, PlanInput, PlannedJob, QueuePlan
     from prflow.queue.kind import EVENT_SIGNAL, WORKFLOW_KIND
     from prflow.queue.state import (
@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
         RunOutcome,
     )
     from prflow.run_progress import PhaseState
+    from workflows.queue_gate import OrgGateWorkflow
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 PHASES = ["wait", "slot", "plan", "jobs"]
@@ -67,7 +68,7 @@ class PrQueueWorkflow(KindWorkflow):
         if outcome is not rules.Absorbed.duplicate:
             rules.note(self.state, f"{event.source or event.kind.value}: {outcome.value}")
 
-    @workflow.signal
+    @workflow.signal(name=SLOT_GRANTED)
     def slot_granted(self) -> None:
         self._slot = True
 
@@ -250,7 +251,7 @@ class PrQueueWorkflow(KindWorkflow):
         gate = workflow.get_external_workflow_handle(gate_id)
         # The gate may have ended (idle) meanwhile: then nothing is held there.
         with contextlib.suppress(ApplicationError):
-            await gate.signal("release", workflow.info().workflow_id)
+            await gate.signal(OrgGateWorkflow.release, workflow.info().workflow_id)
 
     # ------------------------------------------------------------------ long life
 

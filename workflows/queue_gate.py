@@ -15,7 +15,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from prflow.queue.gate import GateState, SlotRequest
+    from prflow.queue.gate import SLOT_GRANTED, GateState, SlotRequest
     from prflow.queue.kind import GATE_WORKFLOW
 
 IDLE_EXIT = timedelta(hours=1)
@@ -66,7 +66,7 @@ class OrgGateWorkflow:
 
     async def _tell(self, holder: str) -> None:
         try:
-            await workflow.get_external_workflow_handle(holder).signal("slot_granted")
+            await workflow.get_external_workflow_handle(holder).signal(SLOT_GRANTED)
         except Exception:  # the holder ended meanwhile: its slot goes to the next waiter
             self.state.release(holder)
             self._changed = True

@@ -100,6 +100,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.workspace.models import WorkspaceRef
     from workflows import refactor_platform
     from workflows.child_tags import child_search_attributes
+    from workflows.refactor_task import RefactorTaskWorkflow
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -947,7 +948,7 @@ class RefactorWorkflow(KindWorkflow):
         status = await self.kit.raise_budget(change)
         for child_id in self._running.values():
             handle = workflow.get_external_workflow_handle(child_id)
-            await handle.signal("raise_task_budget", change)
+            await handle.signal(RefactorTaskWorkflow.raise_task_budget, change)
         return status
 
     @raise_budget.validator

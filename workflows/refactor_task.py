@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import AgentProgress, PhaseState
     from workflows import refactor_platform
     from workflows.budget_raises import reaches_later_agents
+    from workflows.child_reports import ChildReports
     from workflows.run_kit import KindWorkflow, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -222,7 +223,9 @@ class RefactorTaskWorkflow(KindWorkflow):
         final = self.kit.child_progress(agent)
         if self._run_id is None or final is None or not workflow.patched(OUTCOME_RELAYED):
             return
-        await workflow.get_external_workflow_handle(self._run_id).signal("agent_progress", final)
+        await workflow.get_external_workflow_handle(self._run_id).signal(
+            ChildReports.agent_progress, final
+        )
 
     @workflow.signal
     async def agent_progress(self, progress: AgentProgress) -> None:  # type: ignore[override]
@@ -230,7 +233,7 @@ class RefactorTaskWorkflow(KindWorkflow):
         self.kit.record_child_progress(progress)
         if self._run_id is not None:
             await workflow.get_external_workflow_handle(self._run_id).signal(
-                "agent_progress", progress
+                ChildReports.agent_progress, progress
             )
 
     @workflow.signal

@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.agent_loop import AgentLoop
     from workflows.agent_workflow import AgentWorkflow
     from workflows.budget_raises import take_raise
+    from workflows.child_reports import ChildReports
     from workflows.child_tags import child_search_attributes
 
 _R = TypeVar("_R")
@@ -315,8 +316,9 @@ class RunKit:
         return self.status()
 
 
-class KindWorkflow:
-    """Base of every kind's workflow class: the handlers operators and the CLI use."""
+class KindWorkflow(ChildReports):
+    """Base of every kind's workflow class: the handlers operators and the CLI use (and, from
+    :class:`ChildReports`, those its child agents report to)."""
 
     kit: RunKit
 
@@ -335,11 +337,3 @@ class KindWorkflow:
     @raise_budget.validator
     def _validate_raise(self, change: BudgetRaise) -> None:
         self.kit.validate_raise(change)
-
-    @workflow.signal
-    def agent_progress(self, progress: AgentProgress) -> None:
-        self.kit.record_child_progress(progress)
-
-    @workflow.signal
-    def agent_request(self, request: AgentRequest) -> None:
-        self.kit.agent_requested(request)

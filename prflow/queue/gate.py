@@ -17,6 +17,10 @@ from pydantic import BaseModel, Field
 LEASE = timedelta(hours=6)
 """A holder that never released (its workflow was terminated) loses its slot after this."""
 
+SLOT_GRANTED = "slot_granted"
+"""The signal the org gate sends a queue workflow it gave a slot (declared once: the gate
+cannot import the queue workflow that imports it)."""
+
 
 class SlotAsk(BaseModel):
     """What a PR workflow asks for: a slot of ``org``'s gate for ``holder`` (its own id)."""
