@@ -44,11 +44,17 @@ def probe_app(client: Client, workers: Sequence[Worker]) -> Starlette:
 async def serving_probes(
     client: Client, workers: Sequence[Worker], port: int, host: str = "0.0.0.0"
 ) -> AsyncIterator[None]:
-    """Serve the probes on ``host:port`` for the duration of the block."""
+    """Serve the probes on ``host:port`` for the duration of the block, which starts once
+    they answer (an orchestrator may probe as soon as the worker says it is serving)."""
     server = uvicorn.Server(
         uvicorn.Config(probe_app(client, workers), host=host, port=port, log_level="warning")
     )
     task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()  # it could not bind: say why
+            raise RuntimeError(f"the health probes stopped before serving on port {port}")
+        await asyncio.sleep(0.02)
     try:
         yield
     finally:

@@ -310,12 +310,12 @@ async def _work(
         client, settings, graceful_shutdown=timedelta(seconds=grace_seconds), roles=roles
     ) as workers:
         queues = ", ".join(w.task_queue for w in workers)
-        typer.echo(f"prflow worker serving {queues} on {address} ({client.namespace})")
         probes = (
             serving_probes(client, workers, ports.health)
             if ports.health
             else contextlib.nullcontext()
         )
         async with probes:
+            typer.echo(f"prflow worker serving {queues} on {address} ({client.namespace})")
             await stop.wait()
     typer.echo("prflow worker stopped.")
