@@ -14,7 +14,7 @@ from temporalio.client import Client
 
 from prflow.config import Settings, cached_settings
 from prflow.conversation.markers import fix_marker, fix_trailer, reply_marker
-from prflow.queue.state import QueueNames
+from prflow.queue.delivery import queue_names
 from tests.queue.receiver import serving_receiver
 from tests.support.conversation_runs import (
     TAX,
@@ -63,11 +63,6 @@ def fix_settings(
     cached_settings.cache_clear()
 
 
-def _queues(settings: Settings) -> QueueNames:
-    t = settings.temporal
-    return QueueNames(main=t.task_queue, llm=t.llm_task_queue, github=t.github_task_queue)
-
-
 def _fix_script(*edits: ToolUse) -> dict[str, list[Turn]]:
     """The planner plans one step on shop/cart.py; its executor makes ``edits`` (each
     attempt the same)."""
@@ -110,7 +105,7 @@ async def _fix_in_thread(
 
     async with (
         run_worker(client, settings),
-        serving_receiver(connect, _queues(settings)) as url,
+        serving_receiver(connect, queue_names(settings)) as url,
     ):
         handle = await start_conversation(client, settings, reviewed)
         for _ in range(2):
@@ -163,7 +158,7 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
 
     async with (
         run_worker(temporal_client, temporal_settings),
-        serving_receiver(connect, _queues(temporal_settings)) as url,
+        serving_receiver(connect, queue_names(temporal_settings)) as url,
     ):
         handle = await start_conversation(temporal_client, temporal_settings, reviewed)
         for _ in range(2):  # GitHub redelivers the same delivery

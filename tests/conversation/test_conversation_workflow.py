@@ -17,7 +17,7 @@ from prflow.conversation.deliveries import conversation_event
 from prflow.conversation.delivery import signal_conversation
 from prflow.conversation.markers import addressed_marker, reply_marker
 from prflow.conversation.state import ConversationState
-from prflow.queue.state import QueueNames
+from prflow.queue.delivery import queue_names
 from prflow.search_attributes import KIND
 from prflow.store.finding_verdicts import rebutted_fingerprints, verdicts_of
 from tests.queue.receiver import serving_receiver
@@ -68,11 +68,6 @@ def _answer(verdict: str, answer: str) -> Turn:
     return Turn(tool_uses=[ToolUse("submit_reply", {"verdict": verdict, "answer": answer})])
 
 
-def _queues(settings: Settings) -> QueueNames:
-    t = settings.temporal
-    return QueueNames(main=t.task_queue, llm=t.llm_task_queue, github=t.github_task_queue)
-
-
 def _ours(comments: list[object], marker: str) -> list[object]:
     return [
         c
@@ -102,7 +97,7 @@ async def test_a_reply_is_answered_once_as_data_and_bots_are_never_answered(
 
     async with (
         run_worker(temporal_client, temporal_settings),
-        serving_receiver(connect, _queues(temporal_settings)) as url,
+        serving_receiver(connect, queue_names(temporal_settings)) as url,
     ):
         handle = await start_conversation(temporal_client, temporal_settings, reviewed)
         human = reviewed.reply(alice, TAX, INJECTION)
