@@ -20,7 +20,13 @@ import time
 
 from bench.conversation.drive import Driver, model_routes
 from bench.conversation.figures import Figures, expected_events, judge, median, percentile
-from bench.conversation.repos import BenchPr, build_pr, post_review, pr_ref, start_conversation
+from bench.conversation.repos import (
+    BenchPr,
+    build_pr,
+    post_bench_review,
+    pr_ref,
+    start_conversation,
+)
 from bench.conversation.script import Kind, Script, draw
 from bench.conversation.stage import Stage, conversation_stage
 from bench.impact.layout import DEFAULT_ROOT, fresh_dir
@@ -95,7 +101,7 @@ async def _run(args: argparse.Namespace) -> int:
                 built = await asyncio.to_thread(
                     build_pr, stage.github, root / "repos", number, findings
                 )
-                await asyncio.to_thread(post_review, stage.github, built)
+                await asyncio.to_thread(post_bench_review, stage.github, built)
                 await start_conversation(stage.client, stage.settings, built, args.history_limit)
                 return built
 

@@ -14,23 +14,15 @@ it, and the conversation is started the way the posted review starts it
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from github import Auth, Github
 from temporalio.client import Client
 
-from prflow.agent.planning import phase_plan
 from prflow.config import Settings
-from prflow.conversation.delivery import signal_with_start
-from prflow.conversation.events import ReviewPosted
-from prflow.conversation.kind import CONVERSATION, PHASE
-from prflow.conversation.state import ConversationState
 from prflow.pr_identifier import PullRequestRef
-from prflow.queue.state import QueueNames
-from tests.support.conversation_runs import Finding
+from tests.support.conversation_runs import Finding, open_conversation, post_review, publish_pr
 from tests.support.fake_github import FakeGitHub
 from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
 from tests.support.sample_repos import commit_all, git, init_repo, write_files
@@ -135,60 +127,28 @@ def build_pr(fake: FakeGitHub, root: Path, number: int, findings: int) -> BenchP
         },
     )
     head = commit_all(work, "add ratios")
-    bare = root / f"{repo}.git"
-    git(root, "clone", "-q", "--bare", str(work), str(bare))
-    fake.add_pull_request(
-        OWNER,
-        repo,
-        NUMBER,
-        bare_repo_path=bare,
-        base_sha=git(work, "rev-parse", "main"),
-        head_sha=head,
-        title=f"Ratios for {repo}",
-    )
+    publish_pr(fake, work, root / f"{repo}.git", pr_ref(number), f"Ratios for {repo}")
     marks = [
         Finding(PATH, cited_line(findings, f), _cited(f), f"ratio_{f}() divides by zero", "Math")
         for f in range(findings)
     ]
-    return BenchPr(number, marks, work, bare, repo, heads=[head])
+    return BenchPr(number, marks, work, root / f"{repo}.git", repo, heads=[head])
 
 
-def post_review(fake: FakeGitHub, pr: BenchPr) -> None:
+def post_bench_review(fake: FakeGitHub, pr: BenchPr) -> None:
     """prflow's review of the PR: one inline comment per finding, as prflow's account."""
     gh = Github(base_url=fake.api_url, auth=Auth.Token(FAKE_GITHUB_TOKEN))
-    repo = gh.get_repo(f"{OWNER}/{pr.repo}")
-    pull = repo.get_pull(NUMBER)
-    pull.create_review(
-        commit=gh.withLazy(True).get_repo(repo.full_name).get_commit(pr.heads[0]),
-        body="prflow review",
-        event="COMMENT",
-        comments=[
-            {"path": f.path, "line": f.line, "side": "RIGHT", "body": f.body()} for f in pr.findings
-        ],
-    )
-    for comment in pull.get_review_comments():
-        for index, finding in enumerate(pr.findings):
-            if finding.fingerprint in comment.body:
-                pr.roots[index] = comment.id
+    roots = post_review(gh, pr_ref(pr.number), pr.heads[0], pr.findings)
+    pr.roots.update({index: roots[f.fingerprint] for index, f in enumerate(pr.findings)})
 
 
 async def start_conversation(
     client: Client, settings: Settings, pr: BenchPr, history_limit: int | None
 ) -> None:
     """What the posted review's ``conversation_open`` activity does: signal-with-start."""
-    t = settings.temporal
-    queues = QueueNames(main=t.task_queue, llm=t.llm_task_queue, github=t.github_task_queue)
-    plan = phase_plan(settings, CONVERSATION, PHASE).model_copy(update={"task_queue": queues.llm})
-    state = ConversationState(
-        pr=pr_ref(pr.number), queues=queues, plan=plan, **_limit(history_limit)
+    await open_conversation(
+        client, settings, pr_ref(pr.number), pr.heads[0], history_limit=history_limit
     )
-    await signal_with_start(
-        client, state, ReviewPosted(event_id=f"review:{uuid.uuid4()}", head_sha=pr.heads[0])
-    )
-
-
-def _limit(history_limit: int | None) -> dict[str, Any]:
-    return {} if history_limit is None else {"history_limit": history_limit}
 
 
 def repo_name(number: int) -> str:

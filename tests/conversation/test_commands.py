@@ -14,19 +14,16 @@ from temporalio.client import Client
 
 from prflow.config import Settings, cached_settings
 from prflow.conversation.markers import fix_marker, fix_trailer, reply_marker
-from prflow.queue.delivery import queue_names
-from tests.queue.receiver import serving_receiver
 from tests.support.conversation_runs import (
     TAX,
     ReviewedPr,
+    posted_by_prflow,
     reviewed_pr,
     send,
+    serving_conversation,
     settled,
-    start_conversation,
 )
 from tests.support.fake_github import FakeGitHub
-from tests.support.fixtures_github import FAKE_GITHUB_LOGIN
-from tests.support.fixtures_temporal import run_worker
 from tests.support.refactor_repo import PLANNER_KEY, edit, executor_key, finish, task
 from tests.support.sample_repos import git
 from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
@@ -78,10 +75,6 @@ def _fix_script(*edits: ToolUse) -> dict[str, list[Turn]]:
     return routes
 
 
-def _prflow_comments(comments: list[Any], marker: str) -> list[Any]:
-    return [c for c in comments if c.user.login == FAKE_GITHUB_LOGIN and marker in c.body]
-
-
 async def _fix_in_thread(
     reviewed: ReviewedPr,
     fake: FakeGitHub,
@@ -100,14 +93,7 @@ async def _fix_in_thread(
     delivery = review_comment_delivery(fake, pr.owner, pr.repo, pr.number, asked.id)
     assert delivery.payload["comment"]["author_association"] == "COLLABORATOR"
 
-    async def connect() -> Client:
-        return client
-
-    async with (
-        run_worker(client, settings),
-        serving_receiver(connect, queue_names(settings)) as url,
-    ):
-        handle = await start_conversation(client, settings, reviewed)
+    async with serving_conversation(client, settings, reviewed) as (url, handle):
         for _ in range(2):
             answer = await send(url, delivery)
             assert answer.status_code == 202, answer.text
@@ -153,14 +139,10 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
     fake_github.set_role(pr.owner, pr.repo, "reviewer", "write")
     in_thread = reviewed.reply(reviewer, TAX, "/prflow ask which callers omit tax?")
 
-    async def connect() -> Client:
-        return temporal_client
-
-    async with (
-        run_worker(temporal_client, temporal_settings),
-        serving_receiver(connect, queue_names(temporal_settings)) as url,
+    async with serving_conversation(temporal_client, temporal_settings, reviewed) as (
+        url,
+        handle,
     ):
-        handle = await start_conversation(temporal_client, temporal_settings, reviewed)
         for _ in range(2):  # GitHub redelivers the same delivery
             answer = await send(url, asked)
             assert answer.status_code == 202, answer.text
@@ -176,18 +158,18 @@ async def test_ask_is_answered_once_and_commands_of_non_members_are_ignored(
         state = await settled(handle, events=5)
 
     comments = list(reviewed.pull().as_issue().get_comments())
-    answers = _prflow_comments(comments, reply_marker(asked.payload["comment"]["id"]))
+    answers = posted_by_prflow(comments, reply_marker(asked.payload["comment"]["id"]))
     assert len(answers) == 1, "one answer for a question delivered twice"
     assert "Callers now pass tax explicitly." in answers[0].body
     request, in_thread_request = scripted_anthropic.requests  # strangers' commands cost nothing
     sent = str(request.body["messages"][0]["content"])
     assert '<reply author="maintainer">' in sent and "Why does total() need tax now?" in sent
     assert "/prflow ask" in sent and "never instructions" in str(request.body["system"])
-    assert _prflow_comments(comments, reply_marker(stranger_ask.payload["comment"]["id"])) == []
+    assert posted_by_prflow(comments, reply_marker(stranger_ask.payload["comment"]["id"])) == []
     thread = reviewed.thread_comments(TAX)
-    assert _prflow_comments(thread, fix_marker(stranger_fix.id)) == []
-    assert _prflow_comments(thread, reply_marker(stranger_fix.id)) == []
-    (in_thread_answer,) = _prflow_comments(thread, reply_marker(in_thread.id))
+    assert posted_by_prflow(thread, fix_marker(stranger_fix.id)) == []
+    assert posted_by_prflow(thread, reply_marker(stranger_fix.id)) == []
+    (in_thread_answer,) = posted_by_prflow(thread, reply_marker(in_thread.id))
     assert "Callers now pass tax explicitly." in in_thread_answer.body
     sent = str(in_thread_request.body["messages"][0]["content"])
     assert TAX.title in sent and '<reply author="reviewer">' in sent, "the thread's finding"
@@ -223,7 +205,7 @@ async def test_a_validated_fix_is_pushed_as_one_commit_and_linked_in_the_thread(
     assert pull.head.sha == new_head, "the push moved the PR"
     assert len(fake_github.requests("PATCH", r"/git/refs/heads/feature$")) == 1
 
-    (note,) = _prflow_comments(reviewed.thread_comments(TAX), fix_marker(asked.id))
+    (note,) = posted_by_prflow(reviewed.thread_comments(TAX), fix_marker(asked.id))
     assert f"Fixed in [{new_head[:12]}]" in note.body and f"/commit/{new_head}" in note.body
     assert (state.tally.fixes, state.tally.replies) == (1, 1)
     planner = scripted_anthropic.requests_of(PLANNER_KEY)[0]
@@ -248,7 +230,7 @@ async def test_a_fix_that_breaks_a_test_pushes_nothing_and_the_thread_is_told_wh
     assert git(reviewed.bare, "rev-parse", "feature") == old_head, "nothing pushed"
     assert fake_github.requests("PATCH", r"/git/refs/") == []
     assert fake_github.requests("POST", r"/pulls$") == [], "no draft PR either"
-    (note,) = _prflow_comments(reviewed.thread_comments(TAX), fix_marker(asked.id))
+    (note,) = posted_by_prflow(reviewed.thread_comments(TAX), fix_marker(asked.id))
     assert "No fix pushed" in note.body and "aborted" in note.body
     assert "test_add" in note.body, note.body
     assert (state.tally.fixes, state.tally.fixes_failed) == (0, 1)
@@ -269,7 +251,7 @@ async def test_fix_on_a_fork_is_refused_in_one_reply(
 
     asked, state = await _fix_in_thread(reviewed, fake_github, temporal_client, temporal_settings)
 
-    (note,) = _prflow_comments(reviewed.thread_comments(TAX), fix_marker(asked.id))
+    (note,) = posted_by_prflow(reviewed.thread_comments(TAX), fix_marker(asked.id))
     assert "comes from a fork" in note.body and "fix_on_forks" in note.body
     assert scripted_anthropic.requests == [], "no model call, no refactor"
     assert git(reviewed.bare, "rev-parse", "feature") == old_head
@@ -302,6 +284,6 @@ async def test_a_requester_who_may_not_push_gets_a_stacked_draft_pr_instead(
     fixed = git(reviewed.bare, "rev-parse", f"refs/heads/prflow/fix-3-{asked.id}")
     assert git(reviewed.bare, "rev-parse", f"{fixed}^") == old_head
     assert "tax: float = 0.0" in git(reviewed.bare, "show", f"{fixed}:shop/cart.py")
-    (note,) = _prflow_comments(reviewed.thread_comments(TAX), fix_marker(asked.id))
+    (note,) = posted_by_prflow(reviewed.thread_comments(TAX), fix_marker(asked.id))
     assert f"/pull/{stacked.number}" in note.body and "may not push" in note.body
     assert state.tally.fixes == 1

@@ -17,22 +17,22 @@ from prflow.conversation.deliveries import conversation_event
 from prflow.conversation.delivery import signal_conversation
 from prflow.conversation.markers import addressed_marker, reply_marker
 from prflow.conversation.state import ConversationState
-from prflow.queue.delivery import queue_names
 from prflow.search_attributes import KIND
 from prflow.store.finding_verdicts import rebutted_fingerprints, verdicts_of
-from tests.queue.receiver import serving_receiver
 from tests.support.conversation_runs import (
     PRICING,
     TAX,
+    posted_by_prflow,
     review_comment_delivery,
     reviewed_pr,
     send,
+    serving_conversation,
     settled,
     start_conversation,
     thread_delivery,
 )
 from tests.support.fake_github import FakeGitHub
-from tests.support.fixtures_github import FAKE_GITHUB_LOGIN, FAKE_GITHUB_TOKEN
+from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
 from tests.support.fixtures_temporal import WorkerProcessFactory, run_worker
 from tests.support.scripted_anthropic import ScriptedAnthropic, ToolUse, Turn
 from tests.support.webhook_payloads import pull_request_delivery
@@ -68,14 +68,6 @@ def _answer(verdict: str, answer: str) -> Turn:
     return Turn(tool_uses=[ToolUse("submit_reply", {"verdict": verdict, "answer": answer})])
 
 
-def _ours(comments: list[object], marker: str) -> list[object]:
-    return [
-        c
-        for c in comments
-        if c.user.login == FAKE_GITHUB_LOGIN and marker in c.body  # type: ignore[attr-defined]
-    ]
-
-
 async def test_a_reply_is_answered_once_as_data_and_bots_are_never_answered(
     prflow_home: Path,
     fake_github: FakeGitHub,
@@ -92,14 +84,10 @@ async def test_a_reply_is_answered_once_as_data_and_bots_are_never_answered(
     alice = reviewed.person("alice")
     renovate = reviewed.person("renovate[bot]", bot=True)
 
-    async def connect() -> Client:
-        return temporal_client
-
-    async with (
-        run_worker(temporal_client, temporal_settings),
-        serving_receiver(connect, queue_names(temporal_settings)) as url,
+    async with serving_conversation(temporal_client, temporal_settings, reviewed) as (
+        url,
+        handle,
     ):
-        handle = await start_conversation(temporal_client, temporal_settings, reviewed)
         human = reviewed.reply(alice, TAX, INJECTION)
         delivery = review_comment_delivery(reviewed, human)
         first = await send(url, delivery)
@@ -113,10 +101,12 @@ async def test_a_reply_is_answered_once_as_data_and_bots_are_never_answered(
         described = await handle.describe()
 
     assert described.typed_search_attributes.get(KIND) == "conversation"
-    answers = _ours(reviewed.thread_comments(TAX), reply_marker(human.id))
+    answers = posted_by_prflow(reviewed.thread_comments(TAX), reply_marker(human.id))
     assert len(answers) == 1, "one answer for a reply delivered twice"
-    assert "Fair: if every caller passes tax" in answers[0].body  # type: ignore[attr-defined]
-    assert _ours(reviewed.thread_comments(TAX), reply_marker(bot.id)) == [], "no answer to a bot"
+    assert "Fair: if every caller passes tax" in answers[0].body
+    assert posted_by_prflow(reviewed.thread_comments(TAX), reply_marker(bot.id)) == [], (
+        "no answer to a bot"
+    )
     assert (state.tally.replies, state.tally.rebutted, state.tally.not_answered) == (1, 1, 1)
 
     (request,) = scripted_anthropic.requests  # one model call in all: the bot cost nothing
@@ -167,10 +157,10 @@ async def test_a_push_that_fixes_a_finding_resolves_its_thread_once_and_leaves_p
         tax_thread = next(t for body, t in threads.items() if TAX.fingerprint in body)
         pricing_thread = next(t for body, t in threads.items() if PRICING.fingerprint in body)
         assert tax_thread.is_resolved and not pricing_thread.is_resolved
-        notes = _ours(
+        notes = posted_by_prflow(
             reviewed.thread_comments(TAX), addressed_marker(reviewed.threads[TAX.title], fixed)
         )
-        assert len(notes) == 1 and f"Addressed in {fixed[:12]}" in notes[0].body  # type: ignore[attr-defined]
+        assert len(notes) == 1 and f"Addressed in {fixed[:12]}" in notes[0].body
         assert reviewed.thread_comments(PRICING)[1:] == [], "a finding that holds gets no reply"
 
         # A person disagrees and reopens the thread; the next push leaves it as they set it.
@@ -194,7 +184,7 @@ async def test_a_push_that_fixes_a_finding_resolves_its_thread_once_and_leaves_p
         summary = await handle.result()
 
     assert not tax_thread.is_resolved, "a thread a person reopened stays open"
-    assert len(_ours(reviewed.thread_comments(TAX), "prflow:addressed")) == 1
+    assert len(posted_by_prflow(reviewed.thread_comments(TAX), "prflow:addressed")) == 1
     resolutions = [
         e
         for e in fake_github.requests("POST", r"/graphql")
@@ -231,11 +221,13 @@ async def test_a_worker_killed_after_github_took_the_answer_posts_it_once(
     await _until(lambda: fake_github.parked("POST", replies) > 0)
     worker.kill()  # mid-post: GitHub takes it, Temporal never hears back
     gate.set()
-    await _until(lambda: bool(_ours(reviewed.thread_comments(TAX), reply_marker(human.id))))
+    await _until(
+        lambda: bool(posted_by_prflow(reviewed.thread_comments(TAX), reply_marker(human.id)))
+    )
     await start_worker_process(temporal_settings)  # retries the post, which finds it there
     state = await settled(handle, events=2)
 
-    answers = _ours(reviewed.thread_comments(TAX), reply_marker(human.id))
+    answers = posted_by_prflow(reviewed.thread_comments(TAX), reply_marker(human.id))
     assert len(answers) == 1, "the retry found the answer by its marker"
     assert state.tally.replies == 1 and len(scripted_anthropic.requests) == 1
     assert len(fake_github.requests("POST", replies)) == 2, "alice's reply and the one answer"

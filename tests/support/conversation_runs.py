@@ -12,6 +12,8 @@ import asyncio
 import secrets
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,12 +30,13 @@ from prflow.conversation.kind import CONVERSATION, PHASE, conversation_id
 from prflow.conversation.state import ConversationState
 from prflow.impact.evidence import normalise_whitespace
 from prflow.pr_identifier import PullRequestRef
-from prflow.queue.state import QueueNames
+from prflow.queue.delivery import queue_names
 from prflow.review.fingerprints import finding_fingerprint, fingerprint_marker
 from prflow.review.models import FindingCategory
-from tests.queue.receiver import SECRET
+from tests.queue.receiver import SECRET, serving_receiver
 from tests.support.fake_github import FakeGitHub
-from tests.support.fixtures_github import FAKE_GITHUB_TOKEN
+from tests.support.fixtures_github import FAKE_GITHUB_LOGIN, FAKE_GITHUB_TOKEN
+from tests.support.fixtures_temporal import run_worker
 from tests.support.sample_repos import build_sample_repo, commit_all, git, write_files
 from tests.support.webhook_payloads import Delivery
 from workflows.conversation import ConversationWorkflow
@@ -114,6 +117,51 @@ class ReviewedPr:
         return sha
 
 
+def publish_pr(
+    fake: FakeGitHub,
+    work: Path,
+    bare: Path,
+    pr: PullRequestRef,
+    title: str,
+    head_owner: str | None = None,
+) -> None:
+    """Clone ``work`` into the bare repository ``bare`` and open ``pr`` on the fake GitHub:
+    ``feature`` into ``main``, from ``head_owner``'s fork when given."""
+    git(bare.parent, "clone", "-q", "--bare", str(work), str(bare))
+    fake.add_pull_request(
+        pr.owner,
+        pr.repo,
+        pr.number,
+        bare_repo_path=bare,
+        base_sha=git(work, "rev-parse", "main"),
+        head_sha=git(work, "rev-parse", "feature"),
+        title=title,
+        head_owner=head_owner,
+    )
+
+
+def post_review(
+    gh: Github, pr: PullRequestRef, head_sha: str, findings: list[Finding]
+) -> dict[str, int]:
+    """prflow's review as prflow's account posts it, one inline comment per finding; the id
+    of the comment that opened each finding's thread, by the finding's fingerprint."""
+    pull = gh.get_repo(f"{pr.owner}/{pr.repo}").get_pull(pr.number)
+    pull.create_review(
+        commit=gh.withLazy(True).get_repo(f"{pr.owner}/{pr.repo}").get_commit(head_sha),
+        body="prflow review",
+        event="COMMENT",
+        comments=[
+            {"path": f.path, "line": f.line, "side": "RIGHT", "body": f.body()} for f in findings
+        ],
+    )
+    return {
+        f.fingerprint: comment.id
+        for comment in pull.get_review_comments()
+        for f in findings
+        if f.fingerprint in comment.body
+    }
+
+
 def open_pr(
     fake: FakeGitHub,
     tmp_path: Path,
@@ -124,7 +172,7 @@ def open_pr(
     """The sample repository's change as a PR of an organisation of its own (workflow ids
     are global on the session's server), not reviewed yet; with ``head_owner``, from that
     account's fork; ``head_files`` are committed on the PR's branch too."""
-    owner = owner or f"octo-{secrets.token_hex(3)}"
+    pr = PullRequestRef(owner=owner or f"octo-{secrets.token_hex(3)}", repo=REPO, number=NUMBER)
     work = build_sample_repo(tmp_path / "work")
     if head_files:
         git(work, "checkout", "-q", "feature")
@@ -132,18 +180,8 @@ def open_pr(
         commit_all(work, "more of the change")
         git(work, "checkout", "-q", "main")
     bare = tmp_path / "shop.git"
-    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
-    fake.add_pull_request(
-        owner,
-        REPO,
-        NUMBER,
-        bare_repo_path=bare,
-        base_sha=git(work, "rev-parse", "main"),
-        head_sha=git(work, "rev-parse", "feature"),
-        title="Reshape the cart API",
-        head_owner=head_owner,
-    )
-    return ReviewedPr(fake, work, bare, PullRequestRef(owner=owner, repo=REPO, number=NUMBER))
+    publish_pr(fake, work, bare, pr, "Reshape the cart API", head_owner)
+    return ReviewedPr(fake, work, bare, pr)
 
 
 def reviewed_pr(
@@ -157,38 +195,61 @@ def reviewed_pr(
     """An open PR with prflow's review posted: one inline comment per finding."""
     reviewed = open_pr(fake, tmp_path, owner, head_owner, head_files)
     head = git(reviewed.work, "rev-parse", "feature")
-    pull = reviewed.pull()
-    pull.create_review(
-        commit=reviewed.gh().withLazy(True).get_repo(reviewed.repo_name).get_commit(head),
-        body="prflow review",
-        event="COMMENT",
-        comments=[
-            {"path": f.path, "line": f.line, "side": "RIGHT", "body": f.body()} for f in findings
-        ],
-    )
-    for comment in pull.get_review_comments():
-        title = next(f.title for f in findings if f.fingerprint in comment.body)
-        reviewed.threads[title] = comment.id
+    roots = post_review(reviewed.gh(), reviewed.pr, head, findings)
+    reviewed.threads.update({f.title: roots[f.fingerprint] for f in findings})
     return reviewed
+
+
+async def open_conversation(
+    client: Client,
+    settings: Settings,
+    pr: PullRequestRef,
+    head_sha: str,
+    *,
+    with_model: bool = True,
+    history_limit: int | None = None,
+) -> WorkflowHandle[Any, Any]:
+    """Start ``pr``'s conversation as a posted review does (signal-with-start)."""
+    state = ConversationState(
+        pr=pr,
+        queues=queue_names(settings),
+        plan=phase_plan(settings, CONVERSATION, PHASE) if with_model else None,
+        **({} if history_limit is None else {"history_limit": history_limit}),
+    )
+    await signal_with_start(
+        client, state, ReviewPosted(event_id=f"review:{uuid.uuid4()}", head_sha=head_sha)
+    )
+    return client.get_workflow_handle_for(ConversationWorkflow.run, conversation_id(pr))
 
 
 async def start_conversation(
     client: Client, settings: Settings, reviewed: ReviewedPr, *, with_model: bool = True
 ) -> WorkflowHandle[Any, Any]:
-    """Start the PR's conversation as a posted review does (signal-with-start)."""
-    temporal = settings.temporal
-    state = ConversationState(
-        pr=reviewed.pr,
-        queues=QueueNames(
-            main=temporal.task_queue, llm=temporal.llm_task_queue, github=temporal.github_task_queue
-        ),
-        plan=phase_plan(settings, CONVERSATION, PHASE) if with_model else None,
-    )
+    """Start the reviewed PR's conversation at its current head."""
     head = git(reviewed.work, "rev-parse", "feature")
-    await signal_with_start(
-        client, state, ReviewPosted(event_id=f"review:{uuid.uuid4()}", head_sha=head)
-    )
-    return client.get_workflow_handle_for(ConversationWorkflow.run, conversation_id(reviewed.pr))
+    return await open_conversation(client, settings, reviewed.pr, head, with_model=with_model)
+
+
+@asynccontextmanager
+async def serving_conversation(
+    client: Client, settings: Settings, reviewed: ReviewedPr
+) -> AsyncIterator[tuple[str, WorkflowHandle[Any, Any]]]:
+    """A worker, the webhook receiver and the PR's started conversation: the receiver's URL
+    and the conversation's handle, all stopped on exit."""
+
+    async def connect() -> Client:
+        return client
+
+    async with (
+        run_worker(client, settings),
+        serving_receiver(connect, queue_names(settings)) as url,
+    ):
+        yield url, await start_conversation(client, settings, reviewed)
+
+
+def posted_by_prflow(comments: list[Any], marker: str) -> list[Any]:
+    """The comments prflow's account posted that carry ``marker``."""
+    return [c for c in comments if c.user.login == FAKE_GITHUB_LOGIN and marker in c.body]
 
 
 async def settled(
