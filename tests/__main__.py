@@ -1,8 +1,9 @@
 """The project's whole check: lint, format, types, then every test.
 
 Run as ``python -m tests`` (the README's test command). Each step prints its
-command. ruff runs first (seconds) and stops the run on a finding. Then three
-things run at once: the ``serial`` share (kill-and-resume tests judged against
+command. ruff and the import contracts (``lint-imports``, pyproject's
+``[tool.importlinter]``) run first (seconds) and stop the run on a finding. Then
+three things run at once: the ``serial`` share (kill-and-resume tests judged against
 heartbeat timeouts; mostly waiting) in one pytest process at normal priority,
 the rest of the suite across pytest-xdist workers, and mypy. The last two run
 at a lower CPU priority (``nice``), so the timing-bound tests get the CPU when
@@ -31,6 +32,7 @@ def _lint_steps() -> list[list[str]]:
     return [
         [str(BIN / "ruff"), "check", "."],
         [str(BIN / "ruff"), "format", "--check", "."],
+        [str(BIN / "lint-imports"), "--no-logo", "--no-cache"],  # pyproject's layer contracts
     ]
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from temporalio.client import Client
 
 from prflow.config import Settings, data_dir
+from prflow.last_words import at_forced_exit
 from worker import server_users, warm
 from worker.client import connect, embedded_address
 from worker.local_server import connect_local_server
@@ -200,8 +201,6 @@ async def temporal_runtime(
                 client, started = await _local_server(settings)
             use = server_users.join()
         if started is not None:
-            from prflow.cli.interrupts import at_forced_exit
-
             # Ctrl-C may end the process before _leave is done: the next command stops it.
             stack.callback(at_forced_exit(lambda: server_users.hand_over(started)))
         stack.push_async_callback(_leave, use, started)

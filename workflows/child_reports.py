@@ -8,7 +8,7 @@ never by a string that could drift from the handler's name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from temporalio import workflow
 
@@ -16,14 +16,19 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.state import AgentRequest
     from prflow.run_progress import AgentProgress
 
-if TYPE_CHECKING:
-    from workflows.run_kit import RunKit
+
+class ReportSink(Protocol):
+    """Where a workflow keeps what its children report (its :class:`workflows.run_kit.RunKit`)."""
+
+    def record_child_progress(self, progress: AgentProgress) -> None: ...
+
+    def agent_requested(self, request: AgentRequest) -> None: ...
 
 
 class ChildReports:
     """Handlers for what child agents report: their progress, and a parent tool they asked for."""
 
-    kit: RunKit
+    kit: ReportSink
 
     @workflow.signal
     def agent_progress(self, progress: AgentProgress) -> None:

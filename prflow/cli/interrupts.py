@@ -10,14 +10,14 @@ exits; a second one exits immediately.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import FrameType
+
+from prflow.last_words import run_last_words
 
 EXIT_INTERRUPTED = 130
 GRACE_SECONDS = 2.0
@@ -37,7 +37,6 @@ class RunNote:
 class _State:
     run: RunNote | None = None
     count: int = 0
-    last_words: list[Callable[[], None]] = field(default_factory=list)
 
 
 _state = _State()
@@ -46,13 +45,6 @@ _state = _State()
 def note_run(workflow_id: str, *, own_queues: bool) -> None:
     """Remember the run this command follows, for the interrupt line."""
     _state.run = RunNote(workflow_id, own_queues)
-
-
-def at_forced_exit(callback: Callable[[], None]) -> Callable[[], None]:
-    """Run ``callback`` (quick, synchronous) if Ctrl-C ends the process before its cleanup
-    could; returns a function that withdraws it once the cleanup is done."""
-    _state.last_words.append(callback)
-    return lambda: _state.last_words.remove(callback) if callback in _state.last_words else None
 
 
 def interrupt_line() -> str:
@@ -71,9 +63,7 @@ def interrupt_line() -> str:
 
 
 def _exit_now() -> None:
-    for callback in list(_state.last_words):
-        with contextlib.suppress(Exception):
-            callback()
+    run_last_words()
     sys.stderr.flush()
     os._exit(EXIT_INTERRUPTED)
 

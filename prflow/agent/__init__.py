@@ -1,0 +1,1 @@
+"""What every model agent shares: its plan, budget, messages, state and outcome."""
