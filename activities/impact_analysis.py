@@ -30,6 +30,9 @@ from prflow.impact.evidence import CitedText, Unreadable, cited_text, partition_
 from prflow.impact.large_pr import files_for_analysis, large_pr_strategy
 from prflow.impact.llm_phase import agent_tools, parse_findings, system_prompt
 from prflow.impact.models import ImpactReport
+from prflow.impact.render.comment import render_pr_comment
+from prflow.impact.render.markdown import render_markdown
+from prflow.impact.render.sarif import render_sarif
 from prflow.impact.run_models import ChangeSet, LlmContext, ReportRefs, StaticSummary
 from prflow.impact.scoring import assess_risk
 from prflow.impact.stage_inputs import (
@@ -41,9 +44,6 @@ from prflow.impact.stage_inputs import (
     VerifyResult,
 )
 from prflow.llm.token_estimate import tool_schema_chars
-from prflow.render.comment import render_pr_comment
-from prflow.render.markdown import render_markdown
-from prflow.render.sarif import render_sarif
 from prflow.repo_models import ResolvedRange, repository_name
 from prflow.severity import Severity
 from prflow.store.blobs import get_json, get_text, put_json, put_text

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.github_models import CommentUpsertResult
     from prflow.impact.llm_phase import SUBMIT_TOOL, outcome_from_agent
     from prflow.impact.models import LlmFinding, LlmOutcome, LlmStatus
+    from prflow.impact.render.comment import IMPACT_COMMENT_MARKER
     from prflow.impact.run_models import (
         LLM_PHASE,
         WORKFLOW_KIND,
@@ -41,7 +42,6 @@ with workflow.unsafe.imports_passed_through():
         VerifyInput,
     )
     from prflow.llm.token_estimate import tool_schema_chars
-    from prflow.render.comment import IMPACT_COMMENT_MARKER
     from prflow.repo_models import ResolvedRange
     from prflow.run_progress import PhaseState
     from prflow.tools.registry import TOOL_SPECS

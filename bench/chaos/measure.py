@@ -19,8 +19,8 @@ from temporalio.client import WorkflowHandle
 
 from bench.chaos.stage import OWNER, REPO, Stage
 from prflow.impact.models import LlmStatus
+from prflow.impact.render.comment import IMPACT_COMMENT_MARKER
 from prflow.impact.run_models import ImpactResult
-from prflow.render.comment import IMPACT_COMMENT_MARKER
 from prflow.store.ledger import attempts_for_workflow
 from workflows.impact import ImpactWorkflow
 

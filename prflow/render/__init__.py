@@ -1,5 +1,2 @@
-"""Renderers of the impact report: Markdown, JSON, SARIF 2.1.0 and the PR comment.
-
-Import the submodule you need (``prflow.render.sarif`` ...); nothing is
-re-exported here, so importing one renderer does not load the others.
-"""
+"""What every kind's report renderer shares: inert Markdown text, finding labels, SARIF's
+fixed parts and the removal of active content from model-written text."""

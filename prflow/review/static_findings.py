@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from prflow.analysis.findings import BreakingChange, BreakingKind, StaleDocRef, TestGap
 from prflow.impact.evidence import normalise_whitespace
 from prflow.impact.stage_inputs import StaticFindings
-from prflow.render.markdown import KIND_LABEL, STALE_REASON_LABEL
+from prflow.render.finding_labels import KIND_LABEL, STALE_REASON_LABEL
 from prflow.review.fingerprints import finding_fingerprint
 from prflow.review.models import (
     DiffSide,

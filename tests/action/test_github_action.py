@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from prflow.docsync.run_models import DOCSYNC_COMMENT_MARKER
-from prflow.render.comment import IMPACT_COMMENT_MARKER
+from prflow.impact.render.comment import IMPACT_COMMENT_MARKER
 from prflow.review.render.summary import REVIEW_COMMENT_MARKER
 from tests.action.composite import StepRun, load_action, run_composite
 from tests.support.cli_runs import embedded_environment, free_port

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from prflow.docsync.run_models import DOCSYNC_COMMENT_MARKER
-from prflow.render.comment import IMPACT_COMMENT_MARKER
+from prflow.impact.render.comment import IMPACT_COMMENT_MARKER
 from tests.support.cli_runs import run_prflow
 from tests.support.fake_github import FakeGitHub
 from tests.support.pr_setup import NUMBER, OWNER, REPO, PullRequestSetup, push_to_pull_request

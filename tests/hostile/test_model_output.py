@@ -21,8 +21,8 @@ from activities.impact_analysis import verify_findings
 from prflow.config import Settings, cached_settings
 from prflow.git.repo import resolve_range
 from prflow.impact.models import ImpactReport, LlmStatus
+from prflow.impact.render.comment import render_pr_comment
 from prflow.impact.stage_inputs import VerifyInput
-from prflow.render.comment import render_pr_comment
 from prflow.repo_models import RepoSpec, ResolvedRange
 from prflow.store.blobs import get_text
 from tests.support.fixtures_temporal import run_worker

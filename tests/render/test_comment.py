@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from prflow.analysis.findings import ImpactGraph
 from prflow.changes import ChangedFile, FileStatus
-from prflow.render.comment import (
+from prflow.impact.render.comment import (
     CUT_NOTE,
     GITHUB_COMMENT_LIMIT,
     IMPACT_COMMENT_MARKER,
     render_pr_comment,
 )
-from prflow.render.markdown import render_markdown
+from prflow.impact.render.markdown import render_markdown
 from tests.render.report_factory import llm_outcome, make_report
 
 

@@ -7,7 +7,7 @@ import json
 import jsonschema
 
 from prflow.impact.models import SCHEMA_VERSION, ImpactReport, LlmStatus
-from prflow.render.json_report import json_schema, render_json
+from prflow.impact.render.json_report import json_schema, render_json
 from tests.render.report_factory import llm_outcome, make_report
 
 

@@ -9,7 +9,7 @@ import pytest
 from prflow.analysis.findings import BreakingChange, BreakingKind, ImpactGraph
 from prflow.changes import ChangedFile, FileStatus
 from prflow.impact.models import LargePrStrategy, LlmStatus, RiskAssessment, RiskLevel
-from prflow.render.markdown import render_markdown
+from prflow.impact.render.markdown import render_markdown
 from prflow.severity import Severity
 from tests.render.report_factory import llm_outcome, make_report
 

@@ -10,7 +10,7 @@ import pytest
 
 from prflow.analysis.findings import TestGap as SourceTestInfo
 from prflow.impact.models import LlmStatus
-from prflow.render.sarif import render_sarif
+from prflow.impact.render.sarif import render_sarif
 from prflow.severity import Severity
 from tests.render.report_factory import llm_outcome, make_report
 from tests.support.sarif_schema import sarif_schema

@@ -14,7 +14,7 @@ from activities.github.reviews import _post
 from prflow.github_models import CommentUpsertInput
 from prflow.pr_identifier import PullRequestRef
 from prflow.render.active_content import inactive
-from prflow.render.markdown import model_cell, model_line, model_quote
+from prflow.render.markdown_text import model_cell, model_line, model_quote
 from prflow.review.render.github_review import review_payload
 from prflow.review.render.markdown import render_review_markdown
 from prflow.review.render.summary import REVIEW_COMMENT_MARKER, ReviewState, summary_comment

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from prflow.file_names import raw_name
-from prflow.render.sarif import SARIF_SCHEMA_URI, SARIF_VERSION, SRCROOT
+from prflow.render.sarif_format import SARIF_SCHEMA_URI, SARIF_VERSION, SRCROOT
 from prflow.review.models import DiffSide, FindingCategory, ReviewSeverity
 from prflow.review.report import ReviewReport
 from prflow.review.synthesis import ScoredFinding

@@ -31,11 +31,9 @@ from prflow.analysis.findings import (
 from prflow.file_names import raw_name
 from prflow.impact.evidence import normalise_whitespace
 from prflow.impact.models import MODEL_TEXT_NOTE, ImpactReport, LlmFinding
+from prflow.render.sarif_format import SARIF_SCHEMA_URI, SARIF_VERSION, SRCROOT
 from prflow.severity import Severity
 
-SARIF_VERSION = "2.1.0"
-SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-SRCROOT = "SRCROOT"
 FINGERPRINT_KEY = "prflowFindingHash/v1"
 ORIGIN_STATIC = "prflow"
 ORIGIN_MODEL = "model"

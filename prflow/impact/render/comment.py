@@ -8,7 +8,7 @@ and never gets cut in the middle of a table.
 from __future__ import annotations
 
 from prflow.impact.models import ImpactReport
-from prflow.render.markdown import DEFAULT_MAX_ROWS, render_markdown
+from prflow.impact.render.markdown import DEFAULT_MAX_ROWS, render_markdown
 
 IMPACT_COMMENT_MARKER = "<!-- prflow:impact -->"
 GITHUB_COMMENT_LIMIT = 65_536
