@@ -99,3 +99,32 @@ def releases(ecosystem: Ecosystem, package: str, cache: Path = DEFAULT_CACHE) ->
     document = _document(ecosystem, package, cache)
     found = _pypi_releases(document) if ecosystem == "pypi" else _npm_releases(document)
     return [r for r in found if r.uploaded and r.uploaded < CUTOFF]
+
+
+def download_sdist(
+    package: str, version: str, dest: Path, cache: Path = DEFAULT_CACHE
+) -> Path | None:
+    """The ``.tar.gz`` sdist of ``package==version`` fetched straight from PyPI into ``dest``
+    (kept there), or None when the release has none: no pip, no metadata build."""
+    releases = _document("pypi", package, cache).get("releases")
+    files = releases.get(version) if isinstance(releases, dict) else None
+    page = f"https://pypi.org/pypi/{package}/json"  # some mirrors list URLs relative to it
+    urls = [
+        urllib.parse.urljoin(page, str(f["url"]))
+        for f in files or []
+        if f.get("packagetype") == "sdist" and str(f.get("filename", "")).endswith(".tar.gz")
+    ]
+    if not urls:
+        return None
+    target = dest / urllib.parse.unquote(urls[0].rsplit("/", 1)[-1])
+    if target.is_file():
+        return target
+    dest.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    try:
+        with urllib.request.urlopen(urls[0], timeout=TIMEOUT_SECONDS) as response:
+            partial.write_bytes(response.read())
+    except (urllib.error.URLError, TimeoutError) as exc:
+        raise RegistryError(f"cannot fetch the sdist of {package}=={version}: {exc}") from exc
+    partial.replace(target)
+    return target

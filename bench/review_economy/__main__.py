@@ -29,6 +29,10 @@ begins, so agents started together (the reviewers) race to write their shared pr
 unless they wait for the first; without latency the race never shows. ``--latency 0``
 answers at once.
 
+``--sampled N`` reviews N release pairs drawn by :mod:`bench.review_economy.eval_set`
+(seeded, nobody picked them) instead of the four named below, and reports the tuning and
+the held-out half apart.
+
 ``--exploring`` scripts every agent as a model that explores five turns whatever its prompt
 says, with a planner that repeats dimension names (:mod:`bench.review_economy.exploring`);
 it also prints, per pair, the reviewer conversations (planned, gap, investigation and deep
@@ -47,11 +51,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.eval_sets import HALVES, ReleasePair
 from bench.impact.errors import BenchError
-from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT, fresh_dir
 from bench.impact.prflow_cli import PrflowCli
-from bench.impact.repos import BASE_REF, HEAD_REF, every_file, git, release_pair_repo
+from bench.impact.repos import BASE_REF, HEAD_REF, git
 from bench.review.conversation import (
     WINDOW_LINES,
     changed_sources,
@@ -59,6 +63,7 @@ from bench.review.conversation import (
     impact_conversation,
     review_conversation,
 )
+from bench.review_economy.eval_set import draw, pair_repo
 from bench.review_economy.exploring import REVIEWER_ROUTES, exploring_impact, exploring_review
 from bench.review_economy.parent_events import parent_events
 from prflow.llm.request_identity import request_digest
@@ -85,14 +90,37 @@ def _progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def _repo(root: Path, package: str, base: str, head: str) -> Path:
-    downloads = root / "downloads"
-    base_archive = python_sdist(downloads, package, base)
-    head_archive = python_sdist(downloads, package, head)
-    label = f"{package} {base}→{head}"
-    return release_pair_repo(
-        root / "repos" / f"economy-{package}", base_archive, head_archive, every_file, label
-    )
+def _pairs(root: Path, args: argparse.Namespace) -> list[ReleasePair]:
+    """The named pairs (all in the tuning half: they were picked by hand), or a drawn set."""
+    if args.sampled:
+        return draw(root, args.sampled)
+    return [ReleasePair("pypi", *named) for named in PAIRS[: args.pairs]]
+
+
+@dataclasses.dataclass
+class PairResult:
+    half: str
+    review: int
+    impact: int
+    events_per_child_turn: float | None
+
+
+def _half_summary(results: list[PairResult]) -> None:
+    """Per half: mean and largest review, review/impact overall, parent events per child turn."""
+    for half in HALVES:
+        rows = [r for r in results if r.half == half]
+        if not rows:
+            continue
+        reviews = [r.review for r in rows]
+        ratio = sum(reviews) / sum(r.impact for r in rows)
+        events = [r.events_per_child_turn for r in rows if r.events_per_child_turn is not None]
+        tail = f"; parent events per child turn, largest {max(events):.2f}" if events else ""
+        mean = sum(reviews) / len(rows)
+        print(
+            f"{half} half ({len(rows)} pairs): review prompt tokens mean {mean:,.0f}, "
+            f"largest {max(reviews):,}; review/impact overall {ratio:.1f}x, largest "
+            f"{max(r.review / r.impact for r in rows):.1f}x{tail}"
+        )
 
 
 def _args(repo: Path) -> list[str]:
@@ -203,6 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--default-caps", action="store_true")
     parser.add_argument("--pairs", type=int, default=len(PAIRS))
     parser.add_argument(
+        "--sampled",
+        type=int,
+        default=0,
+        metavar="N",
+        help="review N pairs drawn with a fixed seed (tuning and held-out halves) instead",
+    )
+    parser.add_argument(
         "--whole-file-reviewers",
         action="store_true",
         help="reviewers fetch their diff again and read whole files (the behaviour before "
@@ -230,10 +265,13 @@ def main(argv: list[str] | None = None) -> int:
     reviews: list[int] = []
     impacts: list[int] = []
     later_shares: list[float] = []
+    results: list[PairResult] = []
     try:
-        for package, base, head in PAIRS[: args.pairs]:
-            _progress(f"{package} {base}→{head}")
-            repo = _repo(root, package, base, head)
+        for pair in _pairs(root, args):
+            package, base, head = pair.package, pair.base, pair.head
+            half = pair.half if args.sampled else "named"
+            _progress(f"{pair.label} ({half})")
+            repo = pair_repo(root, pair)
             files = len(git(repo, "diff", "--name-only", "-M", BASE_REF, HEAD_REF).splitlines())
             reports = fresh_dir(root / "reports" / f"economy-{package}")
             with ScriptedAnthropic(min_cacheable_tokens=MIN_CACHEABLE_TOKENS) as server:
@@ -267,7 +305,11 @@ def main(argv: list[str] | None = None) -> int:
                 review_total["later_read"] / review_total["later"] if review_total["later"] else 0
             )
             impacts.append(impact_total["prompt"])
-            print(f"{package} {base}→{head} ({files} files)")
+            results.append(
+                PairResult(half, review_total["prompt"], impact_total["prompt"],
+                           events.per_child_turn if events is not None else None)
+            )  # fmt: skip
+            print(f"{package} {base}→{head} ({files} files, {half})")
             print(f"  {'phase':<18}{'reqs':>6}{'prompt tok':>12}{'written':>10}{'cached':>9}"
                   f"{'cached t>1':>13}{'repeats':>9}")  # fmt: skip
             order = [p for p in MODEL_PHASES if p in review_rows]
@@ -312,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         + f"; overall {sum(reviews) / sum(impacts):.1f}x "
         f"(review mean {sum(reviews) / len(reviews):,.0f} tokens)"
     )
+    if args.sampled:
+        _half_summary(results)
     return 0
 
 
