@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from prflow.pr_identifier import PullRequestRef
 from prflow.pr_tools.checks import CheckInfo, CiState
 from prflow.pr_tools.checks_report import WaitInfo
+from prflow.task_queues import recorded_queue
 
 MAX_WAIT_SECONDS = 30 * 60
 """Waiting for CI is capped at 30 minutes: longer than that, come back later."""
@@ -136,6 +137,4 @@ class PrChecksRequest(BaseModel):
     poll_seconds: int = Field(30, ge=1, description="Pause between looks at the checks")
     page: int = 1
     page_size: int = 10
-    github_task_queue: str | None = Field(
-        None, description="Queue of the GitHub activities; None: the workflow's own queue"
-    )
+    github_task_queue: str | None = recorded_queue()

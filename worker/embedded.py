@@ -29,6 +29,7 @@ from temporalio.client import Client
 
 from prflow.config import Settings, data_dir
 from prflow.last_words import at_forced_exit
+from prflow.task_queues import QueueNames, queue_names
 from worker import server_users, warm
 from worker.client import connect, embedded_address
 from worker.local_server import connect_local_server
@@ -52,6 +53,11 @@ class Runtime:
     @property
     def task_queue(self) -> str:
         return self.settings.temporal.task_queue
+
+    @property
+    def queues(self) -> QueueNames:
+        """Where runs started through this runtime go (their starter attaches these)."""
+        return queue_names(self.settings)
 
 
 def embedded_ui_url(settings: Settings) -> str:

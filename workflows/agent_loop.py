@@ -52,6 +52,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.tools.read_file import NAME as READ_FILE_TOOL
     from prflow.workspace.models import WorkspaceToolInput, WorkspaceToolOutput
     from workflows.child_reports import ChildReports
+    from workflows.routing import llm_queue
 
 CONTINUE_PROMPT = (
     "Your last reply stopped at the output token limit. Continue from where it stopped, "
@@ -341,7 +342,7 @@ class AgentLoop:
                 answer_scope=_run_answer_scope(),
                 force_tool=force_tool,
             ),
-            task_queue=plan.task_queue,
+            task_queue=llm_queue(plan.task_queue),
             start_to_close_timeout=timeout,
             heartbeat_timeout=timedelta(seconds=plan.heartbeat_timeout_seconds),
             schedule_to_close_timeout=timeout * plan.max_attempts + timedelta(minutes=5),

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import AgentProgress
     from workflows.agent_loop import AGENT_WORKFLOW_TYPE, AgentLoop
     from workflows.child_reports import ChildReports
+    from workflows.routing import child_memo
 
 AGENT_WORKFLOW = AGENT_WORKFLOW_TYPE
 REPORT_INTERVAL = timedelta(seconds=10)
@@ -53,7 +54,7 @@ class AgentWorkflow:
         outcome = await self._loop.run()
         if outcome is None:
             await workflow.wait_condition(workflow.all_handlers_finished)
-            workflow.continue_as_new(self._loop.next_run_state())
+            workflow.continue_as_new(self._loop.next_run_state(), memo=child_memo())
         if not self._quiet:
             await self._report()
         return outcome

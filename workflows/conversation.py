@@ -56,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.refactor.report import pr_title
     from prflow.refactor.run_models import RefactorRequest, RefactorResult, RunStatus
     from prflow.run_progress import PhaseState
+    from workflows.routing import child_memo
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 PHASES = ["wait", "answer", "resolve", "fix"]
@@ -310,7 +311,6 @@ class ConversationWorkflow(KindWorkflow):
             test_command=plan.test_command,
             max_retries=FIX_RETRIES,
             deadline_seconds=FIX_DEADLINE_SECONDS,
-            github_task_queue=state.queues.github,
         )
         try:
             result: RefactorResult = await workflow.execute_child_workflow(
@@ -318,6 +318,7 @@ class ConversationWorkflow(KindWorkflow):
                 request,
                 id=f"refactor:{state.pr.slug}:fix-{event.comment_id}",
                 task_queue=state.queues.main,
+                memo=child_memo(state.queues),
                 result_type=RefactorResult,
                 static_summary=f"/prflow fix {event.comment_id} on {state.pr.slug}",
             )

@@ -53,6 +53,7 @@ with workflow.unsafe.imports_passed_through():
         WorkspaceRef,
     )
     from prflow.workspace.tools import EDIT_ARTICLE
+    from workflows.routing import github_queue, llm_queue
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
 
@@ -77,7 +78,7 @@ class DocsyncWorkflow(KindWorkflow):
             repo=request.repo,
             base=request.base,
             head=request.head,
-            github_task_queue=request.github_task_queue,
+            github_task_queue=github_queue(request.github_task_queue),
         )
         changes: ChangeSet = await kit.step(
             "changes", collect_changes, rng, timeout=timedelta(minutes=10)
@@ -169,7 +170,7 @@ class DocsyncWorkflow(KindWorkflow):
             configured: bool = await workflow.execute_activity(
                 llm_configured,
                 start_to_close_timeout=timedelta(seconds=30),
-                task_queue=plan.task_queue,
+                task_queue=llm_queue(plan.task_queue),
                 retry_policy=NETWORK_RETRY,
             )
             if not configured:
@@ -277,7 +278,7 @@ class DocsyncWorkflow(KindWorkflow):
                 title=f"docs: sync the docs with #{pr.number}",
                 body_key=report.markdown_key,
             ),
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             timeout=timedelta(minutes=2),
             retry=NETWORK_RETRY,
             summary=f"open the docsync draft PR for {pr.slug}",
@@ -292,5 +293,5 @@ class DocsyncWorkflow(KindWorkflow):
             asked=request.post_comment,
             marker=DOCSYNC_COMMENT_MARKER,
             body_key=report.comment_key,
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
         )

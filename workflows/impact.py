@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.repo_models import ResolvedRange
     from prflow.run_progress import PhaseState
     from prflow.tools.registry import TOOL_SPECS
+    from workflows.routing import github_queue, llm_queue
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
 
@@ -130,7 +131,7 @@ class ImpactWorkflow(KindWorkflow):
             repo=request.repo,
             base=request.base,
             head=request.head,
-            github_task_queue=request.github_task_queue,
+            github_task_queue=github_queue(request.github_task_queue),
         )
         return rng
 
@@ -143,7 +144,7 @@ class ImpactWorkflow(KindWorkflow):
         configured: bool = await workflow.execute_activity(
             llm_configured,
             start_to_close_timeout=timedelta(seconds=30),
-            task_queue=plan.task_queue,
+            task_queue=llm_queue(plan.task_queue),
             retry_policy=NETWORK_RETRY,
         )
         if not configured:
@@ -205,7 +206,7 @@ class ImpactWorkflow(KindWorkflow):
             asked=request.post_comment,
             marker=IMPACT_COMMENT_MARKER,
             body_key=report.comment_key,
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
         )
 
     def _skip_agent(self, reason: str) -> LlmOutcome:

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.pr_tools.checks_report import WaitInfo
     from prflow.pr_tools.kind import WORKFLOW_KIND
     from prflow.run_progress import PhaseState
+    from workflows.routing import github_queue
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 GITHUB_RETRY = NETWORK_RETRY
@@ -69,7 +70,7 @@ class PrChecksWorkflow(KindWorkflow):
             ChecksReportInput(
                 snapshot=snapshot, page=request.page, page_size=request.page_size, wait=wait
             ),
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             timeout=timedelta(minutes=5),
             retry=GITHUB_RETRY,
         )
@@ -80,7 +81,7 @@ class PrChecksWorkflow(KindWorkflow):
         return await workflow.execute_activity(
             checks_snapshot,
             request.pr,
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             start_to_close_timeout=timedelta(minutes=1),
             heartbeat_timeout=timedelta(seconds=10),
             retry_policy=GITHUB_RETRY,

@@ -42,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from prflow.run_progress import PhaseState
     from workflows.queue_gate import OrgGateWorkflow
+    from workflows.routing import child_memo
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 PHASES = ["wait", "slot", "plan", "jobs"]
@@ -155,6 +156,7 @@ class PrQueueWorkflow(KindWorkflow):
                 job.request,
                 id=child_id,
                 task_queue=state.queues.main,
+                memo=child_memo(state.queues),
                 parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
                 cancellation_type=ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
                 execution_timeout=JOB_TIMEOUT,

@@ -101,6 +101,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import refactor_platform
     from workflows.child_tags import child_search_attributes
     from workflows.refactor_task import RefactorTaskWorkflow
+    from workflows.routing import child_memo, llm_queue
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -213,7 +214,7 @@ class RefactorWorkflow(KindWorkflow):
         configured: bool = await workflow.execute_activity(
             llm_configured,
             start_to_close_timeout=timedelta(seconds=30),
-            task_queue=plan.task_queue,
+            task_queue=llm_queue(plan.task_queue),
             retry_policy=NETWORK_RETRY,
         )
         return configured
@@ -375,7 +376,8 @@ class RefactorWorkflow(KindWorkflow):
                 carry.spent_before = carry.spent_before.plus(self._spent_here())
                 plans = {p: plan_after(v, self.kit.raises, p) for p, v in request.plans.items()}
                 workflow.continue_as_new(
-                    request.model_copy(update={"carry": carry, "plans": plans})
+                    request.model_copy(update={"carry": carry, "plans": plans}),
+                    memo=child_memo(),
                 )
             for tid in ready(plan, states, request.max_concurrency):
                 states[tid] = TaskStatus.running
@@ -443,6 +445,7 @@ class RefactorWorkflow(KindWorkflow):
             id=child_id,
             result_type=TaskOutcome,
             parent_close_policy=ParentClosePolicy.TERMINATE,
+            memo=child_memo(),
             search_attributes=child_search_attributes(WORKFLOW_KIND, sa.ROLE_TASK, before=None),
             static_summary=f"refactor task {task_id}",
         )

@@ -42,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
         WorkspaceOpenInput,
         WorkspaceRef,
     )
+    from workflows.routing import github_queue
     from workflows.run_kit import NETWORK_RETRY, RunKit
 
 SHORT = timedelta(minutes=5)
@@ -248,7 +249,7 @@ async def deliver(
                     title=title,
                     body_key=body_key,
                 ),
-                task_queue=request.github_task_queue,
+                task_queue=github_queue(request.github_task_queue),
                 timeout=timedelta(minutes=5),
                 retry=NETWORK_RETRY,
                 summary=f"open a draft PR on {request.pr_repo}",

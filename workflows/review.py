@@ -76,6 +76,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.run_progress import PhaseState
     from workflows.review_fanout import BOUNDED_BY_DEPTH, ReviewFanOut
     from workflows.review_phases import PhaseBook, ReviewRun
+    from workflows.routing import ROUTES_PATCH, github_queue, llm_queue, run_queues
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
     from workflows.targets import resolve_target
 
@@ -112,7 +113,7 @@ class ReviewWorkflow(KindWorkflow):
             repo=request.repo,
             base=request.base,
             head=request.head,
-            github_task_queue=request.github_task_queue,
+            github_task_queue=github_queue(request.github_task_queue),
         )
         history = await self._history(request)
         scope: ReviewScope = await kit.step(
@@ -233,7 +234,7 @@ class ReviewWorkflow(KindWorkflow):
             "resolve",
             review_history,
             pr,
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             timeout=timedelta(minutes=2),
             retry=NETWORK_RETRY,
             summary=f"earlier reviews of {pr.slug}",
@@ -260,7 +261,7 @@ class ReviewWorkflow(KindWorkflow):
             "synthesis",
             pull_patches,
             pr,
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             timeout=timedelta(minutes=3),
             retry=NETWORK_RETRY,
             summary=f"GitHub's diff of {pr.slug}",
@@ -286,7 +287,7 @@ class ReviewWorkflow(KindWorkflow):
         configured: bool = await workflow.execute_activity(
             llm_configured,
             start_to_close_timeout=timedelta(seconds=30),
-            task_queue=plan.task_queue,
+            task_queue=llm_queue(plan.task_queue),
             retry_policy=NETWORK_RETRY,
         )
         return configured
@@ -419,7 +420,7 @@ class ReviewWorkflow(KindWorkflow):
                 review_key=synthesis.review_key,
                 run_marker=synthesis.run_marker,
             ),
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             timeout=timedelta(minutes=3),
             retry=NETWORK_RETRY,
             summary=f"post the review of {pr.slug}",
@@ -428,7 +429,7 @@ class ReviewWorkflow(KindWorkflow):
             "output",
             upsert_pr_comment,
             CommentUpsertInput(pr=pr, marker=REVIEW_COMMENT_MARKER, body_key=synthesis.summary_key),
-            task_queue=request.github_task_queue,
+            task_queue=github_queue(request.github_task_queue),
             timeout=timedelta(seconds=60),
             retry=NETWORK_RETRY,
             summary=f"update the review summary on {pr.slug}",
@@ -464,12 +465,14 @@ class ReviewWorkflow(KindWorkflow):
             open_conversation,
             OpenConversation(
                 pr=pr,
-                queues=QueueNames(
+                queues=run_queues()
+                if workflow.patched(ROUTES_PATCH)
+                else QueueNames(
                     main=info.task_queue,
-                    llm=next(iter(request.plans.values())).task_queue
+                    llm=next(iter(request.plans.values())).task_queue or info.task_queue
                     if request.plans
                     else info.task_queue,
-                    github=request.github_task_queue,
+                    github=request.github_task_queue or info.task_queue,
                 ),
                 posted=ReviewPosted(
                     event_id=f"review:{info.workflow_id}",

@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.budget_raises import take_raise
     from workflows.child_reports import ChildReports
     from workflows.child_tags import child_search_attributes
+    from workflows.routing import child_memo
 
 _R = TypeVar("_R")
 
@@ -223,6 +224,7 @@ class RunKit:
             AgentState.start(spec, budget),
             id=child_id,
             parent_close_policy=ParentClosePolicy.TERMINATE,
+            memo=child_memo(),
             search_attributes=child_search_attributes(
                 self.kind,
                 sa.ROLE_AGENT,

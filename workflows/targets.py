@@ -28,7 +28,7 @@ async def resolve_target(
     repo: str | None,
     base: str | None,
     head: str | None,
-    github_task_queue: str,
+    github_task_queue: str | None,
     phase: str = "resolve",
 ) -> tuple[ResolvedRange, PullRequestInfo | None]:
     """Pin the run's range to commits; marks ``phase`` running, then done."""

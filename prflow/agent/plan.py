@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from prflow.agent.budget import BudgetCaps
 from prflow.config import PriceRow
+from prflow.task_queues import recorded_queue
 
 
 class PhasePlan(BaseModel):
@@ -21,7 +22,7 @@ class PhasePlan(BaseModel):
     price: PriceRow
     max_tokens: int = 8192
     caps: BudgetCaps
-    task_queue: str
+    task_queue: str | None = recorded_queue()
     request_timeout_seconds: float = 120.0
     heartbeat_timeout_seconds: float = 30.0
     max_attempts: int = 5

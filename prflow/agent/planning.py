@@ -73,7 +73,6 @@ def phase_plan(
         price=price,
         max_tokens=configured.max_tokens or defaults.max_tokens,
         caps=caps,
-        task_queue=settings.temporal.llm_task_queue,
         request_timeout_seconds=settings.models.request_timeout_seconds,
         max_attempts=settings.models.max_attempts,
         raise_wait_seconds=b.raise_wait_seconds if budget_wait is None else budget_wait,

@@ -193,42 +193,38 @@ def docsync(
     if location and pull is None:
         preflight(location, base, head)
 
-    def build(run_settings: Settings) -> DocsyncRequest:
-        plan = phase_plan(
-            run_settings,
-            DOCSYNC,
-            AGENT_PHASE,
-            enabled=not no_llm,
-            model=model,
-            budget_usd=budget_usd,
-            max_iterations=max_iterations,
-            time_limit=time_limit,
-            budget_wait=budget_wait,
-        )
-        return DocsyncRequest(
-            repo=location,
-            pull_request=pull,
-            base=base,
-            head=head,
-            docs=docs or [],
-            thresholds=thresholds,
-            llm=plan,
-            max_docs=max_docs,
-            max_concurrency=concurrency,
-            branch=branch,
-            post_comment=post,
-            open_pr=open_pr,
-            github_task_queue=run_settings.temporal.github_task_queue,
-        )
-
-    draft = build(settings)
+    plan = phase_plan(
+        settings,
+        DOCSYNC,
+        AGENT_PHASE,
+        enabled=not no_llm,
+        model=model,
+        budget_usd=budget_usd,
+        max_iterations=max_iterations,
+        time_limit=time_limit,
+        budget_wait=budget_wait,
+    )
+    request = DocsyncRequest(
+        repo=location,
+        pull_request=pull,
+        base=base,
+        head=head,
+        docs=docs or [],
+        thresholds=thresholds,
+        llm=plan,
+        max_docs=max_docs,
+        max_concurrency=concurrency,
+        branch=branch,
+        post_comment=post,
+        open_pr=open_pr,
+    )
     from prflow.cli.run_client import run_request
 
     def wanted(result: DocsyncResult) -> list[str]:
         keys = [] if output_format.value in result.inline else [_key(result, output_format)]
         return [*keys, *([result.patch_key] if result.patch_key else [])]
 
-    result, texts = run_request(settings, DOCSYNC, draft, build, wanted, quiet=quiet)
+    result, texts = run_request(settings, DOCSYNC, request, wanted, quiet=quiet)
     key = result.report_key if output_format == DocsyncFormat.json else result.markdown_key
     _emit(result.inline.get(output_format.value) or texts[key], output)
     _local_writes(result, texts, location, apply=apply, branch=branch)

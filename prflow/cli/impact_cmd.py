@@ -14,7 +14,7 @@ from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import pr_head, preflight, run_location
-from prflow.config import Settings, load_settings
+from prflow.config import load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
@@ -168,44 +168,35 @@ def impact(
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
-    head_sha: str | None = None  # known once the options are checked (below)
-
-    def build(run_settings: Settings) -> ImpactRequest:
-        plan = phase_plan(
-            run_settings,
-            IMPACT,
-            LLM_PHASE,
-            enabled=not no_llm,
-            model=model,
-            budget_usd=budget_usd,
-            max_iterations=max_iterations,
-            time_limit=time_limit,
-            budget_wait=budget_wait,
-        )
-        return ImpactRequest(
-            repo=location,
-            pull_request=pull,
-            pr_head_sha=head_sha,
-            base=base,
-            head=head,
-            post_comment=post,
-            llm=plan,
-            github_task_queue=run_settings.temporal.github_task_queue,
-            deadline_seconds=deadline_seconds
-            if deadline_seconds is not None
-            else run_settings.budget.deadline,
-        )
-
-    draft = build(settings)  # every mistake in the options surfaces here, before any start
-    if pull is not None:
-        head_sha = pr_head(pull)
-        draft = build(settings)
+    plan = phase_plan(  # a mistake in the model options surfaces here, before GitHub is asked
+        settings,
+        IMPACT,
+        LLM_PHASE,
+        enabled=not no_llm,
+        model=model,
+        budget_usd=budget_usd,
+        max_iterations=max_iterations,
+        time_limit=time_limit,
+        budget_wait=budget_wait,
+    )
+    request = ImpactRequest(
+        repo=location,
+        pull_request=pull,
+        pr_head_sha=pr_head(pull) if pull is not None else None,
+        base=base,
+        head=head,
+        post_comment=post,
+        llm=plan,
+        deadline_seconds=deadline_seconds
+        if deadline_seconds is not None
+        else settings.budget.deadline,
+    )
     from prflow.cli.run_client import run_request
 
     def wanted(result: ImpactResult) -> list[str]:
         return blobs_needed(result, output_format)
 
-    result, texts = run_request(settings, IMPACT, draft, build, wanted, quiet=quiet)
+    result, texts = run_request(settings, IMPACT, request, wanted, quiet=quiet)
     emit_report(result, texts, output_format, output)
     timings.mark("written")
     if threshold is not None and result.score >= threshold:

@@ -168,10 +168,8 @@ async def wait_for_checks(
     settings = settings or load_settings()
     with PhaseDisplay(f"prflow pr checks --wait  {request.pr.slug}", quiet=True) as display:
         async with temporal_runtime(settings) as runtime:
-            queue = runtime.settings.temporal.github_task_queue
-            pinned = request.model_copy(update={"github_task_queue": queue})
             ref, texts = await run_on(
-                runtime, PR_CHECKS, pinned, display, wanted_blobs=lambda r: [r.report_key]
+                runtime, PR_CHECKS, request, display, wanted_blobs=lambda r: [r.report_key]
             )
     return ChecksReport.model_validate_json(texts[ref.report_key])
 

@@ -14,7 +14,7 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -239,7 +239,7 @@ def refactor(
     pr_repo = github_slug(location) if open_pr else None
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
 
-    def build(run_settings: Settings) -> RefactorRequest:
+    def build() -> RefactorRequest:
         try:
             return RefactorRequest(
                 repo=location,
@@ -253,12 +253,12 @@ def refactor(
                 pr_repo=pr_repo,
                 max_retries=max_retries,
                 verbose=verbose,
-                test_command=test_command or run_settings.refactor.test_command,
+                test_command=test_command or settings.refactor.test_command,
                 allow_unsandboxed=allow_unsandboxed,
                 sandbox=sandbox,
                 deadline_seconds=deadline_seconds,
                 plans=phase_plans(
-                    run_settings,
+                    settings,
                     REFACTOR,
                     MODEL_PHASES,
                     enabled=not no_llm,
@@ -266,14 +266,13 @@ def refactor(
                     budget_wait=budget_wait,
                 ),
                 max_concurrency=concurrency,
-                github_task_queue=run_settings.temporal.github_task_queue,
             )
         except ValueError as err:
             raise UserError(_first_error(err)) from None
 
-    draft = build(settings)
+    request = build()
     if detach:
-        run_id = asyncio.run(_detach(settings, build))
+        run_id = asyncio.run(_detach(settings, request))
         typer.echo(run_id)
         typer.echo(f"prflow: started; follow it with `prflow refactor --attach {run_id}`", err=True)
         return
@@ -282,7 +281,7 @@ def refactor(
     def wanted(result: RefactorResult) -> list[str]:
         return list(result.artifact_keys.values())
 
-    result, texts = run_request(settings, REFACTOR, draft, build, wanted, quiet=quiet)
+    result, texts = run_request(settings, REFACTOR, request, wanted, quiet=quiet)
     raise typer.Exit(_emit(result, texts, out_dir, output_format))
 
 
@@ -294,13 +293,12 @@ def _first_error(err: ValueError) -> str:
     return str(err)
 
 
-async def _detach(settings: Settings, build: Any) -> str:
+async def _detach(settings: Settings, request: RefactorRequest) -> str:
     from prflow.cli.run_client import start_or_attach
     from worker.embedded import temporal_runtime
 
     async with temporal_runtime(settings, with_worker=False) as runtime:
-        request = build(runtime.settings)
-        handle = await start_or_attach(runtime.client, REFACTOR, request, runtime.task_queue)
+        handle = await start_or_attach(runtime.client, REFACTOR, request, runtime.queues)
         return str(handle.id)
 
 

@@ -13,7 +13,7 @@ from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.review_stats import show_stats
 from prflow.cli.run_target import pr_head, preflight, run_location
-from prflow.config import Settings, load_settings
+from prflow.config import load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
@@ -198,43 +198,35 @@ def review(
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
-    head_sha: str | None = None  # known once the options are checked (below)
-
-    def build(run_settings: Settings) -> ReviewRequest:
-        return ReviewRequest(
-            pull_request=pull,
-            pr_head_sha=head_sha,
-            repo=location,
-            base=None if pull else base,
-            head=None if pull else head,
-            post=post,
-            depth=depth,
-            plans=phase_plans(
-                run_settings,
-                REVIEW,
-                MODEL_PHASES,
-                enabled=not no_llm,
-                budget_usd=budget_usd,
-                budget_wait=budget_wait,
-            ),
-            max_concurrency=concurrency,
-            full=full,
-            github_task_queue=run_settings.temporal.github_task_queue,
-            deadline_seconds=deadline_seconds
-            if deadline_seconds is not None
-            else run_settings.budget.deadline,
-        )
-
-    draft = build(settings)  # every mistake in the options surfaces here, before any start
-    if pull is not None:
-        head_sha = pr_head(pull)
-        draft = build(settings)
+    plans = phase_plans(  # a mistake in the model options surfaces here, before GitHub is asked
+        settings,
+        REVIEW,
+        MODEL_PHASES,
+        enabled=not no_llm,
+        budget_usd=budget_usd,
+        budget_wait=budget_wait,
+    )
+    request = ReviewRequest(
+        pull_request=pull,
+        pr_head_sha=pr_head(pull) if pull is not None else None,
+        repo=location,
+        base=None if pull else base,
+        head=None if pull else head,
+        post=post,
+        depth=depth,
+        plans=plans,
+        max_concurrency=concurrency,
+        full=full,
+        deadline_seconds=deadline_seconds
+        if deadline_seconds is not None
+        else settings.budget.deadline,
+    )
     from prflow.cli.run_client import run_request
 
     def wanted(result: ReviewResult) -> list[str]:
         return [] if result.already_reviewed else blobs_needed(result, output_format)
 
-    result, texts = run_request(settings, REVIEW, draft, build, wanted, quiet=quiet)
+    result, texts = run_request(settings, REVIEW, request, wanted, quiet=quiet)
     _emit(result, texts, output_format, output)
     reason = gate.failed_by(result) if gate is not None else None
     if reason is not None:

@@ -38,6 +38,7 @@ from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
 from prflow.run_progress import RunProgress
+from prflow.task_queues import QueueNames, routing_memo
 from worker.embedded import Runtime
 from worker.orphans import owner_pid, terminate_orphan
 
@@ -46,17 +47,19 @@ WORKER_WAIT_SECONDS = 10.0
 
 
 async def start_or_attach(
-    client: Client, kind: KindDeclaration, request: BaseModel, task_queue: str
+    client: Client, kind: KindDeclaration, request: BaseModel, queues: QueueNames
 ) -> WorkflowHandle[Any, Any]:
-    """Start the run, or attach to the one already running under the same id.
+    """Start the run on ``queues`` (attached as its routing memo), or attach to the one
+    already running under the same id.
 
     A run left on the private queue of a command that is gone (killed, interrupted) has
     nothing to serve it: it is terminated and started over, not attached to. A run this
-    call started itself is on ``task_queue``: only an attached run is described.
+    call started itself is on ``queues.main``: only an attached run is described.
     """
     from worker.orphans import owner_gone
 
     workflow_id = kind.workflow_id(request)
+    task_queue = queues.main
 
     async def start(conflict: WorkflowIDConflictPolicy) -> WorkflowHandle[Any, Any]:
         return await client.start_workflow(
@@ -64,6 +67,7 @@ async def start_or_attach(
             request,
             id=workflow_id,
             task_queue=task_queue,
+            memo=routing_memo(queues),
             result_type=kind.result_type,
             id_conflict_policy=conflict,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
@@ -201,7 +205,7 @@ async def run_on(
             f"Temporal Web UI: {runtime.ui_url}/namespaces/{runtime.settings.temporal.namespace}"
             f"/workflows/{workflow_id}"
         )
-    handle = await start_or_attach(runtime.client, kind, request, runtime.task_queue)
+    handle = await start_or_attach(runtime.client, kind, request, runtime.queues)
     timings.mark("started")
     timings.fact("workflow_id", handle.id)
     timings.fact("run_id", handle.result_run_id or "")
@@ -225,31 +229,28 @@ async def run_on(
 def run_request(
     settings: Settings,
     kind: KindDeclaration,
-    draft: BaseModel,
-    build: Callable[[Settings], BaseModel],
+    request: BaseModel,
     wanted_blobs: Callable[[Any], Sequence[str]],
     *,
     quiet: bool,
 ) -> tuple[Any, dict[str, str]]:
     """Every kind's run-and-render step: the run to its result and the stored texts
-    ``wanted_blobs`` names, under a display titled ``prflow <kind>  <run id>`` (the id of
-    ``draft``, the request as the command built it before the runtime was up)."""
-    title = f"prflow {kind.name}  {kind.workflow_id(draft)}"
-    return asyncio.run(run_with_display(settings, kind, title, build, wanted_blobs, quiet=quiet))
+    ``wanted_blobs`` names, under a display titled ``prflow <kind>  <run id>``."""
+    title = f"prflow {kind.name}  {kind.workflow_id(request)}"
+    return asyncio.run(run_with_display(settings, kind, title, request, wanted_blobs, quiet=quiet))
 
 
 async def run_with_display(
     settings: Settings,
     kind: KindDeclaration,
     title: str,
-    build: Callable[[Settings], BaseModel],
+    request: BaseModel,
     wanted_blobs: Callable[[Any], Sequence[str]],
     *,
     quiet: bool,
 ) -> tuple[Any, dict[str, str]]:
     """Start (or attach to) a run of ``kind`` on the configured or embedded Temporal, showing
-    its phases; ``build`` makes the request from the runtime's settings (embedded runs use
-    private task queues)."""
+    its phases; the runtime routes the run to its queues (embedded runs use private ones)."""
     from worker.embedded import temporal_runtime
 
     if not settings.temporal.address:  # this machine's workers write the ledger: check it now
@@ -260,5 +261,4 @@ async def run_with_display(
         timings.mark("connecting")
         async with temporal_runtime(settings) as runtime:
             timings.mark("connected")
-            request = build(runtime.settings)
             return await run_on(runtime, kind, request, display, wanted_blobs=wanted_blobs)

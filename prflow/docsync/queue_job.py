@@ -26,5 +26,4 @@ def docsync_job(job: QueueJob, settings: Settings) -> DocsyncRequest:
         llm=phase_plan(
             job.settings_for(settings), DOCSYNC, AGENT_PHASE, budget_usd=job.config.budget_usd
         ),
-        github_task_queue=job.queues.github,
     )

@@ -15,6 +15,7 @@ from prflow.credentials import SafeLocation
 from prflow.docsync.models import Bucket, Thresholds
 from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import ResolvedRange
+from prflow.task_queues import recorded_queue
 from prflow.workspace.models import WorkspaceRef
 
 WORKFLOW_KIND = "docsync"
@@ -41,7 +42,7 @@ class DocsyncRequest(BaseModel):
     branch: str | None = None
     post_comment: bool = False
     open_pr: bool = False
-    github_task_queue: str = "prflow-github"
+    github_task_queue: str | None = recorded_queue()
 
 
 class FindInput(BaseModel):

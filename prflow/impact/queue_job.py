@@ -21,6 +21,5 @@ def impact_job(job: QueueJob, settings: Settings) -> ImpactRequest:
         pr_head_sha=job.head_sha,
         post_comment=job.config.post_comment,
         llm=phase_plan(job_settings, IMPACT, LLM_PHASE, budget_usd=job.config.budget_usd),
-        github_task_queue=job.queues.github,
         deadline_seconds=job_settings.budget.deadline,
     )

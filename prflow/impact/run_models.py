@@ -13,6 +13,7 @@ from prflow.changes import Totals
 from prflow.credentials import SafeLocation
 from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
 from prflow.pr_identifier import PullRequestRef
+from prflow.task_queues import recorded_queue
 
 WORKFLOW_KIND = "impact"
 LLM_PHASE = "impact_agent"
@@ -33,7 +34,7 @@ class ImpactRequest(BaseModel):
     head: str | None = None
     post_comment: bool = False
     llm: PhasePlan
-    github_task_queue: str = "prflow-github"
+    github_task_queue: str | None = recorded_queue()
     deadline_seconds: float | None = Field(
         default=None, gt=0, description="The whole run's time limit; at it, report what is done"
     )

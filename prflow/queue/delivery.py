@@ -10,18 +10,13 @@ from __future__ import annotations
 
 from temporalio.client import Client
 
-from prflow.config import Settings
 from prflow.queue.events import PrEvent
 from prflow.queue.fairness import repo_priority
 from prflow.queue.kind import EVENT_SIGNAL, WORKFLOW_KIND, pr_queue_id
 from prflow.queue.state import QueueNames, QueueState
+from prflow.task_queues import queue_names
 
-
-def queue_names(settings: Settings) -> QueueNames:
-    temporal = settings.temporal
-    return QueueNames(
-        main=temporal.task_queue, llm=temporal.llm_task_queue, github=temporal.github_task_queue
-    )
+__all__ = ["deliver", "queue_names"]
 
 
 async def deliver(client: Client, event: PrEvent, queues: QueueNames) -> str:

@@ -13,19 +13,14 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from prflow.pr_identifier import PullRequestRef
+from prflow.task_queues import QueueNames
 
 MAX_DELIVERIES = 256
 """Delivery ids remembered; GitHub redelivers within hours, not after hundreds of events."""
 MAX_RUNS = 30
 MAX_NOTES = 20
 
-
-class QueueNames(BaseModel):
-    """The task queues the PR's jobs run on (set by whoever started the workflow)."""
-
-    main: str
-    llm: str
-    github: str
+__all__ = ["QueueNames"]  # the PR's jobs run on these (set by whoever started the queue)
 
 
 class RunOutcome(StrEnum):

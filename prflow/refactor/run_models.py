@@ -21,6 +21,7 @@ from prflow.refactor.ladder import PASS_RATE_THRESHOLD, Action, Decision, RunSta
 from prflow.refactor.plan import RefactorPlan, TaskNode
 from prflow.refactor.schedule import TaskStatus
 from prflow.sandbox.models import SandboxMode
+from prflow.task_queues import recorded_queue
 from prflow.workspace.models import WorkspaceRef
 
 # RunStatus is the ladder's; the CLI, tests and benches import it from here
@@ -119,7 +120,7 @@ class RefactorRequest(BaseModel):
     tasks_per_run: int = Field(
         default=8, ge=1, description="Finished tasks before the run continues-as-new"
     )
-    github_task_queue: str = "prflow-github"
+    github_task_queue: str | None = recorded_queue()
     carry: RunCarry | None = Field(
         default=None, description="Set by continue-as-new: where the previous run stopped"
     )

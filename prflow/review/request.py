@@ -24,6 +24,5 @@ def review_request(
         post=post,
         depth=depth,
         plans=phase_plans(settings, REVIEW, MODEL_PHASES, enabled=use_model),
-        github_task_queue=settings.temporal.github_task_queue,
         deadline_seconds=settings.budget.deadline,
     )

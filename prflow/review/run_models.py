@@ -17,6 +17,7 @@ from prflow.impact.models import RiskLevel
 from prflow.pr_identifier import PullRequestRef
 from prflow.review.models import ReviewDepth
 from prflow.review.synthesis import ReviewEvent
+from prflow.task_queues import recorded_queue
 
 WORKFLOW_KIND = "review"
 
@@ -87,7 +88,7 @@ class ReviewRequest(BaseModel):
     )
     max_concurrency: int = Field(default=4, ge=1, le=16, description="Reviewers at once")
     full: bool = Field(default=False, description="Review every commit, not only new ones")
-    github_task_queue: str = "prflow-github"
+    github_task_queue: str | None = recorded_queue()
     deadline_seconds: float | None = Field(
         default=None, gt=0, description="The whole run's time limit; at it, post what is done"
     )

@@ -32,7 +32,6 @@ def cli_request(settings: Settings, pr: PullRequestRef) -> ImpactRequest:
         pr_head_sha=pr_head(pr),
         post_comment=True,
         llm=phase_plan(settings, IMPACT, LLM_PHASE, enabled=False),
-        github_task_queue=settings.temporal.github_task_queue,
     )
 
 
@@ -48,7 +47,7 @@ async def test_the_cli_and_the_queue_run_one_job_for_the_same_head(
             temporal_client,
             IMPACT,
             cli_request(temporal_settings, pr),
-            temporal_settings.temporal.task_queue,
+            queue_names(temporal_settings),
         )
         delivery = pull_request_delivery(org.fake, org.org, "shop", 1, "opened")
         event = map_delivery(delivery.event, delivery.delivery_id, delivery.payload)
