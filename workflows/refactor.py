@@ -88,6 +88,7 @@ with workflow.unsafe.imports_passed_through():
         TaskInput,
         TaskOutcome,
         TaskRecord,
+        TaskWork,
     )
     from prflow.refactor.schedule import (
         TaskStatus,
@@ -109,6 +110,10 @@ LONG = timedelta(minutes=30)
 PLAN_ATTEMPTS = 3
 _LANDING = (TaskStatus.pending, TaskStatus.running, TaskStatus.done)
 """States of a step that may still land (a step waiting for it may be accepted)."""
+_ON_MERGE = frozenset({"changed_files", "bundle_key"})
+"""What a task did that its record takes only when the run merges the task's edits."""
+_ATTEMPT_FIELDS = tuple(f for f in TaskWork.model_fields if f != "task_id" and f not in _ON_MERGE)
+"""The rest of :class:`TaskWork`: what a task's attempts did, kept whatever their fate."""
 GIVE_UP_ROUNDS = 1
 """Times the final validation may give up the steps regressions point at and run again."""
 OUTCOMES = "refactor-four-outcomes"
@@ -473,11 +478,9 @@ class RefactorWorkflow(KindWorkflow):
         carry = self.carry
         assert carry is not None
         record = carry.records[outcome.task_id]
-        record.attempts, record.reason = outcome.attempts, outcome.reason
-        record.audit, record.regressions = outcome.audit, outcome.regressions
-        record.tests_run, record.requests = outcome.tests_run, outcome.requests
-        record.spent, record.agents = outcome.spent, outcome.agents
-        record.waits_for, record.expected = outcome.waits_for, outcome.expected
+        for field in _ATTEMPT_FIELDS:
+            setattr(record, field, getattr(outcome, field))
+        record.reason = outcome.reason
         if states.get(outcome.task_id) != TaskStatus.running:
             return  # rolled back with its subtree while it ran: its edits are dropped
         gone = [w for w in outcome.waits_for if states.get(w) not in (None, *_LANDING)]
@@ -496,10 +499,10 @@ class RefactorWorkflow(KindWorkflow):
             reason=outcome.reason,
         )
         if outcome.action == Action.accept:
-            record.changed_files = outcome.changed_files
+            for field in _ON_MERGE:
+                setattr(record, field, getattr(outcome, field))
             record.state_key = outcome.workspace.state_key
             record.merge_order = carry.merged
-            record.bundle_key = outcome.bundle_key
             carry.merged += 1
             self._settle(outcome.task_id, TaskStatus.done, outcome.reason)
             states[outcome.task_id] = TaskStatus.done
