@@ -15,15 +15,15 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.github.checks import checks_report_activity, checks_snapshot
-    from prflow.github_models import (
+    from prflow.pr_tools.checks import ChecksOverview, overview, wait_is_over
+    from prflow.pr_tools.checks_report import WaitInfo
+    from prflow.pr_tools.kind import WORKFLOW_KIND
+    from prflow.pr_tools.run_models import (
         ChecksReportInput,
         ChecksReportRef,
         ChecksSnapshot,
         PrChecksRequest,
     )
-    from prflow.pr_tools.checks import ChecksOverview, overview, wait_is_over
-    from prflow.pr_tools.checks_report import WaitInfo
-    from prflow.pr_tools.kind import WORKFLOW_KIND
     from prflow.run_progress import PhaseState
     from workflows.routing import github_queue
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit

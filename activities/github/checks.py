@@ -17,11 +17,11 @@ from activities.github.client import REQUEST_TIMEOUT_SECONDS, github_client, rep
 from activities.github.errors import classified_errors
 from activities.heartbeats import heartbeating, in_thread_heartbeating
 from prflow.config import cached_settings
-from prflow.github_models import ChecksReportInput, ChecksReportRef, ChecksSnapshot
 from prflow.pr_identifier import PullRequestRef
 from prflow.pr_tools.checks import CheckInfo, CheckKind
 from prflow.pr_tools.checks_report import ChecksReport, WaitInfo, checks_report
 from prflow.pr_tools.ci_logs import TestFailure, parse_failures
+from prflow.pr_tools.run_models import ChecksReportInput, ChecksReportRef, ChecksSnapshot
 from prflow.store.blobs import put_text
 
 if TYPE_CHECKING:  # PyGithub loads with the first GitHub call, not at worker start

@@ -16,10 +16,10 @@ import typer
 from pydantic import BaseModel
 
 from prflow.errors import UserError
-from prflow.github_models import MAX_WAIT_SECONDS, PrChecksRequest
 from prflow.pr_identifier import ACCEPTED_FORMS, PullRequestRef, parse_pr_identifier
 from prflow.pr_tools.checks import CiState
 from prflow.pr_tools.checks_report import ChecksReport
+from prflow.pr_tools.run_models import MAX_WAIT_SECONDS, PrChecksRequest
 
 if TYPE_CHECKING:
     from prflow.config import Settings

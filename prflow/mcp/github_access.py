@@ -17,9 +17,9 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from prflow.errors import UserError
-from prflow.github_models import PrChecksRequest
 from prflow.mcp.own_loop import on_own_loop
 from prflow.pr_tools.checks_report import ChecksReport
+from prflow.pr_tools.run_models import PrChecksRequest
 
 READ_PERMISSIONS = {
     "pr_comments": "pull requests: read",

@@ -12,8 +12,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from prflow.credentials import SafeLocation
 from prflow.errors import InvalidValue
-from prflow.github_models import MAX_WAIT_SECONDS
 from prflow.pr_identifier import ACCEPTED_FORMS
+from prflow.pr_tools.run_models import MAX_WAIT_SECONDS
 
 _PR = Field(description=f"The pull request: {ACCEPTED_FORMS}")
 _PAGE = Field(default=1, ge=1, description="1-based page number")

@@ -105,7 +105,7 @@ async def _pr_comments(arguments: dict[str, Any]) -> Answer:
 
 
 async def _pr_checks(arguments: dict[str, Any]) -> Answer:
-    from prflow.github_models import PrChecksRequest
+    from prflow.pr_tools.run_models import PrChecksRequest
 
     args: PrChecksArgs = _parse(PrChecksArgs, arguments)
     ref = parse_pr_identifier(args.pr)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from prflow.github_models import ChecksReportRef, PrChecksRequest
 from prflow.kinds import KindDeclaration, QueueRole
+from prflow.pr_tools.run_models import ChecksReportRef, PrChecksRequest
 
 WORKFLOW_KIND = "pr_checks"
 

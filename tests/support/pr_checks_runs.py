@@ -8,9 +8,9 @@ import time
 from temporalio.client import Client, WorkflowHandle
 
 from prflow.config import Settings, cached_settings
-from prflow.github_models import ChecksReportRef, PrChecksRequest
 from prflow.pr_identifier import PullRequestRef
 from prflow.pr_tools.checks_report import ChecksReport
+from prflow.pr_tools.run_models import ChecksReportRef, PrChecksRequest
 from prflow.store.blobs import get_text
 from tests.support.fake_github import FakeGitHub
 from workflows.pr_checks import PrChecksWorkflow

@@ -13,9 +13,9 @@ from temporalio.client import Client
 
 from prflow.cli.run_client import start_or_attach
 from prflow.config import Settings
-from prflow.github_models import PrChecksRequest
 from prflow.pr_tools.checks import CiState
 from prflow.pr_tools.kind import PR_CHECKS
+from prflow.pr_tools.run_models import PrChecksRequest
 from prflow.refactor.kind import REFACTOR
 from prflow.refactor.run_models import RunStatus
 from prflow.task_queues import queue_names
