@@ -12,14 +12,13 @@ from pydantic import ValidationError
 
 from prflow.agent.planning import phase_plan
 from prflow.cli.output_file import check_output_path, write_output
-from prflow.cli.run_target import preflight, run_location
+from prflow.cli.run_target import checked_target
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.docsync.kind import DOCSYNC
 from prflow.docsync.models import Bucket, Thresholds
 from prflow.docsync.run_models import AGENT_PHASE, DocsyncRequest, DocsyncResult
 from prflow.errors import UserError
-from prflow.pr_identifier import parse_pr_identifier
 
 EXIT_GATE = 1
 EXIT_FAILED = 3
@@ -188,10 +187,7 @@ def docsync(
     if (apply or branch) and pr and not repo:
         raise UserError("--apply and --branch write to a local clone: pass it with --repo")
     thresholds = parse_thresholds(threshold or [])
-    pull = parse_pr_identifier(pr) if pr else None
-    location = run_location(repo, pull)
-    if location and pull is None:
-        preflight(location, base, head)
+    location, pull = checked_target(repo, pr, base, head)
 
     plan = phase_plan(
         settings,

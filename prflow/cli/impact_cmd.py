@@ -13,7 +13,7 @@ from prflow.cli import timings
 from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
-from prflow.cli.run_target import pr_head, preflight, run_location
+from prflow.cli.run_target import checked_target, pr_head
 from prflow.config import load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
@@ -21,7 +21,6 @@ from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.run_models import LLM_PHASE, ImpactRequest, ImpactResult
 from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_USD
-from prflow.pr_identifier import parse_pr_identifier
 
 EXIT_THRESHOLD = 1
 EXIT_FAILED = 3
@@ -164,10 +163,7 @@ def impact(
     check_output_path(output)
     if post and pr is None:
         raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    pull = parse_pr_identifier(pr) if pr is not None else None
-    location = run_location(repo, pull)
-    if location and pull is None:
-        preflight(location, base, head)
+    location, pull = checked_target(repo, pr, base, head)
     plan = phase_plan(  # a mistake in the model options surfaces here, before GitHub is asked
         settings,
         IMPACT,

@@ -12,13 +12,12 @@ from prflow.cli.numbers import check_number
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.review_stats import show_stats
-from prflow.cli.run_target import pr_head, preflight, run_location
+from prflow.cli.run_target import checked_target, pr_head
 from prflow.config import load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.limits import MAX_SECONDS, MAX_USD
-from prflow.pr_identifier import parse_pr_identifier
 from prflow.review.kind import REVIEW
 from prflow.review.models import SEVERITY_RANK, ReviewDepth, ReviewSeverity
 from prflow.review.run_models import MODEL_PHASES, ReviewRequest, ReviewResult
@@ -194,10 +193,7 @@ def review(
     gate = Gate(threshold) if threshold is not None else None
     if post and pr is None:
         raise UserError("--post needs --pr to know where to post, e.g. --pr owner/repo#12")
-    pull = parse_pr_identifier(pr) if pr is not None else None
-    location = run_location(repo, pull)
-    if location and pull is None:
-        preflight(location, base, head)
+    location, pull = checked_target(repo, pr, base, head)
     plans = phase_plans(  # a mistake in the model options surfaces here, before GitHub is asked
         settings,
         REVIEW,

@@ -1,6 +1,6 @@
 """What a command reads, checked before any run starts: a local checkout, a clone URL, or a PR.
 
-Shared by every command that analyses a change (``impact``, ``review``), so a
+Shared by every command that analyses a change (``impact``, ``review``, ``docsync``), so a
 bad path or a missing ref fails the same way, in one line, before a run starts.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prflow.errors import UserError
-from prflow.pr_identifier import PullRequestRef
+from prflow.pr_identifier import PullRequestRef, parse_pr_identifier
 from prflow.repo_models import looks_like_url
 
 
@@ -24,6 +24,18 @@ def run_location(repo: str | None, pull: PullRequestRef | None) -> str | None:
     if not path.is_dir():
         raise UserError(f"--repo {repo} is not a directory; pass a local clone or a clone URL")
     return str(path)
+
+
+def checked_target(
+    repo: str | None, pr: str | None, base: str | None, head: str
+) -> tuple[str | None, PullRequestRef | None]:
+    """``--repo`` and ``--pr`` as a run takes them (:func:`run_location`, the parsed PR), a
+    local or remote target's refs checked first (:func:`preflight`)."""
+    pull = parse_pr_identifier(pr) if pr else None
+    location = run_location(repo, pull)
+    if location and pull is None:
+        preflight(location, base, head)
+    return location, pull
 
 
 def preflight(location: str, base: str | None, head: str) -> None:
