@@ -17,15 +17,19 @@ parameter, and the evidence says which parameter; it is a *reference* otherwise
 (``f('x')`` after a keyword-only parameter changed still works, and
 ``:meth:`X.y``` still points at the right thing). A local of the same name
 (``random_state = ...``) is no use of a removed top-level name, and a dotted path
-naming another owner (``connectivity.utils``) is no use of a member.
+naming another owner (``connectivity.utils``) is no use of a member. A name the doc's
+own code binds (``random_state = ...``, ``def f(random_state=None)``) is that doc's
+variable wherever it stands bare. An entry of a reST ``.. autosummary::`` list names an
+API object, plain word or not: ``info`` listed there fails to import once ``info`` is gone.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -107,6 +111,54 @@ def doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
             if directive is not None:
                 opened_at = len(directive.group(1))
         yield number, line, fenced
+
+
+_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]*)?=(?!=)")
+_LOOP = re.compile(r"\bfor\s+\(?([A-Za-z_][\w\s,]*?)\)?\s+in\b")
+_ALIAS = re.compile(r"\bas\s+([A-Za-z_]\w*)")
+_DEF = re.compile(r"\b(?:async\s+)?def\s+\w+\s*\(([^)]*)")
+_AUTOSUMMARY = re.compile(r"^(\s*)\.\.\s+autosummary::")
+_ENTRY = re.compile(r"^\s+~?([A-Za-z_][\w.]*)\s*$")
+
+
+def bound_names(code_lines: Iterable[str]) -> frozenset[str]:
+    """Names a doc's own code binds: assigned, loop targets, ``as`` aliases, parameters of
+    the functions it defines. Such a name, bare, is the doc's variable, not an API object."""
+    found: set[str] = set()
+    for line in code_lines:
+        code = bare_code(_PROMPT.sub("", line))
+        assigned = _ASSIGNED.match(code)
+        if assigned is not None:
+            found.update(n.strip() for n in assigned.group(1).split(","))
+        for loop in _LOOP.finditer(code):
+            found.update(n.strip() for n in loop.group(1).split(",") if n.strip())
+        found.update(alias.group(1) for alias in _ALIAS.finditer(code))
+        for define in _DEF.finditer(code):
+            for param in define.group(1).split(","):
+                name = re.match(r"\s*\**\s*([A-Za-z_]\w*)", param)
+                if name is not None:
+                    found.add(name.group(1))
+    return frozenset(found - {"self", "cls"})
+
+
+def autosummary_entries(lines: Iterable[tuple[int, str, bool]]) -> frozenset[int]:
+    """Line numbers of the entries of reST ``.. autosummary::`` lists (``info``,
+    ``~pkg.Graph.copy``): each names an API object Sphinx imports."""
+    found: set[int] = set()
+    opened_at: int | None = None
+    for number, line, _code in lines:
+        stripped = line.strip()
+        if opened_at is not None and stripped:
+            indent = len(line) - len(line.lstrip())
+            if indent <= opened_at:
+                opened_at = None
+            elif _ENTRY.match(line):
+                found.add(number)
+        directive = _AUTOSUMMARY.match(line)
+        if directive is not None:
+            opened_at = len(directive.group(1))
+    return frozenset(found)
 
 
 def bare_code(code: str) -> str:
@@ -221,11 +273,26 @@ class SymbolMentions:
     def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
         return self.judge(line, in_code, following).strength
 
-    def judge(self, line: LineContext, in_code: bool, following: str = "") -> Mention:
+    def judge(
+        self,
+        line: LineContext,
+        in_code: bool,
+        following: str = "",
+        *,
+        bound: frozenset[str] = frozenset(),
+        listed: bool = False,
+    ) -> Mention:
         """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
-        ``following``: the code after it, where a call's arguments may go on)."""
+        ``following``: the code after it, where a call's arguments may go on; ``bound``:
+        names the doc's own code binds; ``listed``: the line is an autosummary entry)."""
         if self.member not in line.text:
             return _NONE  # every way of naming it spells its name
+        if listed:
+            return self._listed(line.text.strip())
+        if self.owner is None and not self.constructor and self.member in bound:
+            line = self._without_local(line)
+            if self.member not in line.text:
+                return _NONE
         codes = [bare_code(c) for c in line.code] if self.vague else list(line.code)
         prose = line.text if in_code else _without_spans(line.text)
         texts = [*codes, prose]
@@ -244,6 +311,31 @@ class SymbolMentions:
             if about is not None:
                 return Mention(Strength.strong, about)
         return Mention(named)
+
+    def _listed(self, entry: str) -> Mention:
+        """An autosummary entry: it names this object when its last part is the name and,
+        for a member, the part before it is the class (a bare member is some class's)."""
+        parts = entry.lstrip("~").split(".")
+        if parts[-1] != self.member:
+            return _NONE
+        if self.owner is not None and not self.constructor:
+            return Mention(Strength.reference) if parts[-2:-1] == [self.owner] else _NONE
+        if len(parts) > 1 and self.qualifiers and parts[-2] not in self.qualifiers:
+            return _NONE  # ``other_module.info``
+        return Mention(Strength.reference)
+
+    def _without_local(self, line: LineContext) -> LineContext:
+        """The line with bare uses of the name blanked: the doc binds a variable of that
+        name, so only a qualified, imported or decorated use can be the API object."""
+        if _IMPORT.match(line.text):
+            return line
+        bare = re.compile(rf"(?<![\w$.@-]){re.escape(self.member)}(?![\w$-])")
+        blank = "_" * len(self.member)
+        return dataclasses.replace(
+            line,
+            text=bare.sub(blank, line.text),
+            code=tuple(bare.sub(blank, c) for c in line.code),
+        )
 
     def _called(self, text: str, tail: str) -> Mention:
         """A call: strong when it can see the change (it passes a changed parameter, or
