@@ -29,6 +29,7 @@ from prflow.docsync.mentions import (
     SymbolMentions,
     autosummary_entries,
     bound_names,
+    class_scopes,
     doc_lines,
     is_common,
     is_vague,
@@ -84,6 +85,7 @@ class _Matcher:
         *,
         bound: frozenset[str] = frozenset(),
         listed: bool = False,
+        scope: str | None = None,
     ) -> _Hit | None:
         """The score of this line for the target, None when it does not name it."""
         patterns = (*self.anywhere, *self.in_code)
@@ -110,8 +112,11 @@ class _SymbolMatcher:
         *,
         bound: frozenset[str] = frozenset(),
         listed: bool = False,
+        scope: str | None = None,
     ) -> _Hit | None:
-        mention = self.mentions.judge(line, in_block, following, bound=bound, listed=listed)
+        mention = self.mentions.judge(
+            line, in_block, following, bound=bound, listed=listed, scope=scope
+        )
         if mention.strength is Strength.none:
             return None
         weight = self.target.weight
@@ -211,13 +216,16 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) ->
     lines = list(doc_lines(text, doc))
     bound = bound_names(line for _n, line, fenced in lines if fenced or _CODE_LINE.match(line))
     entries = autosummary_entries(lines)
+    scopes = class_scopes(lines)
     for index, (number, line, fenced) in enumerate(lines):
         in_block = fenced or _CODE_LINE.match(line) is not None
         context = LineContext.of(line, in_block, doc)
         following = _following_code(lines, index) if in_block and "(" in line else ""
         listed = number in entries
         for matcher in matchers:
-            hit = matcher.score(context, in_block, following, bound=bound, listed=listed)
+            hit = matcher.score(
+                context, in_block, following, bound=bound, listed=listed, scope=scopes.get(number)
+            )
             name = matcher.target.name
             if hit is None:
                 continue

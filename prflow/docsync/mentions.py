@@ -21,6 +21,9 @@ naming another owner (``connectivity.utils``) is no use of a member. A name the 
 own code binds (``random_state = ...``, ``def f(random_state=None)``) is that doc's
 variable wherever it stands bare. An entry of a reST ``.. autosummary::`` list names an
 API object, plain word or not: ``info`` listed there fails to import once ``info`` is gone.
+Sphinx roles that name no API object (``:term:``, ``:ref:``, ``:doc:``, ...) are not code,
+a bare ``:meth:``/``:attr:`` names a member of the class at hand (no top-level name), and a
+``.. method::`` inside another class's ``.. class::`` directive declares that class's member.
 """
 
 from __future__ import annotations
@@ -54,6 +57,13 @@ _ABOUT_PARAMETERS = re.compile(
 )
 """Prose about a callable's parameters: with the symbol named, the line describes them."""
 _RECEIVERS = frozenset({"self", "cls", "this"})
+_NOT_OBJECT_ROLE = re.compile(
+    r":(?:\w+:)?(?:term|ref|doc|numref|keyword|option|envvar|pep|rfc|download|abbr|guilabel"
+    r"|kbd|program|file|command|menuselection|samp|mailheader|mimetype|dfn|math):`[^`]*`"
+)
+"""Sphinx roles whose target is no API object: ``:term:`iterable``` is a glossary entry."""
+_MEMBER_ROLE = re.compile(r":(?:py:)?(?:meth|attr):`~?[\w$]+(?:\(\))?`")
+"""``:meth:`close``` with no dot: a member of the class the text is about."""
 _DEFINES = re.compile(r"\b(?:def|class)\s+$")
 _SIGNATURE_DIRECTIVE = re.compile(
     r"^\s*\.\.\s+(?:py:)?(?:method|function|classmethod|staticmethod|class)::"
@@ -159,6 +169,29 @@ def autosummary_entries(lines: Iterable[tuple[int, str, bool]]) -> frozenset[int
         if directive is not None:
             opened_at = len(directive.group(1))
     return frozenset(found)
+
+
+_CLASS_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:py:)?(?:auto)?(?:class|exception)::\s+([\w.]+)")
+_MEMBER_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:py:)?(?:auto)?(?:method|attribute|classmethod|staticmethod|property)::"
+)
+
+
+def class_scopes(lines: Iterable[tuple[int, str, bool]]) -> dict[int, str]:
+    """Line number -> the class a reST ``.. class:: X`` directive around it documents (its
+    body is indented deeper): there ``.. method:: close()`` declares ``X.close``."""
+    found: dict[int, str] = {}
+    opened: tuple[int, str] | None = None
+    for number, line, _code in lines:
+        if opened is not None and line.strip():
+            if len(line) - len(line.lstrip()) <= opened[0]:
+                opened = None
+            else:
+                found[number] = opened[1]
+        directive = _CLASS_DIRECTIVE.match(line)
+        if directive is not None:
+            opened = (len(directive.group(1)), directive.group(2).rsplit(".", 1)[-1])
+    return found
 
 
 def bare_code(code: str) -> str:
@@ -281,14 +314,22 @@ class SymbolMentions:
         *,
         bound: frozenset[str] = frozenset(),
         listed: bool = False,
+        scope: str | None = None,
     ) -> Mention:
         """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
         ``following``: the code after it, where a call's arguments may go on; ``bound``:
-        names the doc's own code binds; ``listed``: the line is an autosummary entry)."""
+        names the doc's own code binds; ``listed``: the line is an autosummary entry;
+        ``scope``: the class whose reST directive the line is in)."""
         if self.member not in line.text:
             return _NONE  # every way of naming it spells its name
         if listed:
             return self._listed(line.text.strip())
+        if scope is not None and self._declares_other(line.text, scope):
+            return _NONE
+        if not in_code and ":`" in line.text:
+            line = self._without_roles(line)
+            if self.member not in line.text:
+                return _NONE
         if self.owner is None and not self.constructor and self.member in bound:
             line = self._without_local(line)
             if self.member not in line.text:
@@ -307,7 +348,7 @@ class SymbolMentions:
         elif not (in_code or self.vague or self.constructor) and word(self.member).search(prose):
             named = Strength.prose
         if named >= Strength.reference:
-            about = self._about_parameters(codes, prose)
+            about = self._about_parameters(codes, prose, in_code=in_code)
             if about is not None:
                 return Mention(Strength.strong, about)
         return Mention(named)
@@ -323,6 +364,24 @@ class SymbolMentions:
         if len(parts) > 1 and self.qualifiers and parts[-2] not in self.qualifiers:
             return _NONE  # ``other_module.info``
         return Mention(Strength.reference)
+
+    def _declares_other(self, text: str, scope: str) -> bool:
+        """``.. method:: open_spider(spider)`` inside ``.. class:: StatsCollector``: another
+        class's member of the same name, not this one."""
+        if self.owner is None or self.constructor or not _MEMBER_DIRECTIVE.match(text):
+            return False
+        return scope != self.owner and not _names_owner(scope, self.owner)
+
+    def _without_roles(self, line: LineContext) -> LineContext:
+        """The line without the roles that cannot name this symbol: glossary terms, labels,
+        documents and options never; a bare ``:meth:``/``:attr:`` no top-level name."""
+        text = _NOT_OBJECT_ROLE.sub(" ", line.text)
+        if self.owner is None and not self.constructor:
+            text = _MEMBER_ROLE.sub(" ", text)
+        if text == line.text:
+            return line
+        spans = tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+        return dataclasses.replace(line, text=text, code=spans)
 
     def _without_local(self, line: LineContext) -> LineContext:
         """The line with bare uses of the name blanked: the doc binds a variable of that
@@ -422,9 +481,13 @@ class SymbolMentions:
             return False  # a local or a keyword argument of the same name
         return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))
 
-    def _about_parameters(self, codes: list[str], prose: str) -> tuple[str, ...] | None:
+    def _about_parameters(
+        self, codes: list[str], prose: str, *, in_code: bool
+    ) -> tuple[str, ...] | None:
         """The changed parameters the line names (``timeout=``, `` `timeout` ``), or empty
-        when its prose talks about the parameters without naming one; None otherwise."""
+        when its prose talks about the parameters without naming one (a code line is no
+        prose: ``perror("takes no positional arguments")`` says nothing of ``perror``'s);
+        None otherwise."""
         named: list[str] = []
         for param in self.params:
             assigned = re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose)
@@ -432,7 +495,7 @@ class SymbolMentions:
                 named.append(param)
         if named:
             return tuple(named)
-        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
+        if not in_code and _ABOUT_PARAMETERS.search(_without_spans(prose)):
             return ()
         return None
 

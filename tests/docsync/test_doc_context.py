@@ -133,3 +133,77 @@ def test_an_autosummary_entry_of_a_changed_signature_is_probably_fine() -> None:
         {"operators.rst": ".. autosummary::\n   :toctree: generated/\n\n   union\n"}, UNION
     )
     assert found["operators.rst"].bucket == Bucket.probably_fine
+
+
+def test_a_glossary_term_a_label_or_a_bare_member_role_names_no_top_level_object() -> None:
+    iterable = Target(
+        kind=TargetKind.symbol,
+        name="iterable",
+        change=Change.removed,
+        weight=1.0,
+        source="networkx/utils/misc.py",
+    )
+    logger = Target(
+        kind=TargetKind.symbol,
+        name="logger",
+        change=Change.removed,
+        weight=1.0,
+        source="scrapy/utils/log.py",
+    )
+    found = _found(
+        {
+            "tutorial.rst": "Add nodes from any :py:term:`iterable` container.\n",
+            "label.rst": "See :ref:`logger <topics-logging>` for more.\n",
+            "spiders.rst": "Sends a message through the Spider's :attr:`logger`.\n",
+            "func.rst": "Use :func:`~networkx.utils.misc.iterable` to check.\n",
+            "qualified.rst": "Use :attr:`scrapy.utils.log.logger`.\n",
+        },
+        iterable,
+        logger,
+    )
+    assert set(found) == {"func.rst", "qualified.rst"}
+    assert found["func.rst"].bucket == Bucket.must_update
+
+
+def test_a_member_declared_inside_another_class_directive_is_not_this_member() -> None:
+    open_spider = Target(
+        kind=TargetKind.symbol,
+        name="HttpCompressionMiddleware.open_spider",
+        change=Change.removed,
+        weight=1.0,
+        source="scrapy/downloadermiddlewares/httpcompression.py",
+    )
+    found = _found(
+        {
+            "api.rst": ".. class:: StatsCollector\n\n    .. method:: open_spider(spider)\n\n"
+            "        Open the given spider for stats collection.\n",
+            "mw.rst": ".. class:: HttpCompressionMiddleware\n\n"
+            "    .. method:: open_spider(spider)\n",
+            "elsewhere.rst": "Call ``HttpCompressionMiddleware.open_spider`` first.\n",
+        },
+        open_spider,
+    )
+    assert set(found) == {"mw.rst", "elsewhere.rst"}
+
+
+def test_words_about_arguments_inside_a_string_literal_are_no_prose_about_parameters() -> None:
+    perror = Target(
+        kind=TargetKind.symbol,
+        name="CmdLineApp.perror",
+        change=Change.signature,
+        weight=0.9,
+        params=["msg"],
+        before="CmdLineApp.perror(msg: Any, *, end: str = '\\n') -> None",
+        after="CmdLineApp.perror(self, msg: Any = '', *, end: str = '\\n') -> None",
+    )
+    found = _found(
+        {
+            "args.rst": "Complain::\n\n"
+            '    self.perror("dir does not take any positional arguments:")\n',
+            "prose.rst": "The arguments of ``CmdLineApp.perror`` are printed to stderr.\n",
+        },
+        perror,
+    )
+    # the call passes `msg` as before: it cannot see the new default
+    assert found["args.rst"].bucket == Bucket.probably_fine
+    assert found["prose.rst"].bucket == Bucket.must_update
