@@ -416,15 +416,16 @@ class SymbolMentions:
 
     def _sees_change(self, call: str) -> tuple[str, ...] | None:
         """The changed parameters a call starting at ``call``'s parenthesis sees; None when
-        it sees none; empty when it may see one that cannot be named."""
+        it sees none. When what it passes cannot be read, every changed parameter it may
+        pass (empty only when impact named none), so the evidence still says what changed."""
         inside = balanced(call)
         arguments = CallArguments.parse(_unprompted(inside)) if inside is not None else None
         if self.before is not None and self.after is not None:
             if arguments is None:
-                return ()  # not Python, or it goes on out of sight: cannot tell
+                return tuple(self.params)  # not Python, or it goes on out of sight
             return tuple(seen_changes(self.before, self.after, arguments)) or None
         if not self.params or arguments is None or arguments.positional or arguments.unpacks:
-            return ()  # what changed, or what the call passes, is unknown
+            return tuple(self.params)  # what changed, or what the call passes, is unknown
         passed = tuple(sorted(arguments.keywords & set(self.params)))
         return passed or None
 
@@ -484,8 +485,8 @@ class SymbolMentions:
     def _about_parameters(
         self, codes: list[str], prose: str, *, in_code: bool
     ) -> tuple[str, ...] | None:
-        """The changed parameters the line names (``timeout=``, `` `timeout` ``), or empty
-        when its prose talks about the parameters without naming one (a code line is no
+        """The changed parameters the line names (``timeout=``, `` `timeout` ``), or all the
+        changed ones when its prose talks about the parameters without naming one (a code line is no
         prose: ``perror("takes no positional arguments")`` says nothing of ``perror``'s);
         None otherwise."""
         named: list[str] = []
@@ -496,7 +497,7 @@ class SymbolMentions:
         if named:
             return tuple(named)
         if not in_code and _ABOUT_PARAMETERS.search(_without_spans(prose)):
-            return ()
+            return tuple(self.params)  # it describes them all: say which changed
         return None
 
 

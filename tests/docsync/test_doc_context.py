@@ -207,3 +207,30 @@ def test_words_about_arguments_inside_a_string_literal_are_no_prose_about_parame
     # the call passes `msg` as before: it cannot see the new default
     assert found["args.rst"].bucket == Bucket.probably_fine
     assert found["prose.rst"].bucket == Bucket.must_update
+
+
+def test_strong_evidence_names_the_changed_parameters_even_when_the_line_passes_unknown_ones() -> (
+    None
+):
+    fetch = Target(
+        kind=TargetKind.symbol,
+        name="fetch_token",
+        change=Change.signature,
+        weight=0.9,
+        params=["client_secret", "timeout"],
+    )
+    found = _found(
+        {
+            "about.md": "The keyword arguments of `fetch_token` go to the session.\n",
+            "positional.md": "```python\nfetch_token(url, secret, 30)\n```\n",
+            "named.md": "```python\nfetch_token(token_url=url, timeout=30)\n```\n",
+        },
+        fetch,
+    )
+    seen = {path: doc.evidence[0].seen for path, doc in found.items()}
+    assert seen == {
+        "about.md": ["client_secret", "timeout"],
+        "positional.md": ["client_secret", "timeout"],  # which slot is which is unknown
+        "named.md": ["timeout"],
+    }
+    assert {doc.bucket for doc in found.values()} == {Bucket.must_update}
