@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.docsync.edits import EditAudit, audit_edits
-from bench.docsync.eval_set import COUNT, SEED, DocPair, docsync_set
+from bench.docsync.eval_set import COUNT, SEED, DocPair, docsync_set, drift
 from bench.docsync.in_process import findings_in_process
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import (
@@ -243,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: {err}", file=sys.stderr)
         return 2
     print(f"doc sync evaluation set: seed {args.seed}, {len(drawn)} pairs drawn")
+    if args.seed == SEED and args.count == COUNT:
+        for note in drift(drawn):
+            print(f"differs from the published set: {note}")
     print()
     for half in HALVES:
         in_half = [s for s in scores if s.item.half == half]

@@ -40,6 +40,35 @@ MIN_DOCS = 3
 """A release ships docs when it has at least this many doc files (a README alone is not docs)."""
 RULES = "2"
 """Bump when eligibility or the truth changes: cached decisions of another version are redone."""
+PUBLISHED: dict[Half, tuple[str, ...]] = {
+    "tune": (
+        "pymongo 3.13.0→4.0",
+        "pypdf 4.3.1→5.0.0",
+        "watchdog 4.0.2→5.0.0",
+        "networkx 2.8.8→3.0",
+        "scrapy 1.8.4→2.0.0",
+        "cmd2 1.5.0→2.0.0",
+        "amqp 1.4.9→2.0.0",
+        "gunicorn 23.0.0→24.0.0",
+        "requests-oauthlib 1.3.1→2.0.0",
+        "sqlalchemy 0.9.10→1.0.0",
+    ),
+    "held_out": (
+        "elasticsearch 7.17.13→8.0.0",
+        "psutil 6.1.1→7.0.0",
+        "boltons 23.1.1→24.0.0",
+        "more-itertools 7.2.0→8.0.0",
+        "funcy 1.18→2.0",
+        "docker 6.1.3→7.0.0",
+        "charset-normalizer 2.1.1→3.0.0",
+        "tox 3.28.0→4.0.0",
+        "pytest-asyncio 0.26.0→1.0.0",
+        "pathspec 0.12.1→1.0.0",
+    ),
+}
+"""The set bench/README.md's figures were first drawn as (2026-11-28, seed 29). Eligibility
+depends on what pip can fetch and build where the bench runs, so another machine may draw
+another set; :func:`drift` says how it differs, above all a pair that changed halves."""
 _NOT_PACKAGES = re.compile(r"^(tests?|testing|docs?|examples?|benchmarks?|scripts?|tools?)$")
 
 
@@ -259,3 +288,17 @@ def docsync_set(
     drawn = sample_pairs("pypi", seed=seed, count=count, eligible=eligible, kind=KIND)
     progress(f"drew {len(drawn)} pairs with seed {seed}")
     return [eligible.doc_pair(pair) for pair in drawn]
+
+
+def drift(drawn: list[DocPair]) -> list[str]:
+    """How ``drawn`` differs from :data:`PUBLISHED`: pairs missing, added, or in the other
+    half (a published held-out pair in this tuning half must not be tuned on)."""
+    published = {label: half for half, labels in PUBLISHED.items() for label in labels}
+    here = {item.pair.label: item.half for item in drawn}
+    notes = [f"{label}: published, not drawn here" for label in published if label not in here]
+    for label, half in here.items():
+        if label not in published:
+            notes.append(f"{label}: drawn here ({half}), not in the published set")
+        elif published[label] != half:
+            notes.append(f"{label}: published in {published[label]}, drawn here in {half}")
+    return notes

@@ -27,6 +27,9 @@ from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter, watch_sp
 from prflow.docsync.mentions import (
     Strength,
     SymbolMentions,
+    autosummary_entries,
+    bound_names,
+    class_scopes,
     doc_lines,
     is_common,
     is_vague,
@@ -74,7 +77,16 @@ class _Matcher:
     in_code: tuple[re.Pattern[str], ...]
     link_path: str | None = None
 
-    def score(self, line: LineContext, in_block: bool, following: str = "") -> _Hit | None:
+    def score(
+        self,
+        line: LineContext,
+        in_block: bool,
+        following: str = "",
+        *,
+        bound: frozenset[str] = frozenset(),
+        listed: bool = False,
+        scope: str | None = None,
+    ) -> _Hit | None:
         """The score of this line for the target, None when it does not name it."""
         patterns = (*self.anywhere, *self.in_code)
         hit_any = any(p.search(code) for p in patterns for code in line.code)
@@ -92,8 +104,19 @@ class _SymbolMatcher:
     target: Target
     mentions: SymbolMentions
 
-    def score(self, line: LineContext, in_block: bool, following: str = "") -> _Hit | None:
-        mention = self.mentions.judge(line, in_block, following)
+    def score(
+        self,
+        line: LineContext,
+        in_block: bool,
+        following: str = "",
+        *,
+        bound: frozenset[str] = frozenset(),
+        listed: bool = False,
+        scope: str | None = None,
+    ) -> _Hit | None:
+        mention = self.mentions.judge(
+            line, in_block, following, bound=bound, listed=listed, scope=scope
+        )
         if mention.strength is Strength.none:
             return None
         weight = self.target.weight
@@ -191,12 +214,18 @@ def find_affected_docs(
 def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) -> list[Evidence]:
     best: dict[str, Evidence] = {}
     lines = list(doc_lines(text, doc))
+    bound = bound_names(line for _n, line, fenced in lines if fenced or _CODE_LINE.match(line))
+    entries = autosummary_entries(lines)
+    scopes = class_scopes(lines)
     for index, (number, line, fenced) in enumerate(lines):
         in_block = fenced or _CODE_LINE.match(line) is not None
         context = LineContext.of(line, in_block, doc)
         following = _following_code(lines, index) if in_block and "(" in line else ""
+        listed = number in entries
         for matcher in matchers:
-            hit = matcher.score(context, in_block, following)
+            hit = matcher.score(
+                context, in_block, following, bound=bound, listed=listed, scope=scopes.get(number)
+            )
             name = matcher.target.name
             if hit is None:
                 continue

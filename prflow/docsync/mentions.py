@@ -17,15 +17,22 @@ parameter, and the evidence says which parameter; it is a *reference* otherwise
 (``f('x')`` after a keyword-only parameter changed still works, and
 ``:meth:`X.y``` still points at the right thing). A local of the same name
 (``random_state = ...``) is no use of a removed top-level name, and a dotted path
-naming another owner (``connectivity.utils``) is no use of a member.
+naming another owner (``connectivity.utils``) is no use of a member. A name the doc's
+own code binds (``random_state = ...``, ``def f(random_state=None)``) is that doc's
+variable wherever it stands bare. An entry of a reST ``.. autosummary::`` list names an
+API object, plain word or not: ``info`` listed there fails to import once ``info`` is gone.
+Sphinx roles that name no API object (``:term:``, ``:ref:``, ``:doc:``, ...) are not code,
+a bare ``:meth:``/``:attr:`` names a member of the class at hand (no top-level name), and a
+``.. method::`` inside another class's ``.. class::`` directive declares that class's member.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -50,6 +57,13 @@ _ABOUT_PARAMETERS = re.compile(
 )
 """Prose about a callable's parameters: with the symbol named, the line describes them."""
 _RECEIVERS = frozenset({"self", "cls", "this"})
+_NOT_OBJECT_ROLE = re.compile(
+    r":(?:\w+:)?(?:term|ref|doc|numref|keyword|option|envvar|pep|rfc|download|abbr|guilabel"
+    r"|kbd|program|file|command|menuselection|samp|mailheader|mimetype|dfn|math):`[^`]*`"
+)
+"""Sphinx roles whose target is no API object: ``:term:`iterable``` is a glossary entry."""
+_MEMBER_ROLE = re.compile(r":(?:py:)?(?:meth|attr):`~?[\w$]+(?:\(\))?`")
+"""``:meth:`close``` with no dot: a member of the class the text is about."""
 _DEFINES = re.compile(r"\b(?:def|class)\s+$")
 _SIGNATURE_DIRECTIVE = re.compile(
     r"^\s*\.\.\s+(?:py:)?(?:method|function|classmethod|staticmethod|class)::"
@@ -107,6 +121,77 @@ def doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
             if directive is not None:
                 opened_at = len(directive.group(1))
         yield number, line, fenced
+
+
+_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]*)?=(?!=)")
+_LOOP = re.compile(r"\bfor\s+\(?([A-Za-z_][\w\s,]*?)\)?\s+in\b")
+_ALIAS = re.compile(r"\bas\s+([A-Za-z_]\w*)")
+_DEF = re.compile(r"\b(?:async\s+)?def\s+\w+\s*\(([^)]*)")
+_AUTOSUMMARY = re.compile(r"^(\s*)\.\.\s+autosummary::")
+_ENTRY = re.compile(r"^\s+~?([A-Za-z_][\w.]*)\s*$")
+
+
+def bound_names(code_lines: Iterable[str]) -> frozenset[str]:
+    """Names a doc's own code binds: assigned, loop targets, ``as`` aliases, parameters of
+    the functions it defines. Such a name, bare, is the doc's variable, not an API object."""
+    found: set[str] = set()
+    for line in code_lines:
+        code = bare_code(_PROMPT.sub("", line))
+        assigned = _ASSIGNED.match(code)
+        if assigned is not None:
+            found.update(n.strip() for n in assigned.group(1).split(","))
+        for loop in _LOOP.finditer(code):
+            found.update(n.strip() for n in loop.group(1).split(",") if n.strip())
+        found.update(alias.group(1) for alias in _ALIAS.finditer(code))
+        for define in _DEF.finditer(code):
+            for param in define.group(1).split(","):
+                name = re.match(r"\s*\**\s*([A-Za-z_]\w*)", param)
+                if name is not None:
+                    found.add(name.group(1))
+    return frozenset(found - {"self", "cls"})
+
+
+def autosummary_entries(lines: Iterable[tuple[int, str, bool]]) -> frozenset[int]:
+    """Line numbers of the entries of reST ``.. autosummary::`` lists (``info``,
+    ``~pkg.Graph.copy``): each names an API object Sphinx imports."""
+    found: set[int] = set()
+    opened_at: int | None = None
+    for number, line, _code in lines:
+        stripped = line.strip()
+        if opened_at is not None and stripped:
+            indent = len(line) - len(line.lstrip())
+            if indent <= opened_at:
+                opened_at = None
+            elif _ENTRY.match(line):
+                found.add(number)
+        directive = _AUTOSUMMARY.match(line)
+        if directive is not None:
+            opened_at = len(directive.group(1))
+    return frozenset(found)
+
+
+_CLASS_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:py:)?(?:auto)?(?:class|exception)::\s+([\w.]+)")
+_MEMBER_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:py:)?(?:auto)?(?:method|attribute|classmethod|staticmethod|property)::"
+)
+
+
+def class_scopes(lines: Iterable[tuple[int, str, bool]]) -> dict[int, str]:
+    """Line number -> the class a reST ``.. class:: X`` directive around it documents (its
+    body is indented deeper): there ``.. method:: close()`` declares ``X.close``."""
+    found: dict[int, str] = {}
+    opened: tuple[int, str] | None = None
+    for number, line, _code in lines:
+        if opened is not None and line.strip():
+            if len(line) - len(line.lstrip()) <= opened[0]:
+                opened = None
+            else:
+                found[number] = opened[1]
+        directive = _CLASS_DIRECTIVE.match(line)
+        if directive is not None:
+            opened = (len(directive.group(1)), directive.group(2).rsplit(".", 1)[-1])
+    return found
 
 
 def bare_code(code: str) -> str:
@@ -221,11 +306,34 @@ class SymbolMentions:
     def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
         return self.judge(line, in_code, following).strength
 
-    def judge(self, line: LineContext, in_code: bool, following: str = "") -> Mention:
+    def judge(
+        self,
+        line: LineContext,
+        in_code: bool,
+        following: str = "",
+        *,
+        bound: frozenset[str] = frozenset(),
+        listed: bool = False,
+        scope: str | None = None,
+    ) -> Mention:
         """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
-        ``following``: the code after it, where a call's arguments may go on)."""
+        ``following``: the code after it, where a call's arguments may go on; ``bound``:
+        names the doc's own code binds; ``listed``: the line is an autosummary entry;
+        ``scope``: the class whose reST directive the line is in)."""
         if self.member not in line.text:
             return _NONE  # every way of naming it spells its name
+        if listed:
+            return self._listed(line.text.strip())
+        if scope is not None and self._declares_other(line.text, scope):
+            return _NONE
+        if not in_code and ":`" in line.text:
+            line = self._without_roles(line)
+            if self.member not in line.text:
+                return _NONE
+        if self.owner is None and not self.constructor and self.member in bound:
+            line = self._without_local(line)
+            if self.member not in line.text:
+                return _NONE
         codes = [bare_code(c) for c in line.code] if self.vague else list(line.code)
         prose = line.text if in_code else _without_spans(line.text)
         texts = [*codes, prose]
@@ -240,10 +348,53 @@ class SymbolMentions:
         elif not (in_code or self.vague or self.constructor) and word(self.member).search(prose):
             named = Strength.prose
         if named >= Strength.reference:
-            about = self._about_parameters(codes, prose)
+            about = self._about_parameters(codes, prose, in_code=in_code)
             if about is not None:
                 return Mention(Strength.strong, about)
         return Mention(named)
+
+    def _listed(self, entry: str) -> Mention:
+        """An autosummary entry: it names this object when its last part is the name and,
+        for a member, the part before it is the class (a bare member is some class's)."""
+        parts = entry.lstrip("~").split(".")
+        if parts[-1] != self.member:
+            return _NONE
+        if self.owner is not None and not self.constructor:
+            return Mention(Strength.reference) if parts[-2:-1] == [self.owner] else _NONE
+        if len(parts) > 1 and self.qualifiers and parts[-2] not in self.qualifiers:
+            return _NONE  # ``other_module.info``
+        return Mention(Strength.reference)
+
+    def _declares_other(self, text: str, scope: str) -> bool:
+        """``.. method:: open_spider(spider)`` inside ``.. class:: StatsCollector``: another
+        class's member of the same name, not this one."""
+        if self.owner is None or self.constructor or not _MEMBER_DIRECTIVE.match(text):
+            return False
+        return scope != self.owner and not _names_owner(scope, self.owner)
+
+    def _without_roles(self, line: LineContext) -> LineContext:
+        """The line without the roles that cannot name this symbol: glossary terms, labels,
+        documents and options never; a bare ``:meth:``/``:attr:`` no top-level name."""
+        text = _NOT_OBJECT_ROLE.sub(" ", line.text)
+        if self.owner is None and not self.constructor:
+            text = _MEMBER_ROLE.sub(" ", text)
+        if text == line.text:
+            return line
+        spans = tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+        return dataclasses.replace(line, text=text, code=spans)
+
+    def _without_local(self, line: LineContext) -> LineContext:
+        """The line with bare uses of the name blanked: the doc binds a variable of that
+        name, so only a qualified, imported or decorated use can be the API object."""
+        if _IMPORT.match(line.text):
+            return line
+        bare = re.compile(rf"(?<![\w$.@-]){re.escape(self.member)}(?![\w$-])")
+        blank = "_" * len(self.member)
+        return dataclasses.replace(
+            line,
+            text=bare.sub(blank, line.text),
+            code=tuple(bare.sub(blank, c) for c in line.code),
+        )
 
     def _called(self, text: str, tail: str) -> Mention:
         """A call: strong when it can see the change (it passes a changed parameter, or
@@ -265,15 +416,16 @@ class SymbolMentions:
 
     def _sees_change(self, call: str) -> tuple[str, ...] | None:
         """The changed parameters a call starting at ``call``'s parenthesis sees; None when
-        it sees none; empty when it may see one that cannot be named."""
+        it sees none. When what it passes cannot be read, every changed parameter it may
+        pass (empty only when impact named none), so the evidence still says what changed."""
         inside = balanced(call)
         arguments = CallArguments.parse(_unprompted(inside)) if inside is not None else None
         if self.before is not None and self.after is not None:
             if arguments is None:
-                return ()  # not Python, or it goes on out of sight: cannot tell
+                return tuple(self.params)  # not Python, or it goes on out of sight
             return tuple(seen_changes(self.before, self.after, arguments)) or None
         if not self.params or arguments is None or arguments.positional or arguments.unpacks:
-            return ()  # what changed, or what the call passes, is unknown
+            return tuple(self.params)  # what changed, or what the call passes, is unknown
         passed = tuple(sorted(arguments.keywords & set(self.params)))
         return passed or None
 
@@ -330,9 +482,13 @@ class SymbolMentions:
             return False  # a local or a keyword argument of the same name
         return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))
 
-    def _about_parameters(self, codes: list[str], prose: str) -> tuple[str, ...] | None:
-        """The changed parameters the line names (``timeout=``, `` `timeout` ``), or empty
-        when its prose talks about the parameters without naming one; None otherwise."""
+    def _about_parameters(
+        self, codes: list[str], prose: str, *, in_code: bool
+    ) -> tuple[str, ...] | None:
+        """The changed parameters the line names (``timeout=``, `` `timeout` ``), or all the
+        changed ones when its prose talks about the parameters without naming one (a code line is no
+        prose: ``perror("takes no positional arguments")`` says nothing of ``perror``'s);
+        None otherwise."""
         named: list[str] = []
         for param in self.params:
             assigned = re.search(rf"(?<![\w$-]){re.escape(param)}\s?=", prose)
@@ -340,8 +496,8 @@ class SymbolMentions:
                 named.append(param)
         if named:
             return tuple(named)
-        if _ABOUT_PARAMETERS.search(_without_spans(prose)):
-            return ()
+        if not in_code and _ABOUT_PARAMETERS.search(_without_spans(prose)):
+            return tuple(self.params)  # it describes them all: say which changed
         return None
 
 
