@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 from temporalio.common import SearchAttributeKey
 
-from prflow.agent.budget import BudgetCaps
-
 if TYPE_CHECKING:
     from prflow.pr_identifier import PullRequestRef
 
@@ -56,18 +54,6 @@ class PhaseDefaults:
     iterations: int | None = None
     wall_clock_seconds: float | None = None
     max_tokens: int = 8192
-
-    def caps(self, fallback: BudgetCaps) -> BudgetCaps:
-        return BudgetCaps(
-            usd=fallback.usd if self.usd is None else self.usd,
-            tokens=fallback.tokens if self.tokens is None else self.tokens,
-            iterations=fallback.iterations if self.iterations is None else self.iterations,
-            wall_clock_seconds=(
-                fallback.wall_clock_seconds
-                if self.wall_clock_seconds is None
-                else self.wall_clock_seconds
-            ),
-        )
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def phase_plan(
     fallback = BudgetCaps(
         usd=b.usd, tokens=b.tokens, iterations=b.iterations, wall_clock_seconds=b.wall_clock_seconds
     )
-    caps = defaults.caps(fallback)
+    caps = _default_caps(defaults, fallback)
     caps = BudgetCaps(
         usd=_first(budget_usd, configured.usd, caps.usd),
         tokens=_first(None, configured.tokens, caps.tokens),
@@ -110,3 +110,14 @@ def _first(*values: _T | None) -> _T:
         if value is not None:
             return value
     raise ValueError("no value")
+
+
+def _default_caps(defaults: PhaseDefaults, fallback: BudgetCaps) -> BudgetCaps:
+    """The kind's declared caps of a phase, each unset one taken from ``[budget]``."""
+    declared = {
+        "usd": defaults.usd,
+        "tokens": defaults.tokens,
+        "iterations": defaults.iterations,
+        "wall_clock_seconds": defaults.wall_clock_seconds,
+    }
+    return fallback.model_copy(update={k: v for k, v in declared.items() if v is not None})
