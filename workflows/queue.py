@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.queue.events import PrEvent
     from prflow.queue.gate import SLOT_GRANTED, SlotAsk, gate_workflow_id
     from prflow.queue.jobs import JoinedRun, JoinRun, PlanInput, PlannedJob, QueuePlan
-    from prflow.queue.kind import EVENT_SIGNAL, WORKFLOW_KIND
+    from prflow.queue.kind import EVENT_SIGNAL, STATUS_QUERY, WORKFLOW_KIND
     from prflow.queue.state import (
         JobRun,
         QueueState,
@@ -73,7 +73,7 @@ class PrQueueWorkflow(KindWorkflow):
     def slot_granted(self) -> None:
         self._slot = True
 
-    @workflow.query
+    @workflow.query(name=STATUS_QUERY)
     def status(self) -> QueueStatus:
         return QueueStatus(
             state=self.state, running=self._running, waiting_for_slot=self._waiting_for_slot

@@ -97,6 +97,7 @@ with workflow.unsafe.imports_passed_through():
         given_up_with,
         ready,
     )
+    from prflow.run_handlers import RAISE_BUDGET_UPDATE
     from prflow.run_progress import AgentProgress, PhaseState
     from prflow.workspace.models import WorkspaceRef
     from workflows import refactor_platform
@@ -949,7 +950,7 @@ class RefactorWorkflow(KindWorkflow):
         self.kit.record_child_progress(progress)
         self.kit.note_cost()
 
-    @workflow.update
+    @workflow.update(name=RAISE_BUDGET_UPDATE)
     async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:  # type: ignore[override]
         status = await self.kit.raise_budget(change)
         for child_id in self._running.values():

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.errors import USER_ERROR_TYPE
     from prflow.github_models import CommentUpsertInput, CommentUpsertResult
     from prflow.pr_identifier import PullRequestRef
+    from prflow.run_handlers import PROGRESS_QUERY, RAISE_BUDGET_UPDATE, SPEND_QUERY
     from prflow.run_progress import AgentProgress, PhaseProgress, PhaseState, RunProgress
     from workflows.agent_loop import AgentLoop
     from workflows.agent_workflow import AgentWorkflow
@@ -324,15 +325,15 @@ class KindWorkflow(ChildReports):
 
     kit: RunKit
 
-    @workflow.query
+    @workflow.query(name=PROGRESS_QUERY)
     def progress(self) -> RunProgress:
         return self.kit.progress()
 
-    @workflow.query
+    @workflow.query(name=SPEND_QUERY)
     def spend(self) -> BudgetStatus:
         return self.kit.status()
 
-    @workflow.update
+    @workflow.update(name=RAISE_BUDGET_UPDATE)
     async def raise_budget(self, change: BudgetRaise) -> BudgetStatus:
         return await self.kit.raise_budget(change)
 

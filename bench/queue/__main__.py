@@ -30,7 +30,7 @@ from temporalio.worker import Worker
 from bench.queue.bare_workflow import BareWorkflow
 from prflow.config import cached_settings, load_settings
 from prflow.pr_identifier import PullRequestRef
-from prflow.queue.kind import pr_queue_id
+from prflow.queue.kind import STATUS_QUERY, pr_queue_id
 from prflow.queue.state import QueueStatus, RunOutcome
 from tests.support.cli_runs import free_port
 from tests.support.fake_github import FakeGitHub
@@ -70,7 +70,7 @@ async def _until_all_current(
             ref = PullRequestRef(owner=org.org, repo=repo, number=number)
             handle = client.get_workflow_handle(pr_queue_id(ref))
             try:
-                status = await handle.query("status", result_type=QueueStatus)
+                status = await handle.query(STATUS_QUERY, result_type=QueueStatus)
             except Exception:
                 continue
             if status.running is None and status.state.last_reviewed_sha == org.head(repo, number):

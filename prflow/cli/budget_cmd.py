@@ -17,6 +17,7 @@ from prflow.cli.numbers import check_number
 from prflow.config import load_settings
 from prflow.errors import UserError
 from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_TOKENS, MAX_USD
+from prflow.run_handlers import RAISE_BUDGET_UPDATE, SPEND_QUERY
 
 budget_app = typer.Typer(
     help="Inspect and raise the budget of a running workflow.", no_args_is_help=True
@@ -54,7 +55,7 @@ async def _query(workflow_id: str) -> BudgetStatus:
     _require_live(workflow_id, described.status, described.task_queue)
     try:
         status: BudgetStatus = await handle.query(
-            "spend", result_type=BudgetStatus, rpc_timeout=QUERY_TIMEOUT
+            SPEND_QUERY, result_type=BudgetStatus, rpc_timeout=QUERY_TIMEOUT
         )
         return status
     except RPCError as err:
@@ -88,7 +89,7 @@ async def _raise(workflow_id: str, change: BudgetRaise) -> BudgetStatus:
     handle = client.get_workflow_handle(workflow_id)
     try:
         raised: BudgetStatus = await handle.execute_update(
-            "raise_budget", change, result_type=BudgetStatus
+            RAISE_BUDGET_UPDATE, change, result_type=BudgetStatus
         )
         return raised
     except WorkflowUpdateFailedError as err:

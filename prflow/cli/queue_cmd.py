@@ -159,13 +159,13 @@ def status(
 async def _status(pr: PullRequestRef) -> QueueStatus:
     from temporalio.service import RPCError, RPCStatusCode
 
-    from prflow.queue.kind import pr_queue_id
+    from prflow.queue.kind import STATUS_QUERY, pr_queue_id
     from prflow.queue.state import QueueStatus
 
     client = await cluster_client(load_settings())
     try:
         found: QueueStatus = await client.get_workflow_handle(pr_queue_id(pr)).query(
-            "status", result_type=QueueStatus
+            STATUS_QUERY, result_type=QueueStatus
         )
     except RPCError as err:
         if err.status == RPCStatusCode.NOT_FOUND:

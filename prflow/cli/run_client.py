@@ -37,6 +37,7 @@ from prflow.cli.workflow_failed import WorkflowFailed
 from prflow.config import Settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.kinds import KindDeclaration
+from prflow.run_handlers import PROGRESS_QUERY
 from prflow.run_progress import RunProgress
 from prflow.task_queues import QueueNames, routing_memo
 from worker.embedded import Runtime
@@ -165,10 +166,10 @@ async def follow(
     try:
         while not result_task.done():
             with contextlib.suppress(RPCError):
-                display.update(await handle.query("progress", result_type=RunProgress))
+                display.update(await handle.query(PROGRESS_QUERY, result_type=RunProgress))
             await asyncio.wait({result_task}, timeout=POLL_SECONDS)
         with contextlib.suppress(RPCError):
-            display.update(await handle.query("progress", result_type=RunProgress))
+            display.update(await handle.query(PROGRESS_QUERY, result_type=RunProgress))
         return result_task.result()
     except WorkflowFailureError as err:
         raise explain_failure(err, handle.id) from None

@@ -10,6 +10,8 @@ WORKFLOW_KIND = "queue"
 GATE_WORKFLOW = "queue_gate"
 POLL_WORKFLOW = "queue_poll"
 EVENT_SIGNAL = "event"
+STATUS_QUERY = "status"
+"""Query of a PR's queue workflow: its :class:`prflow.queue.state.QueueStatus`."""
 
 
 def pr_queue_id(pr: PullRequestRef) -> str:
