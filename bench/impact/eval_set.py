@@ -49,6 +49,8 @@ PYTHON_COUNT = 20
 TYPESCRIPT_COUNT = 20
 LARGE_MODULES = 1000
 LARGE_COUNT = 2
+EXTRA_SEED_OFFSET = 100
+"""The extra npm tuning draw's seed is the set's seed plus this (issue 29, TypeScript)."""
 LARGE_SDIST_BYTES = 4_000_000
 """The stratum's first filter, from the registry's file list: smaller sdists are not fetched."""
 MAX_SDIST_BYTES = 40_000_000
@@ -317,6 +319,25 @@ def draw(
     return drawn
 
 
+def extra_tuning(
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10
+) -> list[DrawnPair]:
+    """More npm pairs for the tuning side only: a draw with its own seed over the packages the
+    set does not hold yet, by the same eligibility test. The held-out half stays as drawn."""
+    taken = {p.package for p in drawn}
+    rest = [name for name in popular_packages("npm") if name not in taken]
+    pairs = sample_pairs(
+        "npm",
+        seed=seed + EXTRA_SEED_OFFSET,
+        count=count,
+        eligible=typescript_eligible(work),
+        kind="major",
+        packages=rest,
+    )
+    tuning = [replace(pair, half="tune") for pair in pairs]
+    return [_described(work, pair, "npm-extra") for pair in tuning]
+
+
 def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
     drawn = DrawnPair(pair.ecosystem, pair.package, pair.base, pair.head, pair.half, stratum)
     if pair.ecosystem != "pypi":
@@ -347,8 +368,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=MANIFEST)
     parser.add_argument("--python-count", type=int, default=PYTHON_COUNT, help="beside the stratum")
     parser.add_argument("--npm-count", type=int, default=TYPESCRIPT_COUNT)
+    parser.add_argument(
+        "--extra-npm-tuning",
+        type=int,
+        metavar="N",
+        help="keep the committed set and add N npm pairs to the tuning half "
+        f"(seed + {EXTRA_SEED_OFFSET}, packages not in the set yet)",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
+    if args.extra_npm_tuning:
+        return _extend(work, args.output, args.seed, args.extra_npm_tuning)
     try:
         drawn = draw(work, args.seed, args.python_count, args.npm_count)
     except BenchError as err:
@@ -372,6 +402,30 @@ def main(argv: list[str] | None = None) -> int:
         halves = by_half([ReleasePair("pypi", p.package, p.base, p.head, p.half) for p in pairs])  # type: ignore[arg-type]
         for half, members in halves.items():
             print(f"{ecosystem} {half} ({len(members)}): " + ", ".join(m.label for m in members))
+    return 0
+
+
+def _extend(work: WorkDir, output: Path, seed: int, count: int) -> int:
+    """Append an extra npm tuning draw to the committed set (earlier extra pairs are replaced)."""
+    document = json.loads(output.read_text(encoding="utf-8"))
+    kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] != "npm-extra"]
+    try:
+        extra = extra_tuning(work, kept, seed, count)
+    except BenchError as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    document["counts"]["npm-extra"] = count
+    document["rules"]["npm-extra"] = (
+        f"the npm rule, seed + {EXTRA_SEED_OFFSET}, packages not drawn before, tuning half only"
+    )
+    document["pairs"] = [asdict(p) for p in [*kept, *extra]]
+    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(
+        "npm extra tuning ("
+        + str(len(extra))
+        + "): "
+        + ", ".join(f"{p.package} {p.base}→{p.head}" for p in extra)
+    )
     return 0
 
 

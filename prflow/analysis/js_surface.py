@@ -32,7 +32,7 @@ from prflow.analysis.parse_cache import MemoryParseCache, ParsedFiles, ParserSpe
 from prflow.imports.build import is_skipped
 from prflow.imports.js_imports import JsResolver
 from prflow.imports.tsconfig import TsConfigIndex
-from prflow.js_files import is_js_file
+from prflow.js_files import is_declaration_file, is_js_file
 from prflow.source_tree import SourceTree
 
 _CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
@@ -138,8 +138,8 @@ class SurfaceReader:
             for p in self.paths
             if p.startswith(prefix) and is_js_file(p) and "node_modules" not in p.split("/")
         ]
-        declarations = [p for p in files if p.endswith(".d.ts")]
-        chosen = frozenset(declarations or [p for p in files if not p.endswith(".d.ts")])
+        declarations = [p for p in files if is_declaration_file(p)]
+        chosen = frozenset(declarations or [p for p in files if not is_declaration_file(p)])
         resolver = JsResolver(files=chosen, configs=TsConfigIndex(self.tree, self.paths))
         manifest = _manifest(self.tree, f"{prefix}package.json")
         entries: dict[str, str] = {}
