@@ -17,6 +17,10 @@ Eligible, npm (major release lines, where semver puts breaks): both tarballs
 fetch with npm pack and ship ``.d.ts`` files, the TypeScript oracle checks the
 main entry within its time limit and lists at least one break.
 
+More tuning pairs (``--extra-npm-tuning N``) come from a further npm draw with its own
+seed over the packages the set does not hold yet; they all go to the tuning half, so the
+held-out half is never looked at while tuning and stays as first drawn.
+
 A size stratum guarantees large packages without naming any: a first draw,
 with its own seed offset, keeps only Python pairs whose package has at least
 :data:`LARGE_MODULES` modules, two of them, so each half holds one (the sampler
@@ -319,23 +323,37 @@ def draw(
     return drawn
 
 
-def extra_tuning(
-    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10
-) -> list[DrawnPair]:
-    """More npm pairs for the tuning side only: a draw with its own seed over the packages the
-    set does not hold yet, by the same eligibility test. The held-out half stays as drawn."""
-    taken = {p.package for p in drawn}
-    rest = [name for name in popular_packages("npm") if name not in taken]
+def extra_tuning_pairs(
+    taken: set[str],
+    seed: int,
+    count: int,
+    eligible: Callable[[ReleasePair], bool],
+    packages: list[str] | None = None,
+    cache: Path = DEFAULT_CACHE,
+) -> list[ReleasePair]:
+    """More npm pairs for the tuning side only: a draw with its own seed (``seed`` +
+    :data:`EXTRA_SEED_OFFSET`) over the packages not ``taken`` yet, by the same eligibility
+    test. The held-out half stays as drawn; none of its packages can come back."""
+    rest = [name for name in (packages or popular_packages("npm")) if name not in taken]
     pairs = sample_pairs(
         "npm",
         seed=seed + EXTRA_SEED_OFFSET,
         count=count,
-        eligible=typescript_eligible(work),
+        eligible=eligible,
         kind="major",
         packages=rest,
+        cache=cache,
     )
-    tuning = [replace(pair, half="tune") for pair in pairs]
-    return [_described(work, pair, "npm-extra") for pair in tuning]
+    return [replace(pair, half="tune") for pair in pairs]
+
+
+def extra_tuning(
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10
+) -> list[DrawnPair]:
+    """:func:`extra_tuning_pairs` for the committed set, described like its other pairs."""
+    taken = {p.package for p in drawn}
+    pairs = extra_tuning_pairs(taken, seed, count, typescript_eligible(work))
+    return [_described(work, pair, "npm-extra") for pair in pairs]
 
 
 def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
