@@ -327,3 +327,25 @@ def test_an_export_list_naming_type_and_ts_specifiers_reaches_the_declarations()
     assert diff.not_analysed == []
     assert {c.symbol for c in diff.changes} == {"type"}
     assert diff.changes[0].file == "out/keywords.d.ts"
+
+
+def test_types_named_only_in_exports_are_lost_to_node10_consumers() -> None:
+    # @typescript-eslint/utils 6 dropped `types`/`main` for `exports` alone: consumers compiling
+    # with `moduleResolution: node` (node10, which ignores `exports`) find no types any more.
+    body = "export declare function parse(text: string): object;\nexport type Node = object;\n"
+    old_manifest = {"name": "u", "types": "dist/index.d.ts", "main": "dist/index.js"}
+    new_manifest = {"name": "u", "exports": {".": {"types": "./dist/index.d.ts"}}}
+    base = {"package.json": json.dumps(old_manifest), "dist/index.d.ts": body}
+    head = {"package.json": json.dumps(new_manifest), "dist/index.d.ts": body}
+    changed = [ChangedFile(path="package.json", status=FileStatus.modified)]  # nothing else
+
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
+
+    assert {(c.symbol, c.kind) for c in diff.changes} == {
+        ("parse", BreakingKind.removed_export),
+        ("Node", BreakingKind.removed_export),
+    }
+    assert all("moduleResolution: node" in c.detail for c in diff.changes)
+    # with `main` still beside the declarations, node10 finds them: nothing is lost
+    kept = {**head, "package.json": json.dumps({**new_manifest, "main": "dist/index.js"})}
+    assert find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(kept)).changes == []
