@@ -19,5 +19,13 @@ def is_js_file(path: str) -> bool:
     return path.endswith(JS_TS_SUFFIXES)
 
 
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+
+
+def is_declaration_file(path: str) -> bool:
+    """A TypeScript declaration file: what a package ships as its types."""
+    return path.endswith(DECLARATION_SUFFIXES)
+
+
 def is_typescript_file(path: str) -> bool:
     return path.endswith(TS_SUFFIXES + TSX_SUFFIXES)

@@ -17,6 +17,10 @@ Eligible, npm (major release lines, where semver puts breaks): both tarballs
 fetch with npm pack and ship ``.d.ts`` files, the TypeScript oracle checks the
 main entry within its time limit and lists at least one break.
 
+More tuning pairs (``--extra-npm-tuning N``) come from a further npm draw with its own
+seed over the packages the set does not hold yet; they all go to the tuning half, so the
+held-out half is never looked at while tuning and stays as first drawn.
+
 A size stratum guarantees large packages without naming any: a first draw,
 with its own seed offset, keeps only Python pairs whose package has at least
 :data:`LARGE_MODULES` modules, two of them, so each half holds one (the sampler
@@ -49,6 +53,8 @@ PYTHON_COUNT = 20
 TYPESCRIPT_COUNT = 20
 LARGE_MODULES = 1000
 LARGE_COUNT = 2
+EXTRA_SEED_OFFSET = 100
+"""The extra npm tuning draw's seed is the set's seed plus this (issue 29, TypeScript)."""
 LARGE_SDIST_BYTES = 4_000_000
 """The stratum's first filter, from the registry's file list: smaller sdists are not fetched."""
 MAX_SDIST_BYTES = 40_000_000
@@ -317,6 +323,39 @@ def draw(
     return drawn
 
 
+def extra_tuning_pairs(
+    taken: set[str],
+    seed: int,
+    count: int,
+    eligible: Callable[[ReleasePair], bool],
+    packages: list[str] | None = None,
+    cache: Path = DEFAULT_CACHE,
+) -> list[ReleasePair]:
+    """More npm pairs for the tuning side only: a draw with its own seed (``seed`` +
+    :data:`EXTRA_SEED_OFFSET`) over the packages not ``taken`` yet, by the same eligibility
+    test. The held-out half stays as drawn; none of its packages can come back."""
+    rest = [name for name in (packages or popular_packages("npm")) if name not in taken]
+    pairs = sample_pairs(
+        "npm",
+        seed=seed + EXTRA_SEED_OFFSET,
+        count=count,
+        eligible=eligible,
+        kind="major",
+        packages=rest,
+        cache=cache,
+    )
+    return [replace(pair, half="tune") for pair in pairs]
+
+
+def extra_tuning(
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10
+) -> list[DrawnPair]:
+    """:func:`extra_tuning_pairs` for the committed set, described like its other pairs."""
+    taken = {p.package for p in drawn}
+    pairs = extra_tuning_pairs(taken, seed, count, typescript_eligible(work))
+    return [_described(work, pair, "npm-extra") for pair in pairs]
+
+
 def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
     drawn = DrawnPair(pair.ecosystem, pair.package, pair.base, pair.head, pair.half, stratum)
     if pair.ecosystem != "pypi":
@@ -347,8 +386,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=MANIFEST)
     parser.add_argument("--python-count", type=int, default=PYTHON_COUNT, help="beside the stratum")
     parser.add_argument("--npm-count", type=int, default=TYPESCRIPT_COUNT)
+    parser.add_argument(
+        "--extra-npm-tuning",
+        type=int,
+        metavar="N",
+        help="keep the committed set and add N npm pairs to the tuning half "
+        f"(seed + {EXTRA_SEED_OFFSET}, packages not in the set yet)",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
+    if args.extra_npm_tuning:
+        return _extend(work, args.output, args.seed, args.extra_npm_tuning)
     try:
         drawn = draw(work, args.seed, args.python_count, args.npm_count)
     except BenchError as err:
@@ -372,6 +420,30 @@ def main(argv: list[str] | None = None) -> int:
         halves = by_half([ReleasePair("pypi", p.package, p.base, p.head, p.half) for p in pairs])  # type: ignore[arg-type]
         for half, members in halves.items():
             print(f"{ecosystem} {half} ({len(members)}): " + ", ".join(m.label for m in members))
+    return 0
+
+
+def _extend(work: WorkDir, output: Path, seed: int, count: int) -> int:
+    """Append an extra npm tuning draw to the committed set (earlier extra pairs are replaced)."""
+    document = json.loads(output.read_text(encoding="utf-8"))
+    kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] != "npm-extra"]
+    try:
+        extra = extra_tuning(work, kept, seed, count)
+    except BenchError as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    document["counts"]["npm-extra"] = count
+    document["rules"]["npm-extra"] = (
+        f"the npm rule, seed + {EXTRA_SEED_OFFSET}, packages not drawn before, tuning half only"
+    )
+    document["pairs"] = [asdict(p) for p in [*kept, *extra]]
+    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(
+        "npm extra tuning ("
+        + str(len(extra))
+        + "): "
+        + ", ".join(f"{p.package} {p.base}→{p.head}" for p in extra)
+    )
     return 0
 
 

@@ -22,6 +22,7 @@ member changes are ``changed_type``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
@@ -96,7 +97,8 @@ def find_js_breaking_changes(
     relevant = [
         item
         for item in changed
-        if item.status is not FileStatus.added and is_js_file(item.old_path or item.path)
+        if item.status is not FileStatus.added
+        and (is_js_file(item.old_path or item.path) or _entry_fields_changed(item, base, head))
     ]
     if not relevant:
         return JsApiDiff([])
@@ -113,14 +115,14 @@ def find_js_breaking_changes(
     for item in relevant:
         root = owning_root(item.old_path or item.path, roots)
         if root is None:
-            loose.append(item)
+            loose.extend([item] if is_js_file(item.old_path or item.path) else [])
         else:
             packages.setdefault(root, []).append(item)
     for root, items in sorted(packages.items()):
         old = base_reader.surface(root)
         new = head_reader.surface(root) if old is not None else None
         if old is None or new is None:
-            loose.extend(items)
+            loose.extend(item for item in items if not _is_manifest(item.path))
             continue
         judge = _CompilerJudge(compiler, base, head) if compiler is not None else None
         found = compare_surfaces(old, new, touched, changed_words, judge)
@@ -172,6 +174,7 @@ def compare_surfaces(
         changes += _without_compiler(
             old.entries.get(".", ""), before, after, changes, aliases, hidden, unique
         )
+    changes += _lost_to_node10(old, new, before, changes)
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
         name = change.symbol
@@ -254,6 +257,51 @@ def _without_compiler(
             continue
         detail = f"uses `{cause}`, which is not exported and changed{NO_COMPILER}"
         report.changed(before[name], after[name], BreakingKind.changed_type, detail)
+    return report.changes
+
+
+def _is_manifest(path: str) -> bool:
+    return path == "package.json" or path.endswith("/package.json")
+
+
+_ENTRY_FIELDS = ("exports", "types", "typings", "typesVersions", "main", "module")
+
+
+def _entry_fields_changed(item: ChangedFile, base: SourceTree, head: SourceTree) -> bool:
+    """A ``package.json`` whose entry-point fields changed: where consumers find the package's
+    names moved (a dependency bump alone is no reason to read the package)."""
+    if not _is_manifest(item.path) or item.status is not FileStatus.modified:
+        return False
+    fields = []
+    for tree in (base, head):
+        try:
+            data = json.loads(tree.read_text(item.path) or "{}")
+        except ValueError:
+            return False
+        fields.append({k: data.get(k) for k in _ENTRY_FIELDS} if isinstance(data, dict) else {})
+    return fields[0] != fields[1]
+
+
+def _lost_to_node10(
+    old: PackageSurface,
+    new: PackageSurface,
+    before: dict[str, JsExport],
+    found: list[BreakingChange],
+) -> list[BreakingChange]:
+    """Every main-entry name, when the package's types stop resolving for ``moduleResolution:
+    node`` (node10, which ignores ``exports``): its consumers cannot import any of them."""
+    if old.node10_entry is None or new.node10_entry is not None or new.unreadable:
+        return []
+    removed = {c.symbol for c in found if c.kind is BreakingKind.removed_export}
+    report = _Report(old.entries.get(".", ""), "typescript")
+    for name, export in sorted(before.items()):
+        if ":" in name or "." in name or name in removed:
+            continue
+        detail = (
+            f"`{name}` is no longer found with `moduleResolution: node` (node10): the package's "
+            "types are named only in package.json `exports`, which node10 ignores"
+        )
+        report.lost(export, detail)
     return report.changes
 
 
@@ -775,6 +823,10 @@ class _Report:
     def removed(self, export: JsExport) -> None:
         what = "member" if _parent(export.name) else _KIND_WORDS.get(export.kind, export.kind)
         detail = f"exported {what} `{export.name}` was removed"
+        self._put(export, None, BreakingKind.removed_export, detail)
+
+    def lost(self, export: JsExport, detail: str) -> None:
+        """A name that is gone for some consumers, with the reason."""
         self._put(export, None, BreakingKind.removed_export, detail)
 
     def renamed(self, before: JsExport, after: JsExport, new_name: str) -> None:

@@ -46,7 +46,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-7"
+JS_SURFACE_VERSION = "js-surface-8"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -273,6 +273,7 @@ class _Extractor:
         self.exported_locals: set[str] = set()
         self.imports: dict[str, tuple[str, str]] = {}
         self.damaged: list[str] = []
+        self.text_lists: list[tuple[Node, list[tuple[str, str]], str | None]] = []
 
     def run(self) -> dict[str, JsExport]:
         statements = list(self._top_level())
@@ -291,6 +292,10 @@ class _Extractor:
                 self._export_statement(node)
             elif node.type == "expression_statement":
                 self._commonjs(node)
+        for node, pairs, origin in self.text_lists:
+            self._export_names(
+                [(local, exported, _line(node)) for local, exported in pairs], origin
+            )
         if self.declaration_file and not any(_is_export_declaration(n) for n in statements):
             # TypeScript: a declaration file without export lists or ``export =`` exports
             # every top-level declaration, ``export`` keyword or not.
@@ -301,8 +306,16 @@ class _Extractor:
         return {name: self._with_local_types(item) for name, item in self.exports.items()}
 
     def _top_level(self) -> Iterator[Node]:
-        """Statements that parse; the names declared by the others are recorded as damaged."""
+        """Statements that parse; the names declared by the others are recorded as damaged.
+
+        An export list tree-sitter misreads (a specifier named ``type``, as in ``export {
+        type, ark } from "./ark.js"``, which TypeScript reads as the name) is read from its text.
+        """
         for node in self.root.named_children:
+            listed = _export_list(node) if node.has_error else None
+            if listed is not None:
+                self.text_lists.append((node, *listed))
+                continue
             if node.has_error or node.type == "ERROR":
                 found = _DECLARED_NAME.findall(_text(node))
                 self.damaged.extend(found if node.type == "ERROR" else found[:1])
@@ -367,27 +380,32 @@ class _Extractor:
             self._add(replace(item, source=plain, imported="*"))
 
     def _export_clause(self, clause: Node, source: Node | None) -> None:
+        names = []
         for spec in clause.named_children:
             if spec.type != "export_specifier":
                 continue
             local = _text(spec.child_by_field_name("name"))
             exported = _text(spec.child_by_field_name("alias")) or local
+            names.append((local, exported, _line(spec)))
+        self._export_names(names, _text(source) if source is not None else None)
+
+    def _export_names(self, names: list[tuple[str, str, int]], source: str | None) -> None:
+        """``export { local as exported }`` (``from source``, quoted as written) per name."""
+        for local, exported, line in names:
             if source is not None:
                 shown = local if exported == local else f"{local} as {exported}"
-                text = f"export {{ {shown} }} from {_text(source)}"
-                origin = _text(source).strip("'\"")
-                self._add(
-                    replace(_reexport(exported, text, _line(spec)), source=origin, imported=local)
-                )
+                text = f"export {{ {shown} }} from {source}"
+                origin = source.strip("'\"")
+                self._add(replace(_reexport(exported, text, line), source=origin, imported=local))
             elif local in self.locals:
                 for item in self.locals[local]:
                     self._add(self._renamed(item, exported))
             elif local in self.imports:
                 origin, name = self.imports[local]
-                item = _reexport(exported, f"export {{ {local} }}", _line(spec))
+                item = _reexport(exported, f"export {{ {local} }}", line)
                 self._add(replace(item, source=origin, imported=name))
             else:
-                self._add(_reexport(exported, f"export {{ {local} }}", _line(spec)))
+                self._add(_reexport(exported, f"export {{ {local} }}", line))
 
     def _export_value(self, name: str, value: Node, *, export_equals: bool = False) -> None:
         """``export default <expr>``, ``export = <expr>``, ``module.exports = <expr>``."""
@@ -704,6 +722,30 @@ class _Extractor:
                 if local.kind in ("interface", "type") and local.type_text is not None:
                     found.append(local)
         return replace(item, local_types=tuple(found)) if found else item
+
+
+_EXPORT_LIST = re.compile(
+    r"export\s+(?:type\s+)?\{(?P<names>[^{}]*)\}\s*(?:from\s*(?P<source>'[^']*'|\"[^\"]*\"))?\s*;?"
+)
+_SPECIFIER = re.compile(r"(?:type\s+)?(?P<local>[\w$]+)(?:\s+as\s+(?P<alias>[\w$]+))?")
+
+
+def _export_list(node: Node) -> tuple[list[tuple[str, str]], str | None] | None:
+    """``export { a, type B, c as d } from "x"`` read from its text: (local, exported) names
+    and the quoted source; None for any other statement."""
+    match = _EXPORT_LIST.fullmatch(_text(node).strip())
+    if match is None:
+        return None
+    names = []
+    for part in match.group("names").split(","):
+        spec = _SPECIFIER.fullmatch(part.strip())
+        if spec is None:
+            if part.strip():
+                return None
+            continue
+        local = spec.group("local")
+        names.append((local, spec.group("alias") or local))
+    return names, match.group("source")
 
 
 def _reexport(name: str, text: str, line: int, kind: str = "reexport") -> JsExport:

@@ -32,7 +32,7 @@ from prflow.analysis.parse_cache import MemoryParseCache, ParsedFiles, ParserSpe
 from prflow.imports.build import is_skipped
 from prflow.imports.js_imports import JsResolver
 from prflow.imports.tsconfig import TsConfigIndex
-from prflow.js_files import is_js_file
+from prflow.js_files import is_declaration_file, is_js_file
 from prflow.source_tree import SourceTree
 
 _CONDITIONS = ("types", "typings", "import", "module", "default", "require", "node", "browser")
@@ -65,6 +65,11 @@ class PackageSurface:
     """Type aliases declared in the files read (exported or not), by name."""
     unique_symbols: set[str] = field(default_factory=set)
     """``unique symbol`` constants declared in the files read: each release's is its own type."""
+    node10_entry: str | None = None
+    """The main entry's declaration file as TypeScript's ``node10`` resolution finds it
+    (``typesVersions``, ``types``/``typings``, ``main``, ``index``; never ``exports``): what
+    consumers compiling with ``moduleResolution: node`` import. None when it finds none, or
+    when the package ships no declaration files (its sources say nothing about that)."""
     hidden: dict[str, list[JsExport]] = field(default_factory=dict)
     """Declarations consumers use without naming them, by declared name (the declaration and
     its members): classes, interfaces and aliases the main entry's names use but the entry
@@ -138,8 +143,8 @@ class SurfaceReader:
             for p in self.paths
             if p.startswith(prefix) and is_js_file(p) and "node_modules" not in p.split("/")
         ]
-        declarations = [p for p in files if p.endswith(".d.ts")]
-        chosen = frozenset(declarations or [p for p in files if not p.endswith(".d.ts")])
+        declarations = [p for p in files if is_declaration_file(p)]
+        chosen = frozenset(declarations or [p for p in files if not is_declaration_file(p)])
         resolver = JsResolver(files=chosen, configs=TsConfigIndex(self.tree, self.paths))
         manifest = _manifest(self.tree, f"{prefix}package.json")
         entries: dict[str, str] = {}
@@ -154,6 +159,8 @@ class SurfaceReader:
         if not entries:
             return None
         surface = PackageSurface(root, entries)
+        if declarations:
+            surface.node10_entry = _node10_entry(manifest, resolver, f"{prefix}package.json")
         self._prefetch(list(entries.values()), resolver)
         for subpath, entry in sorted(entries.items()):
             label = "" if subpath == "." else f"{subpath.removeprefix('./')}:"
@@ -401,6 +408,32 @@ def _entry_candidates(manifest: dict[str, Any]) -> dict[str, list[str]]:
     found.setdefault(".", [])
     found["."] = found["."] + main
     return found
+
+
+def _node10_entry(manifest: dict[str, Any], resolver: JsResolver, anchor: str) -> str | None:
+    """The declaration file ``moduleResolution: node`` (node10) finds for the package itself.
+
+    ``typesVersions`` applies when a key's range admits TypeScript 5 (``*``, ``>=4.1``; not
+    ``<4.7``); then ``types``/``typings``, ``main`` with its ``.d.ts`` beside it, ``index``.
+    """
+    wanted = [manifest.get(key) for key in ("types", "typings", "main")]
+    candidates = [c for c in wanted if isinstance(c, str) and c.strip("./")] + ["index"]
+    versions = manifest.get("typesVersions")
+    mapping = None
+    if isinstance(versions, dict):
+        mapping = next(
+            (v for k, v in versions.items() if not str(k).lstrip().startswith("<")), None
+        )
+    pattern = mapping.get("*") if isinstance(mapping, dict) else None
+    if isinstance(pattern, list) and pattern and isinstance(pattern[0], str):
+        candidates = [pattern[0].replace("*", c.lstrip("./")) for c in candidates] + candidates
+    for candidate in candidates:
+        stem = candidate[:-3] if candidate.endswith((".js", ".ts")) else candidate
+        for specifier in (candidate, stem):
+            found = resolver.resolve(anchor, f"./{specifier.lstrip('./')}")
+            if found is not None and is_declaration_file(found):
+                return found
+    return None
 
 
 def _pick_condition(value: Any) -> list[str]:

@@ -18,10 +18,11 @@ import hashlib
 import multiprocessing
 import multiprocessing.pool
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from prflow.analysis.findings import NotAnalysed
+from prflow.js_files import is_declaration_file
 from prflow.source_tree import SourceTree
 
 Parser = Callable[[str, str], bytes]
@@ -55,6 +56,13 @@ class InputLimits:
 
     max_bytes: int = 1_000_000
     max_lines: int = 25_000
+    declaration_max_bytes: int = 8_000_000
+    declaration_max_lines: int = 250_000
+    """TypeScript declaration files (``.d.ts``) are generated, often one bundled file for a
+    whole API (@octokit/rest 16 ships 1.36 MB): they may be this big, and one above
+    ``max_bytes``/``max_lines`` is always parsed in a worker process under
+    ``seconds_per_file`` per started ``max_bytes`` (a 1.36 MB one parses in about 3 s with
+    64 MB resident on a quiet machine)."""
     seconds_per_file: float = 20.0
     parallel_from: int = 150
     """Parse in worker processes when at least this many files miss the cache."""
@@ -136,18 +144,25 @@ class ParsedFiles:
         size = tree.size_of(path)
         if size is None:
             return None
-        if size > self.limits.max_bytes:
-            self.skip(path, f"larger than {self.limits.max_bytes} bytes ({size})")
+        declaration = is_declaration_file(path)
+        max_bytes = self.limits.declaration_max_bytes if declaration else self.limits.max_bytes
+        max_lines = self.limits.declaration_max_lines if declaration else self.limits.max_lines
+        if size > max_bytes:
+            self.skip(path, f"larger than {max_bytes} bytes ({size})")
             return None
         text = tree.read_text(path)
         if text is None:
             self.skip(path, "binary or undecodable content")
             return None
         lines = text.count("\n") + 1
-        if lines > self.limits.max_lines:
-            self.skip(path, f"more than {self.limits.max_lines} lines ({lines})")
+        if lines > max_lines:
+            self.skip(path, f"more than {max_lines} lines ({lines})")
             return None
         return text
+
+    def _oversized(self, text: str) -> bool:
+        """Beyond the ordinary limits (a big declaration file): parsed only under a time limit."""
+        return len(text) > self.limits.max_bytes or text.count("\n") >= self.limits.max_lines
 
     def skip(self, path: str, reason: str) -> None:
         """Record that ``path`` was not analysed (the first reason wins)."""
@@ -161,14 +176,30 @@ class ParsedFiles:
         threshold = (
             self.limits.parallel_from_when_ready if _workers.ready else self.limits.parallel_from
         )
+        big = [p for p in paths if self._oversized(texts[p])]
+        done: dict[str, bytes] = {}
+        if big:
+            # the time budget grows with the size: a 3 MB file gets three files' time
+            scale = max(-(-len(texts[p]) // self.limits.max_bytes) for p in big)
+            budget = replace(self.limits, seconds_per_file=self.limits.seconds_per_file * scale)
+            try:
+                done = _parse_in_workers(
+                    self.spec.parse, big, texts, budget, self.skip, self.progress
+                )
+            except (OSError, RuntimeError):  # no worker processes: never parse these inline
+                for path in big:
+                    self.skip(path, "too big to parse without a worker process")
+            paths = [p for p in paths if p not in big]
         if len(paths) >= threshold:
             try:
-                return _parse_in_workers(
-                    self.spec.parse, paths, texts, self.limits, self.skip, self.progress
+                done.update(
+                    _parse_in_workers(
+                        self.spec.parse, paths, texts, self.limits, self.skip, self.progress
+                    )
                 )
+                return done
             except (OSError, RuntimeError):
                 pass  # no worker processes here (restricted host, odd __main__): parse inline
-        done: dict[str, bytes] = {}
         for path in paths:
             try:
                 done[path] = self.spec.parse(texts[path], path)

@@ -23,12 +23,17 @@ from prflow.imports.tsconfig import TsConfigIndex
 
 # TypeScript's probing order for extensionless specifiers.
 _PROBE_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs")
-# A `.js`-family specifier may name a TypeScript source (ESM output convention).
+# A `.js`-family specifier may name a TypeScript source (ESM output convention); a `.ts`
+# one (`allowImportingTsExtensions`, kept as written in emitted declarations) its `.d.ts`.
 _TS_FOR_JS = {
     ".js": (".ts", ".tsx", ".d.ts"),
     ".jsx": (".tsx",),
     ".mjs": (".mts", ".d.mts"),
     ".cjs": (".cts", ".d.cts"),
+    ".ts": (".d.ts",),
+    ".tsx": (".d.ts",),
+    ".mts": (".d.mts",),
+    ".cts": (".d.cts",),
 }
 
 _QUERY = """

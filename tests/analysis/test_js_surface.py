@@ -9,7 +9,7 @@ from prflow.analysis.breaking import find_breaking_changes
 from prflow.analysis.breaking_js import JsApiDiff, find_js_breaking_changes
 from prflow.analysis.findings import BreakingKind
 from prflow.analysis.js_exports import JS_SURFACE_VERSION, read_module
-from prflow.analysis.parse_cache import MemoryParseCache
+from prflow.analysis.parse_cache import InputLimits, MemoryParseCache
 from prflow.changes import ChangedFile, FileStatus
 from prflow.source_tree import MemoryTree
 
@@ -259,3 +259,93 @@ def test_each_file_content_is_parsed_once_across_base_head_and_runs() -> None:
     assert cache.written == parsed_first  # the second run parsed nothing
     assert first.changes == second.changes
     assert [c.symbol for c in first.changes] == ["b"]
+
+
+def _bundled(extra: str, count: int) -> str:
+    """One generated declaration file for a whole API, like a bundler's output."""
+    lines = [f"export declare function op{n}(value: string): void;" for n in range(count)]
+    return "\n".join([*lines, extra, ""])
+
+
+def test_a_bundled_declaration_file_above_the_source_limit_is_still_compared() -> None:
+    # @octokit/rest 16 ships its whole API as one 1.36 MB index.d.ts, above the 1 MB limit
+    # for sources; here the limit is scaled down, the file is over it all the same.
+    manifest = json.dumps({"name": "rest", "types": "index.d.ts"})
+    base = {
+        "package.json": manifest,
+        "index.d.ts": _bundled("export declare class Octokit { constructor(); }", 200),
+    }
+    head = {**base, "index.d.ts": _bundled("export declare const Octokit: object;", 200)}
+    limits = InputLimits(max_bytes=5_000, max_lines=100)
+    assert len(base["index.d.ts"]) > 5_000
+    changed = [ChangedFile(path="index.d.ts", status=FileStatus.modified)]
+
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head), limits=limits)
+
+    assert diff.not_analysed == []
+    assert "Octokit" in {c.symbol.split(".")[0] for c in diff.changes}
+    assert InputLimits().declaration_max_bytes > 1_360_000  # @octokit/rest's fits by default
+
+
+def test_a_declaration_file_above_the_declaration_limit_is_listed_not_parsed() -> None:
+    manifest = json.dumps({"name": "rest", "types": "index.d.ts"})
+    base = {"package.json": manifest, "index.d.ts": _bundled("", 40)}
+    head = {**base, "index.d.ts": _bundled("", 30)}
+    changed = [ChangedFile(path="index.d.ts", status=FileStatus.modified)]
+    limits = InputLimits(max_bytes=500, declaration_max_bytes=1_000)
+
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head), limits=limits)
+
+    assert {n.path for n in diff.not_analysed} == {"index.d.ts"}
+    assert any("larger than 1000 bytes" in n.reason for n in diff.not_analysed)
+    assert diff.changes == []
+
+
+def test_an_export_list_naming_type_and_ts_specifiers_reaches_the_declarations() -> None:
+    # arktype 2 emits `export { ..., type, type Ark } from "./keywords.ts"`: `type` is a name
+    # there, and `./keywords.ts` means the shipped `keywords.d.ts`.
+    manifest = json.dumps({"name": "ark", "types": "out/index.d.ts"})
+    base = {
+        "package.json": manifest,
+        "out/index.d.ts": 'export { type, parse as read } from "./keywords.ts";\n',
+        "out/keywords.d.ts": (
+            "export declare function type(def: string): object;\n"
+            "export declare function parse(text: string): object;\n"
+        ),
+    }
+    head = {
+        **base,
+        "out/keywords.d.ts": (
+            "export declare function type(def: string, scope: object): object;\n"
+            "export declare function parse(text: string): object;\n"
+        ),
+    }
+    changed = [ChangedFile(path="out/keywords.d.ts", status=FileStatus.modified)]
+
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
+
+    assert diff.not_analysed == []
+    assert {c.symbol for c in diff.changes} == {"type"}
+    assert diff.changes[0].file == "out/keywords.d.ts"
+
+
+def test_types_named_only_in_exports_are_lost_to_node10_consumers() -> None:
+    # @typescript-eslint/utils 6 dropped `types`/`main` for `exports` alone: consumers compiling
+    # with `moduleResolution: node` (node10, which ignores `exports`) find no types any more.
+    body = "export declare function parse(text: string): object;\nexport type Node = object;\n"
+    old_manifest = {"name": "u", "types": "dist/index.d.ts", "main": "dist/index.js"}
+    new_manifest = {"name": "u", "exports": {".": {"types": "./dist/index.d.ts"}}}
+    base = {"package.json": json.dumps(old_manifest), "dist/index.d.ts": body}
+    head = {"package.json": json.dumps(new_manifest), "dist/index.d.ts": body}
+    changed = [ChangedFile(path="package.json", status=FileStatus.modified)]  # nothing else
+
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
+
+    assert {(c.symbol, c.kind) for c in diff.changes} == {
+        ("parse", BreakingKind.removed_export),
+        ("Node", BreakingKind.removed_export),
+    }
+    assert all("moduleResolution: node" in c.detail for c in diff.changes)
+    # with `main` still beside the declarations, node10 finds them: nothing is lost
+    kept = {**head, "package.json": json.dumps({**new_manifest, "main": "dist/index.js"})}
+    assert find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(kept)).changes == []

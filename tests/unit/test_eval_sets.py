@@ -84,3 +84,36 @@ def test_a_seed_draws_the_same_pairs_and_halves_never_share_a_package(tmp_path: 
     assert len(halves["tune"]) == len(halves["held_out"]) == 4
     tuned = {p.package for p in halves["tune"]}
     assert tuned.isdisjoint(p.package for p in halves["held_out"])
+
+
+def test_an_extra_tuning_draw_is_all_tuning_and_never_takes_a_drawn_package(
+    tmp_path: Path,
+) -> None:
+    from bench.impact.eval_set import extra_tuning_pairs
+
+    names = [f"npm{i}" for i in range(10)]
+    for name in names:
+        path = tmp_path / "npm" / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        versions = ("1.0.0", "1.2.0", "2.0.0", "3.0.0")
+        path.write_text(
+            json.dumps(
+                {
+                    "versions": {v: {} for v in versions},
+                    "time": {v: "2024-01-01T00:00:00Z" for v in versions},
+                }
+            )
+        )
+    taken = {"npm0", "npm1", "npm2"}
+
+    def draw() -> list[tuple[str, str, str, str]]:
+        pairs = extra_tuning_pairs(
+            taken, 29, 4, eligible=lambda pair: True, packages=names, cache=tmp_path
+        )
+        return [(p.package, p.base, p.head, p.half) for p in pairs]
+
+    first = draw()
+    assert first == draw()
+    assert len(first) == 4
+    assert {half for *_, half in first} == {"tune"}
+    assert taken.isdisjoint(package for package, *_ in first)
