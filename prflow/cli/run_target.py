@@ -31,7 +31,7 @@ def checked_target(
 ) -> tuple[str | None, PullRequestRef | None]:
     """``--repo`` and ``--pr`` as a run takes them (:func:`run_location`, the parsed PR), a
     local or remote target's refs checked first (:func:`preflight`)."""
-    pull = parse_pr_identifier(pr) if pr else None
+    pull = parse_pr_identifier(pr) if pr is not None else None
     location = run_location(repo, pull)
     if location and pull is None:
         preflight(location, base, head)
