@@ -162,17 +162,53 @@ def test_two_unrelated_functions_swapped_are_not_a_rename() -> None:
     assert change.new_name is None
 
 
-def test_symbol_dropped_from_package_reexports_is_removed_though_still_defined() -> None:
+def test_import_dropped_from_an_init_without_dunder_all_is_no_break() -> None:
+    # griffe's rule: an imported name is private unless ``__all__`` lists it; ``helper``'s
+    # public path is ``pkg.core.helper``, which still works.
     core = "def helper(x: int) -> int:\n    return x\n\ndef other() -> None:\n    pass\n"
     base = {"pkg/__init__.py": "from .core import helper, other\n", "pkg/core.py": core}
     head = {"pkg/__init__.py": "from .core import other\n", "pkg/core.py": core}
+
+    assert breaking(base, head) == []
+
+
+def test_a_private_module_is_public_only_through_dunder_all() -> None:
+    impl = "def helper(x: int) -> int:\n    return x\n"
+    changed = "def helper(x: int, y: int) -> int:\n    return x + y\n"
+    plain = "from ._impl import helper\n"
+    listed = "from ._impl import helper\n__all__ = ['helper']\n"
+
+    hidden = breaking(
+        {"pkg/__init__.py": plain, "pkg/_impl.py": impl},
+        {"pkg/__init__.py": plain, "pkg/_impl.py": changed},
+    )
+    [exported] = breaking(
+        {"pkg/__init__.py": listed, "pkg/_impl.py": impl},
+        {"pkg/__init__.py": listed, "pkg/_impl.py": changed},
+    )
+
+    assert hidden == []
+    assert exported.kind is BreakingKind.changed_signature
+    assert "pkg.helper" in exported.public_paths
+
+
+def test_symbol_dropped_from_package_reexports_with_dunder_all_is_removed() -> None:
+    core = "def helper(x: int) -> int:\n    return x\n\ndef other() -> None:\n    pass\n"
+    base = {
+        "pkg/__init__.py": "from ._core import helper, other\n__all__ = ['helper', 'other']\n",
+        "pkg/_core.py": core,
+    }
+    head = {
+        "pkg/__init__.py": "from ._core import other\n__all__ = ['other']\n",
+        "pkg/_core.py": core,
+    }
 
     [change] = breaking(base, head)
 
     assert change.file == "pkg/__init__.py"
     assert change.symbol == "helper"
     assert change.kind is BreakingKind.removed_export
-    assert change.before == "helper (re-export of pkg.core.helper)"
+    assert change.before == "helper (re-export of pkg._core.helper)"
 
 
 def test_symbol_dropped_from_dunder_all_is_removed() -> None:
