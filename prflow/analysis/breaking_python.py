@@ -477,7 +477,9 @@ class _Comparer:
             and _base_name(base) not in _TRIVIAL_BASES
             and not is_private_name(_base_name(base))
             and not self._names_at_head(after.module, base) & new_ancestors
-            and (len(after.obj.bases) < len(before.obj.bases) or self._base_exists(before, base))
+            # griffe's rule: a base counts as dropped when the class has fewer bases; one base
+            # swapped for another is the same shape of class to an API checker
+            and len(after.obj.bases) < len(before.obj.bases)
         ]
         if lost:
             detail = "no longer inherits from " + ", ".join(f"`{b}`" for b in lost)
@@ -497,13 +499,6 @@ class _Comparer:
                         self._inherited_change(before, old_member, member_path)
             except Exception as exc:  # one member must never sink the class
                 self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")
-
-    def _base_exists(self, cls: Found, base: str) -> bool:
-        """A base swapped for another and gone altogether is reported as removed itself."""
-        old_base = self.old.resolve_dotted(cls.module, re.sub(r"\[.*$", "", base.strip()))
-        if not isinstance(old_base, Found):
-            return True
-        return self._resolve_new(old_base.path, {}, public=False) is not None
 
     def _names_at_head(self, module: str, base: str) -> set[str]:
         """A base as written, and what the same words name at head (``X = Executable…``)."""

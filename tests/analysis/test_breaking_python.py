@@ -492,3 +492,17 @@ def test_names_re_exported_from_a_removed_module_belong_to_its_one_finding() -> 
 
     assert (change.symbol, change.kind) == ("pkg.ordered", BreakingKind.removed_export)
     assert {"pkg.ordered", "pkg.OrderedGraph", "pkg.OrderedDiGraph"} <= set(change.public_paths)
+
+
+def test_a_base_swapped_for_another_is_no_break_a_dropped_one_is() -> None:
+    # griffe's rule: a class breaks by base only when it has fewer bases than before.
+    bases = "class Reader:\n    pass\nclass Cached:\n    pass\nclass Streamed:\n    pass\n"
+    base = {"io_kit.py": bases + "class Loader(Reader, Cached):\n    pass\n"}
+    swapped = {"io_kit.py": bases + "class Loader(Reader, Streamed):\n    pass\n"}
+    dropped = {"io_kit.py": bases + "class Loader(Reader):\n    pass\n"}
+
+    [change] = breaking(base, dropped)
+
+    assert breaking(base, swapped) == []
+    assert (change.symbol, change.kind) == ("Loader", BreakingKind.changed_type)
+    assert change.detail == "no longer inherits from `Cached`"
