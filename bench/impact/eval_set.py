@@ -7,11 +7,13 @@ computes each pair's oracle (``oracles/``), and writes the draw to
 ``eval_set.json`` (committed), which ``bench.impact.accuracy --set sampled``
 scores, tuning half and held-out half apart.
 
-Eligible, Python (minor release lines, what users upgrade across): both sdists
-fetch with pip; one import package is found (the sdist's ``top_level.txt``,
-else the package named like the distribution, else the largest) at the same
-place in both; it is pure Python (no C, Cython, Rust or Fortran sources in it);
-griffe loads both releases and the corrected oracle lists at least one break.
+Eligible, Python (minor release lines, what users upgrade across): both releases
+fetch with pip, as pure-Python wheels when PyPI lists one for both (no metadata
+build: a tenth of an sdist's cost), else as sdists; one import package is found
+(the archive's ``top_level.txt``, else the package named like the distribution,
+else the largest) at the same place in both; it is pure Python (no C, Cython,
+Rust or Fortran sources in it); griffe loads both releases and the corrected
+oracle lists at least one break.
 
 Eligible, npm (major release lines, where semver puts breaks): both tarballs
 fetch with npm pack and ship ``.d.ts`` files, the TypeScript oracle checks the
@@ -198,7 +200,7 @@ def _python_layout(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[ty
         files, listed = _archive_files(release)
         layout = locate_package(files, pair.package, listed)
         if layout is None:
-            return {"eligible": False, "reason": f"no import package in the {version} sdist"}
+            return {"eligible": False, "reason": f"no import package in the {version} {archive}"}
         layouts.append(layout)
     new, old = layouts
     if (old.search_path, old.import_package) != (new.search_path, new.import_package):
@@ -383,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "counts": {"large": LARGE_COUNT, "python": args.python_count, "npm": args.npm_count},
         "rules": {
-            "python": f"minor lines, pure-Python sdist, >= 1 corrected-griffe break; "
+            "python": f"minor lines, pure-Python wheel (else sdist), >= 1 corrected-griffe break; "
             f"{LARGE_COUNT} pairs of >= {LARGE_MODULES} modules first (seed + 1)",
             "npm": "major lines, .d.ts in both releases, >= 1 TypeScript-compiler break",
         },
