@@ -450,7 +450,10 @@ class PythonView:
         surface = self.surface(module)
         if surface is None:
             return frozenset()
-        names = {n for n in surface.bindings if not n.startswith("_")}
+        # griffe's rule: what only ``if TYPE_CHECKING:`` imports is absent at run time
+        names = {
+            n for n in surface.bindings if not n.startswith("_") and n not in surface.type_checking
+        }
         for star in surface.star_imports:
             names |= self.wildcard_names(self.absolute(module, star))
         return frozenset(names)

@@ -506,3 +506,19 @@ def test_a_base_swapped_for_another_is_no_break_a_dropped_one_is() -> None:
     assert breaking(base, swapped) == []
     assert (change.symbol, change.kind) == ("Loader", BreakingKind.changed_type)
     assert change.detail == "no longer inherits from `Cached`"
+
+
+def test_a_star_import_passes_on_no_name_only_type_checking_imports() -> None:
+    # griffe's rule: ``if TYPE_CHECKING:`` imports are absent at run time, so ``import *``
+    # of the module never bound them; dropping one is no break.
+    init = "from .tokens import *\n"
+    guarded = "if TYPE_CHECKING:\n    from .gpt import GPTTokenizer as FastTokenizer\n"
+    tokens = "from typing import TYPE_CHECKING\nclass Tokenizer:\n    pass\n"
+    base = {"nlp/__init__.py": init, "nlp/tokens.py": tokens + guarded}
+    head = {"nlp/__init__.py": init, "nlp/tokens.py": tokens}
+    base["nlp/gpt.py"] = head["nlp/gpt.py"] = "class GPTTokenizer:\n    pass\n"
+
+    assert breaking(base, head) == []
+    runtime = {**base, "nlp/tokens.py": tokens + "from .gpt import GPTTokenizer as FastTokenizer\n"}
+    [change] = breaking(runtime, head)
+    assert (change.symbol, change.kind) == ("FastTokenizer", BreakingKind.removed_export)
