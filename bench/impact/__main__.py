@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.impact.anchors import run_anchor
 from bench.impact.errors import BenchError
-from bench.impact.fetch import npm_tarball, python_sdist
+from bench.impact.fetch import npm_tarball, python_release
 from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
 from bench.impact.measure import Timing, repeat, timed
 from bench.impact.pairs import PAIRS, Pair, PythonPair
@@ -32,12 +32,13 @@ def prepare_repo(pair: Pair, work: WorkDir) -> Path:
     """Fetch both releases (cached) and commit them as ``base`` and ``head``."""
     _progress(f"fetching {pair.label}")
     if isinstance(pair, PythonPair):
-        fetch, keep = python_sdist, every_file
-    else:
-        fetch, keep = npm_tarball, type_declarations
-    base = fetch(work.downloads, pair.package, pair.base_version)
-    head = fetch(work.downloads, pair.package, pair.head_version)
-    return release_pair_repo(work.repo(pair), base, head, keep, pair.label)
+        archive = pair.archive
+        base = python_release(work.downloads, pair.package, pair.base_version, archive)
+        head = python_release(work.downloads, pair.package, pair.head_version, archive)
+        return release_pair_repo(work.repo(pair), base, head, every_file, pair.label)
+    base = npm_tarball(work.downloads, pair.package, pair.base_version)
+    head = npm_tarball(work.downloads, pair.package, pair.head_version)
+    return release_pair_repo(work.repo(pair), base, head, type_declarations, pair.label)
 
 
 def measure_pair(pair: Pair, work: WorkDir, runs: int) -> PairResult:

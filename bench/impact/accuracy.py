@@ -39,7 +39,7 @@ from bench.impact.repos import HEAD_REF, git
 from bench.impact.snapshots import changed_files, export_ref, snapshot_pair
 from prflow.analysis.breaking import analyse_breaking_changes
 from prflow.analysis.findings import BreakingChange
-from prflow.analysis.parse_cache import MemoryParseCache
+from prflow.analysis.parse_cache import InputLimits, MemoryParseCache
 from prflow.analysis.py_package import ModuleIndex
 from prflow.analysis.ts_compiler import TypeScriptCompiler
 from prflow.changes import ChangedFile
@@ -99,6 +99,11 @@ def _settled_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
+ACCURACY_LIMITS = InputLimits(seconds_per_file=600.0)
+"""Accuracy, not speed: on a shared machine a starved parse worker can take prflow's 20 s per
+file (pool start-up included) and the file would be listed as not analysed, its breaks missed."""
+
+
 def timed_griffe(base: Path, head: Path, package: str) -> float:
     """griffe's whole-package check of both releases, in process, on a settled heap."""
     with _settled_heap():
@@ -124,6 +129,7 @@ def _analyse(
             None,
             cache=cache,
             compiler=compiler,
+            limits=ACCURACY_LIMITS,
         )
         return time.perf_counter() - start, result.changes
 

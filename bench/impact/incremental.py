@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.impact.accuracy import _add_required_parameter, _repo, _timed_griffe
+from bench.impact.accuracy import _add_required_parameter, _repo, timed_griffe
 from bench.impact.errors import BenchError
 from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
 from bench.impact.measure import run_checked
@@ -115,15 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     anchors: list[float] = []
     try:
         repo = _repo(pair, work).resolve()
-        for name, files in BRANCHES.items():
-            _branch(repo, name, files)
+        for name, changed in BRANCHES.items():
+            _branch(repo, name, changed)
         scratch = work.root / "anchor" / "incremental"
         base = export_ref(repo, HEAD_REF, scratch / "base")
         head = export_ref(repo, "small-pr", scratch / "head")
         files = len(DirectoryTree(base).paths())
         for run in range(args.runs):
             print(f"bench: run {run + 1}: griffe", file=sys.stderr, flush=True)
-            anchors.append(_timed_griffe(base / "lib", head / "lib", "sqlalchemy"))
+            anchors.append(timed_griffe(base / "lib", head / "lib", "sqlalchemy"))
             cli = PrflowCli(
                 fresh_dir(work.root / "state" / "incremental"),
                 extra_env={"PRFLOW_TEMPORAL__WARM_SECONDS": WARM_SECONDS},

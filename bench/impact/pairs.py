@@ -40,10 +40,15 @@ class Pair:
 
 @dataclass(frozen=True)
 class PythonPair(Pair):
-    """A PyPI sdist pair; ``import_package`` is the package griffe checks."""
+    """A PyPI release pair; ``import_package`` is the package griffe checks.
+
+    ``archive`` is what the releases are read from: their ``sdist`` or, cheaper to fetch,
+    their pure-Python ``wheel`` (the import package at the top, ``search_path`` ".").
+    """
 
     import_package: str
     search_path: str = "."
+    archive: str = "sdist"
 
     @property
     def language(self) -> Language:

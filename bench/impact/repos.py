@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import subprocess
 import tarfile
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from bench.impact.errors import BenchError
@@ -57,22 +58,39 @@ def type_declarations(path: str) -> bool:
     return path.endswith(".d.ts") or path == "package.json"
 
 
-def unpack_release(archive: Path, dest: Path, keep: MemberFilter) -> int:
-    """Write the archive's regular files under ``dest`` without their top directory."""
-    written = 0
+def archive_members(archive: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """An archive's regular files as (path, reader): a tarball's paths without their top
+    directory (``httpx-0.27.2/``, ``package/``), a wheel's as they are (it has none)."""
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as wheel:
+            for info in wheel.infolist():
+                if not info.is_dir():
+                    yield info.filename, lambda info=info: wheel.read(info)  # type: ignore[misc]
+        return
     with tarfile.open(archive) as tar:
         for member in tar.getmembers():
             parts = PurePosixPath(member.name).parts[1:]
-            relative = "/".join(parts)
-            if not member.isfile() or not parts or ".." in parts or not keep(relative):
+            if not member.isfile() or not parts:
                 continue
-            source = tar.extractfile(member)
-            if source is None:
-                continue
-            target = dest.joinpath(*parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read())
-            written += 1
+            yield "/".join(parts), lambda member=member: _tar_read(tar, member)  # type: ignore[misc]
+
+
+def _tar_read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    source = tar.extractfile(member)
+    return source.read() if source is not None else b""
+
+
+def unpack_release(archive: Path, dest: Path, keep: MemberFilter) -> int:
+    """Write the archive's regular files under ``dest`` (see :func:`archive_members`)."""
+    written = 0
+    for relative, read in archive_members(archive):
+        parts = PurePosixPath(relative).parts
+        if ".." in parts or relative.startswith("/") or not keep(relative):
+            continue
+        target = dest.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(read())
+        written += 1
     if written == 0:
         raise BenchError(f"{archive.name} holds no files to commit")
     return written

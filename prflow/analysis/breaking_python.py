@@ -1,9 +1,9 @@
 """Breaking changes in a Python package's public API, read from the changed files outward.
 
 The public API is what a caller can import: every public name of a public
-module, and every name a package re-exports (``__all__`` first, then the
-underscore convention; a package ``__init__`` without ``__all__`` publishes
-what it imports from its own submodules). We compare it the way griffe's
+module, and every name a module re-exports through a non-empty ``__all__``
+(without one, names a module imports are private, as griffe counts them, and
+the underscore convention decides the rest). We compare it the way griffe's
 ``find_breaking_changes`` does, by public import path, with its noise removed:
 
 - Only what the changed files define or re-export is compared: their public
@@ -14,8 +14,9 @@ what it imports from its own submodules). We compare it the way griffe's
   the subclasses that inherited it listed, not one per subclass.
 - A removed module is one finding; so is a module moved by a git rename.
 - ``class X(object)`` becoming ``class X`` is no change; default values are
-  not part of a call's contract; return and attribute types are compared as
-  types (narrowing is fine), and a real incompatibility is low severity.
+  not part of a call's contract; types are judged as griffe judges them: a
+  removed return annotation, a dropped base class or a changed kind of object
+  breaks, another return or attribute annotation does not.
 
 Nothing here raises for one bad object: a name that cannot be followed, a
 file that is too large or does not parse, or a comparison that fails is
@@ -39,7 +40,7 @@ from prflow.analysis.parse_cache import (
     ParsedFiles,
     ParserSpec,
 )
-from prflow.analysis.py_compat import narrowed_or_same, parameter_breaks
+from prflow.analysis.py_compat import parameter_breaks
 from prflow.analysis.py_package import (
     External,
     Found,
@@ -189,7 +190,7 @@ def _dependents(
     """Modules that pass on names of ``module`` (all, or ``carried``), with those names.
 
     A module passes on what it re-exports (imported names that are public in
-    it: its ``__all__``, a package ``__init__`` exposing its submodules) and
+    it: its ``__all__``, or star imports) and
     its classes built on what it imports (their inherited members change with
     the base). A module that merely uses the names passes nothing on, so its
     own importers are never read.
@@ -242,18 +243,12 @@ def _overload_breaks(before: Function, after: Function) -> list[str]:
 
 
 def _accepts(old: tuple[Param, ...], new: tuple[Param, ...]) -> bool:
-    """A call matching overload ``old`` is taken by ``new``: arity kept, types kept or widened."""
-    if parameter_breaks(old, new):
-        return False
-    by_name = {param.name: param for param in new}
-    for param in old:
-        now = by_name.get(param.name)
-        if now is None or now.annotation is None or param.annotation is None:
-            continue
-        members = {part.strip() for part in now.annotation.split("|")}
-        if param.annotation != now.annotation and param.annotation not in members:
-            return False
-    return True
+    """A call matching overload ``old`` is taken by ``new``: its parameters still fit.
+
+    Annotations are not compared, as an API checker (griffe) compares none: an overload
+    whose ``str | None`` became ``str`` is the same call.
+    """
+    return not parameter_breaks(old, new)
 
 
 # --- comparing base with head -------------------------------------------------------------
@@ -434,10 +429,8 @@ class _Comparer:
             self._compare_functions(before, after, path)
         elif isinstance(before.obj, Class) and isinstance(after.obj, Class):
             self._compare_classes(before, after, path)
-        else:
-            self._compare_types(
-                before, after, path, "type", _annotation(before), _annotation(after)
-            )
+        # An attribute's annotation is no contract to an API checker (griffe compares none):
+        # ``width: int`` -> ``width: int | None`` is read and assigned as before.
 
     def _kind_changed(self, before: Found, after: Found, path: str) -> None:
         old_call, new_call = _call_signature(before.obj), _call_signature(after.obj)
@@ -458,20 +451,11 @@ class _Comparer:
             reasons = parameter_breaks(before.obj.params, after.obj.params)
         if reasons:
             self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
-        old_returns, new_returns = before.obj.returns, after.obj.returns
+        # Return types as an API checker (griffe) judges them: only a removed annotation
+        # breaks; another annotation in its place is the same call, returning what it did.
         if return_annotation_removed(before.obj, after.obj):
-            detail = f"return annotation `{old_returns}` was removed: typed callers lose it"
+            detail = f"return annotation `{before.obj.returns}` was removed: typed callers lose it"
             self._changed(before, after, path, BreakingKind.changed_type, detail)
-            return
-        self._compare_types(before, after, path, "return type", old_returns, new_returns)
-
-    def _compare_types(
-        self, before: Found, after: Found, path: str, what: str, old: str | None, new: str | None
-    ) -> None:
-        if narrowed_or_same(old, new):
-            return
-        detail = f"{what} changed from `{old}` to `{new}`, which old callers may not expect"
-        self._changed(before, after, path, BreakingKind.changed_type, detail)
 
     def _compare_classes(self, before: Found, after: Found, path: str) -> None:
         assert isinstance(before.obj, Class) and isinstance(after.obj, Class)
@@ -487,7 +471,9 @@ class _Comparer:
             and _base_name(base) not in _TRIVIAL_BASES
             and not is_private_name(_base_name(base))
             and not self._names_at_head(after.module, base) & new_ancestors
-            and (len(after.obj.bases) < len(before.obj.bases) or self._base_exists(before, base))
+            # griffe's rule: a base counts as dropped when the class has fewer bases; one base
+            # swapped for another is the same shape of class to an API checker
+            and len(after.obj.bases) < len(before.obj.bases)
         ]
         if lost:
             detail = "no longer inherits from " + ", ".join(f"`{b}`" for b in lost)
@@ -507,13 +493,6 @@ class _Comparer:
                         self._inherited_change(before, old_member, member_path)
             except Exception as exc:  # one member must never sink the class
                 self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")
-
-    def _base_exists(self, cls: Found, base: str) -> bool:
-        """A base swapped for another and gone altogether is reported as removed itself."""
-        old_base = self.old.resolve_dotted(cls.module, re.sub(r"\[.*$", "", base.strip()))
-        if not isinstance(old_base, Found):
-            return True
-        return self._resolve_new(old_base.path, {}, public=False) is not None
 
     def _names_at_head(self, module: str, base: str) -> set[str]:
         """A base as written, and what the same words name at head (``X = Executable…``)."""
@@ -773,15 +752,6 @@ def _alias_of(obj: Definition) -> str | None:
     if value in ("None", "True", "False") or not re.fullmatch(r"[A-Za-z_][\w.]*", value):
         return None
     return value
-
-
-def _annotation(target: Found) -> str | None:
-    obj = target.obj
-    if isinstance(obj, Function):
-        return obj.returns
-    if isinstance(obj, Attribute):
-        return obj.annotation if obj.annotation != "TypeAlias" else None
-    return None
 
 
 def return_annotation_removed(before: Function, after: Function) -> bool:

@@ -450,7 +450,10 @@ class PythonView:
         surface = self.surface(module)
         if surface is None:
             return frozenset()
-        names = {n for n in surface.bindings if not n.startswith("_")}
+        # griffe's rule: what only ``if TYPE_CHECKING:`` imports is absent at run time
+        names = {
+            n for n in surface.bindings if not n.startswith("_") and n not in surface.type_checking
+        }
         for star in surface.star_imports:
             names |= self.wildcard_names(self.absolute(module, star))
         return frozenset(names)
@@ -527,13 +530,15 @@ class PythonView:
         return bound and exports is None and not is_private_name(name)
 
     def is_public(self, module: str, name: str) -> bool:
-        """griffe's rule: ``__all__`` first, then underscores, and imported names are private.
+        """griffe's rule, an API checker's: a non-empty ``__all__`` decides, else underscores,
+        and a name the module imports is private, in a package ``__init__`` as anywhere.
 
-        One addition: a package ``__init__`` without ``__all__`` publishes what it
-        imports from its own submodules, which is how most packages expose their API.
+        So ``from .core import helper`` in an ``__init__`` without ``__all__`` publishes
+        nothing: ``helper``'s public path is ``pkg.core.helper``. Names bound by
+        ``from x import *`` and submodules not imported by name are public.
         """
         exports = self.exports(module)
-        if exports is not None:
+        if exports:
             return name in exports
         if is_private_name(name):
             return False
@@ -543,8 +548,7 @@ class PythonView:
             # Submodules are public by name; ``from .x import *`` re-exports (griffe agrees).
             return self.index.exists(f"{module}.{name}") or name in self.star_imported(module)
         if isinstance(binding, Import):
-            source = self.absolute(module, binding.module)
-            return self.index.is_package(module) and source.startswith(f"{module}.")
+            return False
         return name not in surface.imported if surface is not None else True
 
     def public_names(self, module: str) -> Iterator[str]:

@@ -23,7 +23,7 @@ ParamKind = Literal[
     "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
 ]
 
-SURFACE_VERSION = "py-surface-5"
+SURFACE_VERSION = "py-surface-6"
 """Bump when the extracted shape changes, so cached surfaces are read again."""
 
 
@@ -99,6 +99,9 @@ class ModuleSurface(msgspec.Struct, frozen=True):
     error: str | None = None
     imported: frozenset[str] = frozenset()
     """Names some import statement binds, even if later reassigned (griffe keeps them private)."""
+    type_checking: frozenset[str] = frozenset()
+    """Names only an import under ``if TYPE_CHECKING:`` binds: absent at run time, so a
+    ``from module import *`` does not pass them on (griffe's rule too)."""
 
 
 def unreadable_surface(text: str, error: BaseException) -> ModuleSurface:
@@ -117,6 +120,7 @@ def surface_of_module(module: ast.Module, lines: int) -> ModuleSurface:
         exports=tuple(dict.fromkeys(reader.exports)) if reader.exports is not None else None,
         lines=lines,
         imported=frozenset(reader.imported),
+        type_checking=frozenset(reader.type_checking),
     )
 
 
@@ -362,6 +366,20 @@ class _ModuleReader(_ScopeReader):
         self.star_imports: list[str] = []
         self.exports: list[str] | None = None
         self.imported: set[str] = set()
+        self.type_checking: set[str] = set()
+        self._guarded = False
+
+    def read_block(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            if isinstance(statement, ast.If) and _is_type_checking(statement.test):
+                guarded, self._guarded = self._guarded, True
+                self.read_block(statement.body)
+                self._guarded = guarded
+                self.read_block(statement.orelse)
+                continue
+            self.read_statement(statement)
+            for block in _block_children(statement):
+                self.read_block(block)
 
     def read_statement(self, statement: ast.stmt) -> None:
         if isinstance(statement, ast.Import):
@@ -394,6 +412,10 @@ class _ModuleReader(_ScopeReader):
             binding = msgspec.structs.replace(binding, fallback=previous)
         self.bindings[binding.name] = binding
         self.imported.add(binding.name)
+        if self._guarded:
+            self.type_checking.add(binding.name)
+        else:
+            self.type_checking.discard(binding.name)
 
     # ``__all__`` in its common spellings
 
@@ -429,6 +451,13 @@ class _ModuleReader(_ScopeReader):
                 self.exports = [*(self.exports or []), *items]
                 return True
         return False
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``."""
+    if isinstance(test, ast.Attribute):
+        return test.attr == "TYPE_CHECKING"
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
 
 
 def _export_items(node: ast.expr | None) -> list[str]:

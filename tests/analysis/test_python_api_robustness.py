@@ -101,7 +101,7 @@ def test_results_do_not_depend_on_the_current_directory(
 
 def test_unresolvable_alias_is_listed_not_raised(tmp_path: Path) -> None:
     write_repo(tmp_path / "base", SHAPES)
-    write_repo(tmp_path / "head", SHAPES.replace("-> float:", "-> str:"))
+    write_repo(tmp_path / "head", SHAPES.replace("-> float:", ":"))
     (tmp_path / "head" / "shapes" / "__init__.py").write_text("# shapes\n" + SHAPES_INIT)
     changed = [
         ChangedFile(path="shapes/__init__.py", status=FileStatus.modified),
@@ -133,15 +133,18 @@ def test_object_base_and_narrowed_return_types_are_not_breaking() -> None:
     assert result.changes == []
 
 
-def test_widened_return_type_is_a_low_severity_type_change() -> None:
-    base = {"m.py": "def get() -> str:\n    return ''\n"}
-    head = {"m.py": "def get() -> str | None:\n    return None\n"}
+def test_return_and_attribute_types_are_judged_as_griffe_judges_them() -> None:
+    # An API checker's rule: only a removed return annotation breaks; a widened return type
+    # or another attribute annotation is the same call and the same read.
+    base = {"m.py": "LIMIT: int = 3\ndef get() -> str:\n    ...\ndef put() -> int:\n    ...\n"}
+    head = {"m.py": "LIMIT: float = 3.0\ndef get() -> str | None:\n    ...\ndef put():\n    ...\n"}
     changed = [ChangedFile(path="m.py", status=FileStatus.modified)]
 
     [change] = find_python_breaking_changes(changed, MemoryTree(base), MemoryTree(head)).changes
 
-    assert change.kind is BreakingKind.changed_type
+    assert (change.symbol, change.kind) == ("put", BreakingKind.changed_type)
     assert change.severity.value == "low"
+    assert change.detail.startswith("return annotation `int` was removed")
 
 
 def test_unchanged_files_are_parsed_once_across_sides_and_runs() -> None:

@@ -61,20 +61,22 @@ def test_a_name_dropped_from_all_is_no_longer_exported() -> None:
     ]
 
 
-def test_a_removed_overload_breaks_and_a_widened_one_does_not() -> None:
+def test_an_overload_call_no_overload_takes_breaks_one_with_other_annotations_does_not() -> None:
+    # griffe compares no annotation: ``f(x: str)`` dropped still leaves ``f(x: int)``, which
+    # takes the same call; ``h(x, y)`` dropped leaves no overload with a second parameter.
     base = (
         "from typing import overload\n\n@overload\ndef f(x: int) -> int: ...\n"
         "@overload\ndef f(x: str) -> str: ...\ndef f(x): return x\n\n"
-        "@overload\ndef g(x: int) -> int: ...\n@overload\ndef g(x: str) -> str: ...\n"
-        "def g(x): return x\n"
+        "@overload\ndef h(x: int) -> int: ...\n@overload\ndef h(x: int, y: int) -> int: ...\n"
+        "def h(x, y=0): return x\n"
     )
     head = (
         "from typing import overload\n\n@overload\ndef f(x: int) -> int: ...\n"
-        "def f(x): return x\n\n@overload\ndef g(x: int | str) -> int: ...\ndef g(x): return x\n"
+        "def f(x): return x\n\n@overload\ndef h(x: int) -> int: ...\ndef h(x): return x\n"
     )
 
     assert _found(_compare(base, head)) == [
-        ("f", BreakingKind.changed_signature, "no overload accepts `f(x: str)` any more")
+        ("h", BreakingKind.changed_signature, "no overload accepts `h(x: int, y: int)` any more")
     ]
 
 

@@ -1,0 +1,62 @@
+"""Release archives the impact bench reads: an sdist and a pure-Python wheel of the same
+release give the same package, so the evaluation set may fetch the cheaper one."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+from bench.impact.eval_set import _archive_files, locate_package
+from bench.impact.repos import every_file, unpack_release
+
+MODULES = {
+    "demo/__init__.py": "from .core import run\n",
+    "demo/core.py": "def run() -> int:\n    return 1\n",
+    "demo/sub/__init__.py": "",
+}
+
+
+def _sdist(path: Path) -> Path:
+    files = {**MODULES, "tests/__init__.py": "", "demo.egg-info/top_level.txt": "demo\n"}
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"demo-1.0/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def _wheel(path: Path) -> Path:
+    files = {**MODULES, "demo-1.0.dist-info/top_level.txt": "demo\n"}
+    files["demo-1.0.dist-info/RECORD"] = ""
+    with zipfile.ZipFile(path, "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+    return path
+
+
+def test_sdist_and_wheel_locate_the_same_import_package(tmp_path: Path) -> None:
+    sdist = _sdist(tmp_path / "demo-1.0.tar.gz")
+    wheel = _wheel(tmp_path / "demo-1.0-py3-none-any.whl")
+
+    found = []
+    for archive in (sdist, wheel):
+        files, listed = _archive_files(archive)
+        layout = locate_package(files, "demo", listed)
+        assert layout is not None
+        found.append((layout.import_package, layout.search_path, layout.modules, listed))
+
+    assert found == [("demo", ".", 3, {"demo"}), ("demo", ".", 3, {"demo"})]
+
+
+def test_a_wheel_unpacks_as_is_and_an_sdist_without_its_top_directory(tmp_path: Path) -> None:
+    from_wheel, from_sdist = tmp_path / "w", tmp_path / "s"
+    unpack_release(_wheel(tmp_path / "demo-1.0-py3-none-any.whl"), from_wheel, every_file)
+    unpack_release(_sdist(tmp_path / "demo-1.0.tar.gz"), from_sdist, every_file)
+
+    for tree in (from_wheel, from_sdist):
+        assert (tree / "demo" / "core.py").read_text() == MODULES["demo/core.py"]
+    assert not (from_sdist / "demo-1.0").exists()
