@@ -41,7 +41,7 @@ from prflow.review.models import FindingCategory, FindingSource, ReviewFinding
 from prflow.review.pull_patches import files_from_json
 from prflow.store.blobs import get_json
 from tests.support.fake_github import FakeGitHub
-from tests.support.fake_github_reviews import ReviewRejected, place_comment, pull_diff
+from tests.support.fake_github_reviews import DiffFile, ReviewRejected, place_comment, pull_diff
 
 PACKAGE, BASE_VERSION, HEAD_VERSION = "requests", "2.31.0", "2.32.0"
 REACH = 6
@@ -93,7 +93,7 @@ def _probes(truth: dict[str, object], repo: Path) -> list[ReviewFinding]:
 def _wrong(
     probes: list[ReviewFinding],
     index: DiffIndex,
-    truth: dict[str, object],
+    truth: dict[str, DiffFile],
     hidden: frozenset[str] = frozenset(),
 ) -> int:
     wrong = 0
@@ -102,7 +102,7 @@ def _wrong(
         comment = {"path": placed.path, "line": placed.line, "side": "RIGHT", "body": "b"}
         if placed.inline:
             try:
-                place_comment(comment, truth, hidden)  # type: ignore[arg-type]
+                place_comment(comment, truth, hidden)
             except ReviewRejected:
                 wrong += 1
             else:

@@ -95,14 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     from activities.workspace_git import export_workspace
     from prflow.config import cached_settings
     from prflow.store.blobs import get_text
-    from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput
+    from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput, WorkspaceRef
 
     db = cached_settings().resolved_database_url()
     repo = make_repo()
     files = sum(1 for _ in (repo / "mypy").rglob("*") if _.is_file())
     base = open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="bench"))
 
-    def batch(ref, paths):  # type: ignore[no-untyped-def]
+    def batch(ref: WorkspaceRef, paths: list[str]) -> WorkspaceRef:
         edits = [unique_line_edit((repo / p).read_text(), p) for p in paths]
         result = edit_workspace(db, WorkspaceEditInput(workspace=ref, edits=edits))
         assert result.ok, result.feedback_text
