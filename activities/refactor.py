@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -468,6 +468,12 @@ class ChangeInput(BaseModel):
     )
     rule_ids: list[str] = Field(default_factory=list)
     layers: list[str] = Field(default_factory=list)
+    must_change: list[str] = Field(
+        default_factory=list, description="Existing files the step's plan says it edits"
+    )
+    unchanged: dict[str, str] = Field(
+        default_factory=dict, description="Files the executor declared need no change: why"
+    )
 
 
 class ChangeFacts(BaseModel):
@@ -486,13 +492,35 @@ def changed_between(before: WorkspaceRef, after: WorkspaceRef) -> list[str]:
     return sorted(p for p in {*old, *new} if old.get(p, "") != new.get(p, ""))
 
 
+def left_behind(inp: ChangeInput, changed: Sequence[str]) -> list[tuple[str, str]]:
+    """The files the step's plan says it edits that it left unchanged, undeclared: (path,
+    why it is an error). A rename whose definition or caller is skipped can be valid to
+    every static check (``**kwargs`` takes the old keyword), so the plan is the evidence."""
+    if not inp.must_change:
+        return []
+    before = workspace_tree(inp.before)
+    done = set(changed)
+    return [
+        (
+            path,
+            f"{path}: the step's plan lists it to edit and the step left it unchanged "
+            "(finish_task's unchanged names a file that needs no change, with the reason)",
+        )
+        for path in inp.must_change
+        if path not in done and path not in inp.unchanged and before.read_text(path) is not None
+    ]
+
+
 @activity.defn(name="refactor_audit")
 @heartbeating
 def refactor_audit(inp: ChangeInput) -> ChangeFacts:
     """What the task changed, what the auditor says about it, and the tests it maps to."""
     changed = changed_between(inp.before, inp.after)
+    left = left_behind(inp, changed)
     if not changed:
-        return ChangeFacts(changed_files=[])
+        return ChangeFacts(
+            changed_files=[], errors=[m for _, m in left], error_files=[p for p, _ in left]
+        )
     before, after = workspace_tree(inp.before), workspace_tree(inp.after)
     graph = workspace_graph(inp.after, after)
     own = [p for p in inp.own if after.read_text(p) is not None]
@@ -520,8 +548,8 @@ def refactor_audit(inp: ChangeInput) -> ChangeFacts:
             mapped.update(find_related_tests(path, after, graph, tests))
     return ChangeFacts(
         changed_files=changed,
-        errors=[f.text() for f in errors],
-        error_files=sorted({f.path for f in errors}),
+        errors=[f.text() for f in errors] + [m for _, m in left],
+        error_files=sorted({f.path for f in errors} | {p for p, _ in left}),
         warnings=[f.text() for f in warnings],
         mapped_tests=sorted(mapped),
         waits_for=[w for w in verdict.waits_for if w in inp.later.values()],

@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.plan import PhasePlan
     from prflow.agent.state import spec_from_prompt
     from prflow.refactor.ladder import Action, AttemptReport, Decision, decide
-    from prflow.refactor.messages import FINISH_TASK
+    from prflow.refactor.messages import FINISH_TASK, declared_unchanged
     from prflow.refactor.run_models import (
         TASK_WORKFLOW,
         WORKFLOW_KIND,
@@ -59,6 +59,9 @@ validation decides); before it, every accepted audit ran them."""
 LLM_DOWN_FAILS = "refactor-step-fails-when-the-model-is-down"
 """Patch: an executor whose model calls failed fails the step's workflow (and the run: an
 infrastructure failure); before it, the ladder retried and rolled the step back."""
+NAMED_FILES_CHANGED = "refactor-step-changes-its-named-files-v1"
+"""Patch: a step that leaves a file its plan lists to edit unchanged, without declaring
+it needs no change (``finish_task``'s ``unchanged``), fails the attempt's audit."""
 OUTCOME_RELAYED = "refactor-executor-outcome-relayed-v1"
 """Patch: a finished executor's spend goes up to the run once (executors no longer report
 at their end, agent-progress-quiet-v1), so the run's cost counts every executor turn."""
@@ -187,6 +190,7 @@ class RefactorTaskWorkflow(KindWorkflow):
         task, start = inp.task, inp.workspace
         end = refactor_platform.workspace_after(outcome, start)
         done = bool(outcome.completed and (outcome.terminal_input or {}).get("done", True))
+        named = workflow.patched(NAMED_FILES_CHANGED)
         facts: ChangeFacts = await self.kit.step(
             "audit",
             refactor_audit,
@@ -199,6 +203,8 @@ class RefactorTaskWorkflow(KindWorkflow):
                 later=inp.later_owners,
                 rule_ids=task.rule_ids,
                 layers=inp.layers,
+                must_change=task.files if named and done else [],
+                unchanged=declared_unchanged(outcome.terminal_input) if named else {},
             ),
             timeout=LONG,
         )

@@ -1,6 +1,6 @@
 """``python -m bench.refactor_corpus [--seed S] [--libraries N] [--cases-per-library K]
-[--models known,left_behind,nonsense,chaos] [--max-cases M]``: the refactor gates on a corpus
-nobody picked by hand.
+[--models known,left_behind,nonsense,chaos] [--chaos-share F] [--max-cases M] [--minutes T]``:
+the refactor gates on a corpus nobody picked by hand.
 
 The libraries are drawn by the shared sampler (``bench.eval_sets.sample_pairs`` over the
 widely used PyPI packages, fixed seed), each the head release of its pair, kept when its
@@ -245,9 +245,24 @@ def report(outcomes: list[Outcome], cases: list[Case]) -> None:
         print(f"ratio (prflow known-target median wall / rope anchor median wall): {ratio:.2f}")
 
 
+def save(outcomes: list[Outcome]) -> None:
+    (WORK / "outcomes.json").write_text(
+        json.dumps(
+            [
+                asdict(o) | {"extra": {k: v for k, v in o.extra.items() if k != "patch"}}
+                for o in outcomes
+            ],
+            indent=1,
+            default=str,
+        )
+    )
+
+
 async def bench(args: argparse.Namespace) -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     models = [m for m in args.models.split(",") if m]
+    # the budget counts from the start (the library draw included), so a run ends in time
+    deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
     async with corpus_stage(WORK / "state") as stage:
         print(f"picking {args.libraries} libraries (seed {args.seed})", flush=True)
         libraries = pick_libraries(args.seed, args.libraries, args.max_suite_seconds)
@@ -260,7 +275,7 @@ async def bench(args: argparse.Namespace) -> int:
             )
             makers.append(make_cases(library, half, args.seed, args.cases_per_library))
         by_name = {lib.name: lib for lib, _ in libraries}
-        deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
+        chaos_pick = random.Random(f"{args.seed}:chaos")  # which cases also get a SIGKILL run
         cases: list[Case] = []
         outcomes: list[Outcome] = []
         number = 0
@@ -275,7 +290,10 @@ async def bench(args: argparse.Namespace) -> int:
             makers.append(maker)
             cases.append(case)
             reference: str | None = None
+            chaos = chaos_pick.random() < args.chaos_share
             for model in models:
+                if model == "chaos" and not chaos:
+                    continue
                 number += 1
                 outcome = await run_case(
                     stage, case, model, by_name[case.library], number, reference
@@ -283,6 +301,7 @@ async def bench(args: argparse.Namespace) -> int:
                 if model == "known":
                     reference = str(outcome.extra.get("patch"))
                 outcomes.append(outcome)
+                save(outcomes)  # after each run: a stopped bench keeps what it measured
                 extra = {k: v for k, v in outcome.extra.items() if k != "patch"}
                 why = "" if outcome.goal_met else outcome.detail
                 print(
@@ -291,16 +310,6 @@ async def bench(args: argparse.Namespace) -> int:
                     f"{outcome.wall:6.1f}s {extra or ''} {why}",
                     flush=True,
                 )
-        (WORK / "outcomes.json").write_text(
-            json.dumps(
-                [
-                    asdict(o) | {"extra": {k: v for k, v in o.extra.items() if k != "patch"}}
-                    for o in outcomes
-                ],
-                indent=1,
-                default=str,
-            )
-        )
         print(
             f"\nlibraries: {len(libraries)}, cases: {len(cases)} "
             f"({sum(c.half == 'tune' for c in cases)} tuning, "
@@ -317,9 +326,18 @@ def main() -> int:
     parser.add_argument("--cases-per-library", type=int, default=4)
     parser.add_argument("--max-cases", type=int, default=0)
     parser.add_argument(
-        "--minutes", type=float, default=0, help="Start no new case after this long (0: none)"
+        "--minutes",
+        type=float,
+        default=0,
+        help="Start no new case this long after the bench started, the draw included (0: none)",
     )
     parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument(
+        "--chaos-share",
+        type=float,
+        default=1.0,
+        help="Share of the cases (a seeded pick) that also get the chaos run (default: all)",
+    )
     parser.add_argument(
         "--max-suite-seconds",
         type=float,

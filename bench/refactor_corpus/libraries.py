@@ -33,6 +33,9 @@ class Library:
     suite_seconds: float
 
 
+DOWNLOAD_SECONDS = 120
+
+
 def fetch(work: Path, name: str, version: str) -> Path | None:
     """The release's sdist as a git repository (made once), or None without an sdist."""
     repos = work / "repos"
@@ -46,24 +49,27 @@ def fetch(work: Path, name: str, version: str) -> Path | None:
             return existing
     downloads = work / "downloads" / f"{name}-{version}"
     downloads.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--no-binary",
-            name,
-            "-d",
-            str(downloads),
-            f"{name}=={version}",
-        ],
-        capture_output=True,
-        check=False,
-        timeout=300,
-    )
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                name,
+                "-d",
+                str(downloads),
+                f"{name}=={version}",
+            ],
+            capture_output=True,
+            check=False,
+            timeout=DOWNLOAD_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        return None  # pip builds an sdist's metadata: one that takes this long is not light
     archives = [p for p in downloads.iterdir() if p.name.endswith((".tar.gz", ".tgz"))]
     if done.returncode != 0 or not archives:
         return None

@@ -79,8 +79,11 @@ def audit(
     )
     scope = [p for p in scope if after.read_text(p) is not None]
     findings: list[AuditFinding] = []
+    index_before = PythonModuleIndex.from_paths(before.paths())
+    index_after = PythonModuleIndex.from_paths(after.paths())
     findings += _new_only(
-        _python_findings(scope, after, parses), _python_findings(scope, before, parses)
+        _python_findings(scope, after, parses, index_after, index_before),
+        _python_findings(scope, before, parses, index_before, index_after),
     )
     findings += _cycles(changed, graph_before, graph_after)
     findings += _layers(changed, graph_before, graph_after, layers)
@@ -207,10 +210,16 @@ def _flatten(node: ast.stmt) -> Iterable[ast.stmt]:
 
 
 def _python_findings(
-    scope: Sequence[str], tree: SourceTree, parses: Parses | None = None
+    scope: Sequence[str],
+    tree: SourceTree,
+    parses: Parses | None = None,
+    index: PythonModuleIndex | None = None,
+    other: PythonModuleIndex | None = None,
 ) -> list[AuditFinding]:
-    paths = tree.paths()
-    index = PythonModuleIndex.from_paths(paths)
+    """``other``: the module index of the tree on the other side of the change, so an
+    absolute import of a project module one side no longer has is recognised as ours."""
+    if index is None:
+        index = PythonModuleIndex.from_paths(tree.paths())
     # Each file is parsed once per audit: every importer of a module asks for the names
     # and signatures it defines or re-exports.
     trees: dict[str, ast.Module | None] = {}
@@ -288,6 +297,7 @@ def _python_findings(
                         callees[local.get(name, name)], origin[local.get(name, name)] = known
         findings += _call_findings(path, nodes, callees, origin)
         findings += _unresolved_relative(path, nodes, index)
+        findings += _unresolved_absolute(path, nodes, index, other or index)
         findings += _attribute_findings(path, module, nodes, index, facts)
     return findings
 
@@ -395,6 +405,58 @@ def _unresolved_relative(
                     line=node.lineno,
                     message=f"imports from .{node.module}, which is not a module any more",
                     target=base + ".py",
+                )
+            )
+    return out
+
+
+def _unresolved_absolute(
+    path: str, nodes: Sequence[ast.AST], index: PythonModuleIndex, other: PythonModuleIndex
+) -> list[AuditFinding]:
+    """``from pkg.gone import x`` or ``import pkg.gone`` where ``pkg`` is a project package
+    (or module) on either side of the change and ``pkg.gone`` is not a module of this tree:
+    a move or a deletion that left an importer behind. Outside modules (``os``, installed
+    packages) are never the project's, so they are never flagged; a project module neither
+    side resolves (a C extension) is flagged on both sides and :func:`_new_only` drops it."""
+    import posixpath
+
+    out: list[AuditFinding] = []
+    dirs = index.search_dirs(path)
+    other_dirs = other.search_dirs(path)
+
+    def resolves(ix: PythonModuleIndex, roots: Sequence[str], parts: list[str]) -> str | None:
+        for root in roots:
+            found = ix.module_file(posixpath.join(root, *parts))
+            if found is not None:
+                return found
+        return None
+
+    def namespace(parts: list[str]) -> bool:
+        prefixes = tuple(posixpath.join(root, *parts) + "/" for root in dirs)
+        return any(f.startswith(prefixes) for f in index.files)
+
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            dotted = [node.module]
+        elif isinstance(node, ast.Import):
+            dotted = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in dotted:
+            parts = name.split(".")
+            if resolves(index, dirs, parts) is not None:
+                continue
+            ours = resolves(index, dirs, parts[:1]) or resolves(other, other_dirs, parts[:1])
+            if ours is None or namespace(parts):
+                continue
+            target = resolves(other, other_dirs, parts) or posixpath.join(*parts) + ".py"
+            out.append(
+                AuditFinding(
+                    check="orphaned_import",
+                    path=path,
+                    line=node.lineno,
+                    message=f"imports {name}, which is not a module any more",
+                    target=target,
                 )
             )
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from importlib import resources
+from typing import Any
 
 from prflow.llm.messages import ToolSpec
 from prflow.refactor.plan import RefactorPlan, TaskNode, plan_tool_schema
@@ -27,15 +28,54 @@ SUBMIT_PLAN = ToolSpec(
     input_schema=plan_tool_schema(),
 )
 
+UNCHANGED_REASON_CHARS = 500
+
 FINISH_TASK = ToolSpec(
     name="finish_task",
-    description="Say the task is finished (done: true) or cannot be done (done: false).",
+    description=(
+        "Say the task is finished (done: true) or cannot be done (done: false). Every file the "
+        "step lists to edit must be changed, or named in unchanged with the reason it needs "
+        "no change; a listed file left unchanged without a reason fails the attempt."
+    ),
     input_schema={
         "type": "object",
-        "properties": {"done": {"type": "boolean"}, "summary": {"type": "string"}},
+        "properties": {
+            "done": {"type": "boolean"},
+            "summary": {"type": "string"},
+            "unchanged": {
+                "type": "array",
+                "description": "Files of the step's list that need no change, each with why",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string", "minLength": 1},
+                        "reason": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": UNCHANGED_REASON_CHARS,
+                        },
+                    },
+                    "required": ["path", "reason"],
+                },
+            },
+        },
         "required": ["done", "summary"],
     },
 )
+
+
+def declared_unchanged(terminal_input: dict[str, Any] | None) -> dict[str, str]:
+    """The files ``finish_task`` says need no change, with their reasons. An entry without
+    a path or a reason is not a declaration (the schema requires both)."""
+    out: dict[str, str] = {}
+    entries = (terminal_input or {}).get("unchanged")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        path, reason = entry.get("path"), entry.get("reason")
+        if isinstance(path, str) and path and isinstance(reason, str) and reason.strip():
+            out[path] = reason.strip()[:UNCHANGED_REASON_CHARS]
+    return out
 
 
 def load_prompt(name: str) -> str:

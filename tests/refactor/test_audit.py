@@ -225,3 +225,39 @@ def test_the_auditor_knows_test_code_as_impact_analysis_does(helper: str, module
     assert [f.text() for f in report.errors] == [
         f"app/service.py: production code now imports test code ({helper})"
     ]
+
+
+@pytest.mark.parametrize(
+    "importer",
+    [
+        "from pkg.util import helper\n\nhelper()\n",
+        "import pkg.util\n\npkg.util.helper()\n",
+        "import pkg.util as u\n\nu.helper()\n",
+    ],
+)
+def test_an_absolute_import_of_a_module_the_change_moved_is_an_error(importer: str) -> None:
+    """A move that leaves ``from pkg.util import x`` (or ``import pkg.util``) behind breaks at
+    import time, like the relative form: the auditor flags it as an error."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/util.py": "def helper():\n    return 1\n",
+        "app/__init__.py": "",
+        "app/main.py": importer,
+    }
+    moved = {k: v for k, v in files.items() if k != "pkg/util.py"}
+    moved["pkg/tools.py"] = files["pkg/util.py"]
+    report = audit(["pkg/util.py", "pkg/tools.py"], MemoryTree(files), MemoryTree(moved))
+    assert [(f.check, f.path, f.message) for f in report.errors] == [
+        ("orphaned_import", "app/main.py", "imports pkg.util, which is not a module any more")
+    ]
+    fixed = {**moved, "app/main.py": importer.replace("pkg.util", "pkg.tools")}
+    clean = audit(
+        ["pkg/util.py", "pkg/tools.py", "app/main.py"], MemoryTree(files), MemoryTree(fixed)
+    )
+    assert clean.errors == []
+
+
+def test_an_absolute_import_of_an_outside_module_is_not_the_change_s_business() -> None:
+    files = {"pkg/__init__.py": "", "pkg/a.py": "import os.path\nfrom yaml.nodes import Node\n"}
+    after = {**files, "pkg/a.py": files["pkg/a.py"] + "\nX = 1\n"}
+    assert audit(["pkg/a.py"], MemoryTree(files), MemoryTree(after)).errors == []

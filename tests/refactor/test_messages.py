@@ -38,3 +38,25 @@ def test_own_files_in_full_related_files_as_a_head() -> None:
     assert "Already done by earlier tasks: Make storage async" in text
     assert "async-parallel (Eliminating Waterfalls, CRITICAL)" in text
     assert "# Why you are trying again\napp/service.py: read() is async now" in text
+
+
+def test_finish_task_declares_the_files_that_need_no_change_and_the_prompt_says_so() -> None:
+    """The rule the audit enforces (a listed file changed or declared unchanged, with why)
+    is in the tool's input schema and the executor's prompt (issue 26 item 3)."""
+    from prflow.refactor.messages import FINISH_TASK, declared_unchanged, load_prompt
+
+    item = FINISH_TASK.input_schema["properties"]["unchanged"]["items"]
+    assert item["required"] == ["path", "reason"]
+    assert item["properties"]["reason"]["minLength"] == 1
+    assert "`unchanged`" in load_prompt("executor")
+    given = {
+        "done": True,
+        "unchanged": [
+            {"path": "a.py", "reason": " only reads it "},
+            {"path": "b.py", "reason": ""},
+            {"path": "c.py"},
+            "d.py",
+        ],
+    }
+    assert declared_unchanged(given) == {"a.py": "only reads it"}
+    assert declared_unchanged(None) == {}

@@ -21,6 +21,7 @@ from tests.support.rename_repo import (
     TARGET,
     build_notes_repo,
     executor_key,
+    left_behind_script,
     nonsense_script,
     planner,
     rename_turns,
@@ -98,6 +99,34 @@ async def test_a_model_that_writes_nonsense_aborts_and_writes_nothing(
     assert result.reason.startswith("every step failed (1 of 1): rename: rolled back after 2")
     assert "does not parse" in result.reason
     assert "- Step rename: 2 attempts, rolled_back" in summary
+
+
+async def test_a_step_that_leaves_a_file_of_its_plan_unchanged_fails_and_the_run_aborts(
+    prflow_home: Path,
+    scripted_anthropic: ScriptedAnthropic,
+    temporal_client: Client,
+    temporal_settings: Settings,
+    tmp_path: Path,
+) -> None:
+    """The tests step names two files and changes one, twice, without saying the other needs
+    no change: the step fails after its re-ask, so the run cannot validate or apply."""
+    repo = build_notes_repo(tmp_path / "notes")
+    before = tree_bytes(repo)
+    scripted_anthropic.route(left_behind_script(declared=False, attempts=2))
+    result = await run_refactor(
+        temporal_client, temporal_settings, repo, "gates-left", apply=True, max_retries=1
+    )
+
+    summary = assert_aborted_with_reports(result, repo, before)
+    tests = next(t for t in result.tasks if t.task_id == "tests")
+    assert (tests.status, tests.attempts) == ("rolled_back", 2)
+    assert (
+        "tests/test_report.py: the step's plan lists it to edit and the step left it "
+        "unchanged" in tests.reason
+    )
+    assert "- Step tests: 2 attempts, rolled_back" in summary
+    feedback = scripted_anthropic.requests_of(executor_key("tests", 2))[0]
+    assert "left it unchanged" in json.dumps(feedback.body), "the re-ask says why"
 
 
 async def test_no_valid_plan_after_re_asking_ends_aborted_with_what_was_refused(

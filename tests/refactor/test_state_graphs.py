@@ -43,6 +43,7 @@ FINDS = {
     "a function renamed in its module",
     "a caller that imports a name its module lacks",
     "an import cycle and a test import",
+    "a deleted module its importers still name",
 }
 
 

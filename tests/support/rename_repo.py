@@ -122,18 +122,30 @@ def split_rename_script() -> dict[str, list[Turn]]:
     }
 
 
-def left_behind_script() -> dict[str, list[Turn]]:
+LEFT_REASON = "it patches store by a string, not by importing read_note"
+
+
+def left_behind_script(*, declared: bool = True, attempts: int = 1) -> dict[str, list[Turn]]:
     """The package renamed, then a tests step that renames in one test file and leaves
-    ``tests/test_report.py`` (which patches ``store.read_note`` by name) behind."""
+    ``tests/test_report.py`` (which patches ``store.read_note`` by name) behind. With
+    ``declared`` the executor claims that file needs no change (wrongly: only the suite can
+    tell); without, it just finishes, every attempt."""
     plan = {
         "summary": "Package, then tests.",
         "tasks": [step("rename", PACKAGE, []), step("tests", TESTS, ["rename"])],
     }
-    return {
-        PLANNER_KEY: planner(plan),
-        executor_key("rename"): rename_turns(PACKAGE),
-        executor_key("tests"): rename_turns(["tests/test_store.py"]),
-    }
+    tests = rename_turns(["tests/test_store.py"])
+    if declared:
+        unchanged = [{"path": "tests/test_report.py", "reason": LEFT_REASON}]
+        tests[-1] = Turn(
+            tool_uses=[
+                ToolUse("finish_task", {"done": True, "summary": "renamed", "unchanged": unchanged})
+            ]
+        )
+    routes = {PLANNER_KEY: planner(plan), executor_key("rename"): rename_turns(PACKAGE)}
+    for attempt in range(1, attempts + 1):
+        routes[executor_key("tests", attempt)] = list(tests)
+    return routes
 
 
 def nothing_script(reason: str) -> dict[str, list[Turn]]:
