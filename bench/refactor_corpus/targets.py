@@ -15,6 +15,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 KINDS = ("function", "method", "class", "parameter", "move")
 
@@ -45,7 +46,9 @@ def _python_files(root: Path, package: str) -> list[Path]:
 
 def _offset(text: str, node: ast.AST, name: str) -> int:
     lines = text.splitlines(keepends=True)
-    start = sum(len(line) for line in lines[: node.lineno - 1]) + node.col_offset  # type: ignore[attr-defined]
+    lineno: int = getattr(node, "lineno", 1)
+    column: int = getattr(node, "col_offset", 0)
+    start = sum(len(line) for line in lines[: lineno - 1]) + column
     return text.index(name, start)
 
 
@@ -157,7 +160,9 @@ def compute(root: Path, candidate: Candidate) -> Target | None:
         project.close()
 
 
-def _flatten(changes: object) -> Iterator[object]:
+def _flatten(changes: Any) -> Iterator[Any]:
+    """rope's ``ChangeContents`` leaves of a (nested) change set: each has ``resource`` and
+    ``new_contents`` (rope ships no type information)."""
     inner = getattr(changes, "changes", None)
     if inner is None:
         if hasattr(changes, "new_contents"):
