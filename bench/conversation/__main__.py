@@ -17,6 +17,9 @@ import argparse
 import asyncio
 import sys
 import time
+from typing import Any
+
+from temporalio.client import WorkflowHandle
 
 from bench.conversation.drive import Driver, model_routes
 from bench.conversation.figures import Figures, expected_events, judge, median, percentile
@@ -72,9 +75,7 @@ async def _settle(stage: Stage, script: Script) -> dict[int, ConversationState |
     states: dict[int, ConversationState | None] = {}
     for pr in script.prs:
         ref = pr_ref(pr.number)
-        handle = stage.client.get_workflow_handle_for(
-            ConversationWorkflow.run, conversation_id(ref)
-        )
+        handle: WorkflowHandle[Any, Any] = stage.client.get_workflow_handle(conversation_id(ref))
         state: ConversationState | None = None
         while time.monotonic() < deadline:
             try:
