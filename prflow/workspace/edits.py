@@ -204,6 +204,20 @@ def _nearest(text: str, old_string: str) -> list[str]:
     return out
 
 
+def in_file_line_ends(text: str, old_string: str, new_string: str) -> tuple[str, str]:
+    """The edit in the file's line ends. In a file whose every line ends in CRLF, a string
+    written with LF ends only (read_file shows lines, not their ends, so a model writes
+    "\\n") is taken as written in CRLF: the match must still be exact and unique, and the
+    lines it adds keep the file's ends. Any other edit as given."""
+    if "\r\n" not in text or text.count("\n") != text.count("\r\n"):
+        return old_string, new_string
+    return _crlf(old_string), _crlf(new_string)
+
+
+def _crlf(text: str) -> str:
+    return text if "\r" in text else text.replace("\n", "\r\n")
+
+
 def _not_found(index: int, path: str, text: str, old_string: str) -> EditError:
     hint = "Copy old_string exactly from the file, including whitespace and indentation."
     if "\r\n" in text and "\r\n" not in old_string and old_string.replace("\n", "\r\n") in text:
@@ -406,18 +420,19 @@ def _replace(
             "no such file in the workspace.",
             "Check the path with list_files; to make a new file use create_file.",
         )
-    starts = occurrences(before, edit.old_string)
+    old_string, new_string = in_file_line_ends(before, edit.old_string, edit.new_string)
+    starts = occurrences(before, old_string)
     if not starts:
         return _not_found(index, path, before, edit.old_string)
     if len(starts) > 1:
         return _not_unique(index, path, before, starts)
     at = starts[0]
-    after = before[:at] + edit.new_string + before[at + len(edit.old_string) :]
+    after = before[:at] + new_string + before[at + len(old_string) :]
     batch.current[path] = after
     first = line_of(after, at)
-    last = line_of(after, at + max(len(edit.new_string) - 1, 0))
-    removed = edit.old_string.count("\n") + 1
-    added = edit.new_string.count("\n") + 1 if edit.new_string else 0
+    last = line_of(after, at + max(len(new_string) - 1, 0))
+    removed = old_string.count("\n") + 1
+    added = new_string.count("\n") + 1 if new_string else 0
     return (
         PatchRecord(
             path=path,

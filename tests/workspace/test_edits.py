@@ -179,3 +179,30 @@ def test_patch_records_apply_with_real_git(tmp_path: Path) -> None:
     assert (tmp_path / "README.md").read_text().endswith("tail without NL\n")
     assert (tmp_path / "lib/core.py").read_text() == current["app/core.py"]
     assert (tmp_path / "docs/new.md").read_text() == "one\ntwo"
+
+
+def test_an_edit_written_with_lf_applies_to_a_crlf_file_in_its_own_line_ends() -> None:
+    crlf = "def helper(x):\r\n    return x + 1\r\n\r\n\r\ndef other(x):\r\n    return x + 2\r\n"
+    edit = ReplaceEdit(
+        path="win.py",
+        old_string="def helper(x):\n    return x + 1",
+        new_string="def helper(x, y=0):\n    # offset\n    return x + y + 1",
+        reason="helper takes an offset",
+    )
+    outcome = apply_batch(lambda _p: crlf, [edit])
+    assert outcome.ok, outcome.feedback_text()
+    after = str(outcome.contents["win.py"])
+    assert after.startswith("def helper(x, y=0):\r\n    # offset\r\n    return x + y + 1\r\n")
+    assert after.count("\n") == after.count("\r\n"), "every line keeps the file's CRLF"
+
+
+def test_a_lf_edit_to_a_crlf_file_must_still_be_unique_and_a_mixed_file_is_matched_as_is() -> None:
+    twice = "x = 1\r\ny = 2\r\nx = 1\r\ny = 2\r\n"
+    edit = ReplaceEdit(path="a.py", old_string="x = 1\ny = 2", new_string="z = 3", reason="r")
+    refused = apply_batch(lambda _p: twice, [edit])
+    assert not refused.ok and refused.errors[0].kind == ErrorKind.not_unique
+    mixed = "x = 1\r\ny = 2\nz = 3\r\n"
+    lf = ReplaceEdit(path="a.py", old_string="x = 1\ny = 2", new_string="w = 0", reason="r")
+    outcome = apply_batch(lambda _p: mixed, [lf])
+    assert not outcome.ok and outcome.errors[0].kind == ErrorKind.not_found
+    assert "CRLF" in outcome.errors[0].hint
