@@ -71,6 +71,8 @@ def routes(model: str, target: Target, repo: Path) -> dict[str, list[Turn]]:
         for path in files:
             old = (repo / path).read_text(encoding="utf-8") if (repo / path).exists() else None
             new = target.changes[path]
+            if new is not None:  # a model reads lines and writes "\n": prflow keeps the file's ends
+                new = new.replace("\r\n", "\n")
             if model == "nonsense":
                 new = "def (:\n    ?? this is not python\n"
             use = file_change(path, old, new, f"{target.kind}: {target.old} -> {target.new}")

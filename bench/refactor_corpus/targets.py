@@ -144,11 +144,11 @@ def compute(root: Path, candidate: Candidate) -> Target | None:
         result: dict[str, str | None] = {}
         for change in _flatten(changes):
             path = change.resource.path
-            result[path] = change.new_contents
+            result[path] = _as_written(root / path, change.new_contents)
         for path in created:
             result.setdefault(path, "")
         originals = {
-            p: (root / p).read_text(encoding="utf-8") for p in result if (root / p).exists()
+            p: (root / p).read_bytes().decode("utf-8") for p in result if (root / p).exists()
         }
         changed = {p: t for p, t in result.items() if originals.get(p) != t}
         if not changed:
@@ -158,6 +158,17 @@ def compute(root: Path, candidate: Candidate) -> Target | None:
         return None
     finally:
         project.close()
+
+
+def _as_written(path: Path, contents: str) -> str:
+    """``contents`` with the line ends rope writes: it reads a file's lines as LF and writes
+    them back in the file's own ends, so a CRLF file's target is CRLF."""
+    if not path.is_file():
+        return contents
+    data = path.read_bytes()
+    if b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n"):
+        return contents.replace("\r\n", "\n").replace("\n", "\r\n")
+    return contents
 
 
 def _flatten(changes: Any) -> Iterator[Any]:
