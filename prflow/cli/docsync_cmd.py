@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from prflow.agent.planning import phase_plan
+from prflow.cli.model_options import ModelOptions
 from prflow.cli.output_file import check_output_path, write_output
 from prflow.cli.run_target import checked_target
 from prflow.config import Settings, load_settings
@@ -174,6 +174,14 @@ def docsync(
     Exit codes: 0 success, 1 a doc in the --fail-on bucket, 2 usage error, 3 run failed.
     """
     check_output_path(output)
+    options = ModelOptions(
+        enabled=not no_llm,
+        model=model,
+        budget_usd=budget_usd,
+        max_iterations=max_iterations,
+        time_limit=time_limit,
+        budget_wait=budget_wait,
+    )
     settings = load_settings()
     if show is not None:
         text = asyncio.run(_show(settings, show, output_format))
@@ -189,17 +197,7 @@ def docsync(
     thresholds = parse_thresholds(threshold or [])
     location, pull = checked_target(repo, pr, base, head)
 
-    plan = phase_plan(
-        settings,
-        DOCSYNC,
-        AGENT_PHASE,
-        enabled=not no_llm,
-        model=model,
-        budget_usd=budget_usd,
-        max_iterations=max_iterations,
-        time_limit=time_limit,
-        budget_wait=budget_wait,
-    )
+    plan = options.plan(settings, DOCSYNC, AGENT_PHASE)
     request = DocsyncRequest(
         repo=location,
         pull_request=pull,

@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from prflow.agent.planning import phase_plan
 from prflow.cli import timings
-from prflow.cli.numbers import check_number
+from prflow.cli.model_options import ModelOptions
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.run_target import checked_target, pr_head
@@ -20,7 +19,6 @@ from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.impact.kind import IMPACT
 from prflow.impact.run_models import LLM_PHASE, ImpactRequest, ImpactResult
-from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_USD
 
 EXIT_THRESHOLD = 1
 EXIT_FAILED = 3
@@ -155,19 +153,7 @@ def impact(
     timings.mark("imported")
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
-    check_number("--budget-usd", budget_usd, MAX_USD, "5")
-    check_number("--max-iterations", max_iterations, MAX_ITERATIONS, "30")
-    check_number("--time-limit", time_limit, MAX_SECONDS, "180")
-    check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
-    settings = load_settings()
-    check_output_path(output)
-    if post and pr is None:
-        raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
-    location, pull = checked_target(repo, pr, base, head)
-    plan = phase_plan(  # a mistake in the model options surfaces here, before GitHub is asked
-        settings,
-        IMPACT,
-        LLM_PHASE,
+    options = ModelOptions(
         enabled=not no_llm,
         model=model,
         budget_usd=budget_usd,
@@ -175,6 +161,12 @@ def impact(
         time_limit=time_limit,
         budget_wait=budget_wait,
     )
+    settings = load_settings()
+    check_output_path(output)
+    if post and pr is None:
+        raise UserError("--post needs --pr to know where to comment, e.g. --pr owner/repo#12")
+    location, pull = checked_target(repo, pr, base, head)
+    plan = options.plan(settings, IMPACT, LLM_PHASE)  # surfaces a model mistake before GitHub
     request = ImpactRequest(
         repo=location,
         pull_request=pull,

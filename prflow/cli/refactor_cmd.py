@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from prflow.agent.planning import phase_plans
+from prflow.cli.model_options import ModelOptions
 from prflow.config import Settings, load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
@@ -238,6 +238,7 @@ def refactor(
     text = _directive(directive, directive_file)
     pr_repo = github_slug(location) if open_pr else None
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
+    options = ModelOptions(enabled=not no_llm, budget_usd=budget_usd, budget_wait=budget_wait)
 
     def build() -> RefactorRequest:
         try:
@@ -257,14 +258,7 @@ def refactor(
                 allow_unsandboxed=allow_unsandboxed,
                 sandbox=sandbox,
                 deadline_seconds=deadline_seconds,
-                plans=phase_plans(
-                    settings,
-                    REFACTOR,
-                    MODEL_PHASES,
-                    enabled=not no_llm,
-                    budget_usd=budget_usd,
-                    budget_wait=budget_wait,
-                ),
+                plans=options.plans(settings, REFACTOR, MODEL_PHASES),
                 max_concurrency=concurrency,
             )
         except ValueError as err:

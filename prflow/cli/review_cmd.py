@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from prflow.agent.planning import phase_plans
-from prflow.cli.numbers import check_number
+from prflow.cli.model_options import ModelOptions
 from prflow.cli.output_file import check_output_path
 from prflow.cli.report_output import OutputFormat, blobs_needed, emit_report
 from prflow.cli.review_stats import show_stats
@@ -17,7 +16,6 @@ from prflow.config import load_settings
 from prflow.credentials import refuse_credentials
 from prflow.durations import parse_duration
 from prflow.errors import UserError
-from prflow.limits import MAX_SECONDS, MAX_USD
 from prflow.review.kind import REVIEW
 from prflow.review.models import SEVERITY_RANK, ReviewDepth, ReviewSeverity
 from prflow.review.run_models import MODEL_PHASES, ReviewRequest, ReviewResult
@@ -186,22 +184,14 @@ def review(
         return
     refuse_credentials(repo, pr)
     deadline_seconds = parse_duration(deadline) if deadline is not None else None
-    check_number("--budget-usd", budget_usd, MAX_USD, "5")
-    check_number("--budget-wait", budget_wait, MAX_SECONDS, "300")
+    options = ModelOptions(enabled=not no_llm, budget_usd=budget_usd, budget_wait=budget_wait)
     settings = load_settings()
     check_output_path(output)
     gate = Gate(threshold) if threshold is not None else None
     if post and pr is None:
         raise UserError("--post needs --pr to know where to post, e.g. --pr owner/repo#12")
     location, pull = checked_target(repo, pr, base, head)
-    plans = phase_plans(  # a mistake in the model options surfaces here, before GitHub is asked
-        settings,
-        REVIEW,
-        MODEL_PHASES,
-        enabled=not no_llm,
-        budget_usd=budget_usd,
-        budget_wait=budget_wait,
-    )
+    plans = options.plans(settings, REVIEW, MODEL_PHASES)  # surfaces a mistake before GitHub
     request = ReviewRequest(
         pull_request=pull,
         pr_head_sha=pr_head(pull) if pull is not None else None,

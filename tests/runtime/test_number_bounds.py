@@ -12,6 +12,7 @@ from temporalio.client import Client, WorkflowFailureError
 from prflow.config import Settings
 from tests.support.cli_runs import run_prflow
 from tests.support.fixtures_temporal import run_worker
+from tests.support.sample_repos import commit_all, init_repo, write_files
 
 pytestmark = pytest.mark.temporal
 
@@ -19,6 +20,10 @@ REFUSED = [
     ("impact", "--repo", ".", "--budget-usd", "inf"),
     ("review", "--repo", ".", "--budget-usd", "1e308"),
     ("impact", "--repo", ".", "--max-iterations", "100000000000000000000"),
+    ("docsync", "--repo", ".", "--budget-usd", "inf"),
+    ("docsync", "--repo", ".", "--max-iterations", "99999999999"),
+    ("docsync", "--repo", ".", "--time-limit", "99999999999"),
+    ("refactor", "--repo", ".", "--directive", "x", "--budget-usd", "1e308"),
     ("budget", "raise", "impact:x", "--usd", "inf"),
     ("budget", "raise", "impact:x", "--usd", "1e308"),
     ("budget", "raise", "impact:x", "--tokens", "100000000000000000000"),
@@ -38,7 +43,10 @@ def _env(tmp_path: Path) -> dict[str, str]:
 async def test_a_number_out_of_bounds_is_one_line_exit_2(
     args: tuple[str, ...], tmp_path: Path
 ) -> None:
-    run = await run_prflow(*args, env=_env(tmp_path), cwd=tmp_path)
+    repo = init_repo(tmp_path / "repo")  # a real repository: only the number can be refused
+    write_files(repo, {"pkg/__init__.py": "VALUE = 1\n"})
+    commit_all(repo, "base")
+    run = await run_prflow(*args, env=_env(tmp_path), cwd=repo)
     assert run.code == 2, run.describe()
     assert len(run.stderr_lines) == 1 and run.stderr_lines[0].startswith("prflow: error:")
     assert "Traceback" not in run.stderr and run.stdout == ""
