@@ -58,7 +58,6 @@ async def analyse(client: Client, settings: Settings, repo: Path) -> Analysis:
         base="base",
         head="feature",
         llm=phase_plan(settings, IMPACT, LLM_PHASE, enabled=False),
-        github_task_queue=settings.temporal.github_task_queue,
     )
     async with run_worker(client, settings):
         handle = await start_impact(client, settings, request, f"e2e-{uuid.uuid4().hex[:10]}")

@@ -122,7 +122,6 @@ def docsync_request(settings: Settings, repo: Path | str, **fields: Any) -> Docs
         base="base",
         head="feature",
         llm=phase_plan(settings, DOCSYNC, AGENT_PHASE, **plan),
-        github_task_queue=settings.temporal.github_task_queue,
         **fields,
     )
 

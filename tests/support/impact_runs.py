@@ -76,7 +76,6 @@ def agent_request(settings: Settings, repo: Path | str, **plan: Any) -> ImpactRe
         base="base",
         head="feature",
         llm=phase_plan(settings, IMPACT, LLM_PHASE, **plan),
-        github_task_queue=settings.temporal.github_task_queue,
     )
 
 

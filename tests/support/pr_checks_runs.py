@@ -23,10 +23,7 @@ CHECK_RUNS_PATH = r"/commits/[0-9a-f]+/check-runs$"
 async def start_pr_checks(
     client: Client, settings: Settings, workflow_id: str, **options: object
 ) -> WorkflowHandle[PrChecksWorkflow, ChecksReportRef]:
-    request = PrChecksRequest.model_validate(
-        {"pr": PR, "poll_seconds": 1, "github_task_queue": settings.temporal.github_task_queue}
-        | options
-    )
+    request = PrChecksRequest.model_validate({"pr": PR, "poll_seconds": 1} | options)
     return await client.start_workflow(
         PrChecksWorkflow.run, request, id=workflow_id, task_queue=settings.temporal.task_queue
     )

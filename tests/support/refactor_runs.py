@@ -24,7 +24,6 @@ def refactor_request(
             "repo": str(repo),
             "directive": DIRECTIVE,
             "plans": phase_plans(settings, REFACTOR, MODEL_PHASES, enabled=model),
-            "github_task_queue": settings.temporal.github_task_queue,
             "allow_unsandboxed": True,
             **fields,
         }

@@ -258,7 +258,6 @@ def review_request(
         depth=depth,
         plans=phase_plans(settings, REVIEW, MODEL_PHASES, enabled=model, budget_usd=budget_usd),
         max_concurrency=2,
-        github_task_queue=settings.temporal.github_task_queue,
     )
 
 

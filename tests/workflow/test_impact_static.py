@@ -28,7 +28,6 @@ def _request(settings: Settings, repo: Path) -> ImpactRequest:
         base="base",
         head="feature",
         llm=phase_plan(settings, IMPACT, LLM_PHASE, enabled=False),
-        github_task_queue=settings.temporal.github_task_queue,
     )
 
 

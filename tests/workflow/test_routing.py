@@ -96,9 +96,7 @@ async def test_a_refactor_tree_keeps_custom_model_queues(
     settings = off_the_rule(temporal_settings)
     scripted_anthropic.route(async_script())
     repo = build_storage_repo(tmp_path / "notes")
-    request = refactor_request(settings, repo, dry_run=True).model_copy(
-        update={"github_task_queue": None}
-    )
+    request = refactor_request(settings, repo, dry_run=True)
     async with run_worker(temporal_client, settings):
         handle = await start_or_attach(temporal_client, REFACTOR, request, queue_names(settings))
         result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
