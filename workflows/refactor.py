@@ -65,6 +65,7 @@ with workflow.unsafe.imports_passed_through():
         Action,
         FinalFacts,
         SuiteFacts,
+        followed,
         kept_rate,
         may_give_up,
         pass_rate,
@@ -537,7 +538,7 @@ class RefactorWorkflow(KindWorkflow):
         for tid in doomed:
             if states.get(tid) in (TaskStatus.skipped, TaskStatus.rolled_back):
                 continue
-            why = reason if tid == cause else f"rolled back with {cause}"
+            why = reason if tid == cause else followed(cause)
             self._settle(tid, TaskStatus.rolled_back, why)
             states[tid] = TaskStatus.rolled_back
         self._event("rolled_back", task=cause, subtree=doomed)

@@ -28,6 +28,21 @@ from pydantic import BaseModel, Field
 
 PASS_RATE_THRESHOLD = 0.85
 
+FOLLOWED = "rolled back with "
+"""How a step that went only because another step failed says so (``rolled back with X``)."""
+
+
+def followed(cause: str) -> str:
+    """The reason of a step rolled back because step ``cause`` was."""
+    return FOLLOWED + cause
+
+
+def first_cause(failures: Sequence[str]) -> str:
+    """The failure to name first: a step that failed for its own reason, not one that was
+    only rolled back with it (``code-1: rolled back with tests-1`` says nothing of why)."""
+    own = [f for f in failures if FOLLOWED not in f]
+    return (own or list(failures))[0]
+
 
 class Action(StrEnum):
     accept = "accept"
@@ -154,11 +169,11 @@ def verdict(facts: FinalFacts) -> Verdict:
 
     if facts.cut:
         return aborted(facts.cut)
+    first = f": {first_cause(facts.failures)}" if facts.failures else ""
     if facts.steps and not facts.done:
-        first = f": {facts.failures[0]}" if facts.failures else ""
         return aborted(f"every step failed ({facts.steps} of {facts.steps}){first}")
     if facts.critical_planned and not facts.critical_done:
-        return aborted(f"every critical step was given up ({facts.critical_planned})")
+        return aborted(f"every critical step was given up ({facts.critical_planned}){first}")
     if not facts.changed_files:
         return Verdict(
             status=RunStatus.no_change,

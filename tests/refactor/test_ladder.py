@@ -10,6 +10,7 @@ from prflow.refactor.ladder import (
     RunStatus,
     SuiteFacts,
     decide,
+    followed,
     kept_rate,
     may_give_up,
     verdict,
@@ -112,3 +113,19 @@ def test_the_pass_rate_bounds_only_what_may_be_given_up() -> None:
     assert may_give_up(kept_rate(100, 15))  # 85 % of the passing tests still pass
     assert not may_give_up(kept_rate(100, 16))
     assert not may_give_up(kept_rate(0, 0)), "no passing test before: nothing to keep"
+
+
+def test_an_abort_names_the_step_that_failed_not_one_rolled_back_with_it() -> None:
+    failures = [
+        f"code-1: {followed('tests-1')}",
+        "tests-1: rolled back after 2 attempts: tests.test_io::test_read fails after",
+    ]
+
+    def reason(**fields: object) -> str:
+        return verdict(FinalFacts.model_validate({**run().model_dump(), **fields})).reason
+
+    assert reason(done=0, failures=failures) == f"every step failed (3 of 3): {failures[1]}"
+    critical = reason(done=1, critical_done=0, failures=failures)
+    assert critical.endswith(f"given up (3): {failures[1]}")
+    only_followers = reason(done=0, failures=[failures[0]])
+    assert only_followers.endswith(failures[0]), "with no own reason, the first is named"

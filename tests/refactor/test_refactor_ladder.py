@@ -74,7 +74,7 @@ async def test_a_failing_critical_task_rolls_back_its_subtree(
     assert callers.attempts == 2 and "unawaited" not in callers.reason
     assert "word_count" in callers.reason or "read_note() is async" in callers.reason
     assert result.status == RunStatus.aborted and result.changed_files == []
-    assert result.reason.startswith("every step failed (3 of 3)")
+    assert result.reason.startswith("every step failed (3 of 3): callers: rolled back after 2")
     summary = artifact(result, "pr-summary.md")
     assert "## Why it stopped" in summary and "## What was tried" in summary
     assert "- Step callers: 2 attempts, rolled_back" in summary
