@@ -55,6 +55,10 @@ OTHER_CONFIG_EXTENSIONS = frozenset(
 )
 
 TEST_DIRECTORIES = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"})
+PACKAGE_API_DIRECTORIES = frozenset({"test", "testing"})
+"""Test folders at the top of a repository, but inside a Python package often public API
+shipped to users (``django/test/``, ``numpy/testing/``, ``sympy/testing/``) or doc examples:
+there a ``.py`` file is a test only when it is named like one."""
 _TEST_FILE = re.compile(
     r"""^(
         test_.+\.py | .+_test\.py | conftest\.py
@@ -121,8 +125,12 @@ def _parts(path: str) -> tuple[tuple[str, ...], str]:
 def is_test_file(path: str) -> bool:
     """True for files under a test directory or named like a test by common conventions."""
     directories, name = _parts(path)
-    if any(directory in TEST_DIRECTORIES for directory in directories):
-        return True
+    nested_python = name.endswith(".py")
+    for depth, directory in enumerate(directories):
+        if directory not in TEST_DIRECTORIES:
+            continue
+        if depth == 0 or not nested_python or directory not in PACKAGE_API_DIRECTORIES:
+            return True
     original_name = PurePosixPath(path).name
     return bool(_TEST_FILE.match(name) or _TEST_FILE.match(original_name))
 

@@ -134,3 +134,24 @@ def test_repo_without_tests_has_zero_coverage_and_no_source_change_has_full() ->
     _, untouched = find_test_gaps([_changed("README.md")], tree, graph)
     assert untouched.changed_source_files == 0
     assert untouched.ratio == 1.0
+
+
+def test_test_folders_inside_a_python_package_hold_api_not_tests() -> None:
+    """``django/test/client.py`` and ``numpy/testing/utils.py`` are shipped API: a change to
+    them is a source change; test-named files and ``tests/`` folders stay tests anywhere."""
+    for path in [
+        "django/test/client.py",
+        "numpy/testing/utils.py",
+        "docs_src/testing/app01/main.py",
+    ]:
+        assert not is_test_file(path), path
+    for path in [
+        "testing/test_capture.py",
+        "testing/helpers.py",  # a repository whose test root is testing/ (pytest's own)
+        "test/support.py",
+        "sympy/testing/tests/test_pytest.py",
+        "numpy/core/tests/_locales.py",
+        "packages/ui/test/render.js",
+        "django/test/test_utils.py",
+    ]:
+        assert is_test_file(path), path
