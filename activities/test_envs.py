@@ -119,8 +119,12 @@ def _install_python(spec: EnvSpec, tree: Path, installer: _Installer) -> None:
     at = installer.at
     installer.run([uv_at, "venv", "--quiet", "--python", base_python(), at], str(tree), extra, env)
     args = [*spec.requirements]
+    copies = installer.cache / "requirements"  # the filtered copies, never the tree's files
+    for path, text in spec.requirement_texts.items():
+        (copies / path).parent.mkdir(parents=True, exist_ok=True)
+        (copies / path).write_text(text, encoding="utf-8")
     for name in spec.requirement_files:
-        args += ["-r", str(tree / name)]
+        args += ["-r", f"{installer.cache_at}/requirements/{name}"]
     if args:
         python = f"{at}/bin/python"
         installer.run(

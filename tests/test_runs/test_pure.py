@@ -126,3 +126,19 @@ def test_the_env_hash_follows_the_declared_test_dependencies_only() -> None:
         "--reporter=junit",
     ]
     assert detect(files({"README.md": "x"}), "p") is None
+
+
+def test_test_dependencies_come_from_included_groups_and_plural_requirement_files() -> None:
+    pyproject = (
+        '[project]\nname="x"\ndependencies=["attrs"]\n'
+        "[dependency-groups]\n"
+        'lint=["ruff"]\n'
+        'coverage=["pytest-cov", {include-group = "tests"}]\n'
+        'tests=["pytest>=8", {include-group = "coverage"}]\n'
+    )
+    spec = detect(files({"pyproject.toml": pyproject}), "/usr/bin/python3")
+    assert spec is not None and spec.requirements == ["attrs", "pytest>=8", "pytest-cov"]
+    typer_style = detect(
+        files({"pyproject.toml": pyproject, "requirements-tests.txt": "-e .\npytest\n"}), "p"
+    )
+    assert typer_style is not None and typer_style.requirement_files == ["requirements-tests.txt"]

@@ -88,6 +88,27 @@ def test_before_and_after_runs_report_per_test_outcomes_and_real_regressions(
     assert (selected.counts.passed, selected.counts.failed) == (0, 1)
 
 
+def test_a_requirements_file_that_names_the_project_installs_the_rest(base: WorkspaceRef) -> None:
+    """``-e .`` would build the project in its read-only tree and fail the whole install; it
+    is left out (the tree is on PYTHONPATH) and every other line is installed."""
+    typer_style = with_edits(
+        base,
+        CreateFile(
+            path="requirements-tests.txt",
+            content="-e .\n-r requirements/extra.txt\npytest>=7\n",
+            reason="a test requirements file as FastAPI and Typer write it",
+        ),
+        CreateFile(path="requirements/extra.txt", content="six\n", reason="an included file"),
+        CreateFile(
+            path="tests/test_six.py",
+            content="import six\n\n\ndef test_six_is_installed():\n    assert six.PY3\n",
+            reason="passes only when the included file was installed",
+        ),
+    )
+    run = run_tests_in(db(), TestRunInput(workspace=typer_style))
+    assert (run.counts.passed, run.counts.failed) == (4, 1), get_text(db(), run.output_key)
+
+
 def network_probe(port: int) -> CreateFile:
     return CreateFile(
         path="tests/test_network.py",
