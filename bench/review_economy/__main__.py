@@ -93,7 +93,8 @@ def _progress(message: str) -> None:
 def _pairs(root: Path, args: argparse.Namespace) -> list[ReleasePair]:
     """The named pairs (all in the tuning half: they were picked by hand), or a drawn set."""
     if args.sampled:
-        return draw(root, args.sampled)
+        drawn = draw(root, args.sampled)
+        return [p for p in drawn if args.half is None or p.half == args.half]
     return [ReleasePair("pypi", *named) for named in PAIRS[: args.pairs]]
 
 
@@ -220,6 +221,12 @@ def _slowed(turns: list[Turn], latency: float) -> list[Turn]:
     return [dataclasses.replace(turn, delay_seconds=latency) for turn in turns]
 
 
+def _detail(report: dict[str, Any], phase: str) -> str:
+    """What the report says of ``phase`` (the bounds the review was sized to, when it was)."""
+    found = [p.get("detail") or "" for p in report.get("phases", []) if p.get("name") == phase]
+    return found[0] if found and found[0] else "-"
+
+
 def _cuts(report: dict[str, Any]) -> str:
     cut = [f"{p['name']}: {p['detail']}" for p in report.get("phases", [])
            if p.get("state") == "failed"]  # fmt: skip
@@ -236,6 +243,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         metavar="N",
         help="review N pairs drawn with a fixed seed (tuning and held-out halves) instead",
+    )
+    parser.add_argument(
+        "--half",
+        choices=HALVES,
+        default=None,
+        help="with --sampled: review only this half's pairs (tune on the tuning half, run the "
+        "held-out half once at the end)",
     )
     parser.add_argument(
         "--whole-file-reviewers",
@@ -338,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                 found = len(report.get("findings", []))
                 print(f"  exploring: cut phases: {_cuts(report)}; complete: "
                       f"{report.get('complete')}; findings: {found}")  # fmt: skip
+                print(f"  exploring: planning: {_detail(report, 'planning')}")
     except BenchError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2
