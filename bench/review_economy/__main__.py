@@ -31,13 +31,15 @@ answers at once.
 
 ``--sampled N`` reviews N release pairs drawn by :mod:`bench.review_economy.eval_set`
 (seeded, nobody picked them) instead of the four named below, and reports the tuning and
-the held-out half apart.
+the held-out half apart; ``--half tune`` (or ``held_out``) reviews only that half's pairs,
+so tuning never runs the held-out half.
 
 ``--exploring`` scripts every agent as a model that explores five turns whatever its prompt
 says, with a planner that repeats dimension names (:mod:`bench.review_economy.exploring`);
 it also prints, per pair, the reviewer conversations (planned, gap, investigation and deep
 dive), all requests, and the review's history events caused by its children's messages per
-child model turn (:mod:`bench.review_economy.parent_events`). Goals (issue 29 item 5): a
+child model turn (:mod:`bench.review_economy.parent_events`), and the bounds the review was
+sized to (the report's ``planning`` phase). Goals (issue 29 item 5): a
 standard review <= 400k prompt tokens and <= 8x impact, <= 1.0 parent events per child turn.
 """
 
