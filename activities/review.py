@@ -68,6 +68,7 @@ from prflow.review.agents.reviewer import (
     shared_context,
 )
 from prflow.review.anatomy import DiffStructure, build_structure
+from prflow.review.depth_limits import review_size
 from prflow.review.diff_map import DiffIndex
 from prflow.review.evidence import verified
 from prflow.review.github_diff import placement_index
@@ -301,6 +302,7 @@ def review_facts(inp: FactsInput) -> FactsRefs:
         blast_radius=structure.blast_radius_total,
         high_blast_files=structure.high_blast_files(),
         title=metadata.title,
+        size=review_size(structure, reviewable),
     )
 
 
@@ -348,8 +350,8 @@ def review_planning_prompt(inp: AgentPromptInput) -> PreparedPrompt:
         facts.reviewable,
         [entry["path"] for entry in facts.not_reviewed],
     )
-    system = planner_system(inp.depth, intake.ai_generated)
-    return _prompt(system, [*TOOL_SPECS, submit_plan_tool(inp.depth)], message)
+    system = planner_system(inp.depth, intake.ai_generated, inp.size)
+    return _prompt(system, [*TOOL_SPECS, submit_plan_tool(inp.depth, inp.size)], message)
 
 
 @activity.defn(name="review_finalize_plan")
@@ -364,6 +366,7 @@ def review_finalize_plan(inp: PlanInput) -> ReviewPlan:
         depth=inp.depth,
         intake=inp.intake,
         planner_problem=inp.planner_problem,
+        size=inp.size,
     )
 
 

@@ -46,7 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.review.agents.anatomy_reader import SUBMIT_ANATOMY, parse_anatomy
     from prflow.review.agents.intake import SUBMIT_INTAKE, parse_intake
     from prflow.review.agents.planner import SUBMIT_PLAN
-    from prflow.review.depth_limits import token_capped
+    from prflow.review.depth_limits import limits_for, token_capped
     from prflow.review.models import IntakeResult, ReviewPlan, SemanticAnatomy
     from prflow.review.pull_patches import PullPatches
     from prflow.review.render.github_review import run_marker
@@ -88,6 +88,9 @@ ANATOMY_DIFFS = "review-anatomy-sees-largest-diffs-v1"
 """Patch: anatomy's first message carries the diffs of the largest changes that fit."""
 STARTS_CONVERSATION = "review-starts-conversation-v1"
 """Patch: a posted review starts (or signals) the PR's conversation workflow."""
+SIZED_TO_THE_CHANGE = "review-sized-to-the-change-v1"
+"""Patch: below the depth's bounds, dimensions, reviewers in all and deep dives follow the
+size of the reviewable change (:func:`prflow.review.depth_limits.limits_for`)."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -142,6 +145,8 @@ class ReviewWorkflow(KindWorkflow):
         )
         model = await self._model_available(request)
         run = ReviewRun(request, rng, scope, facts, facts.code_intake)
+        if book.bounded and workflow.patched(SIZED_TO_THE_CHANGE):
+            run.size = facts.size
         run.intake = await self._intake(run, model)
         run.semantic = await self._anatomy(run, model)
         plan = await self._plan(run, model)
@@ -380,6 +385,7 @@ class ReviewWorkflow(KindWorkflow):
                 intake=run.intake,
                 semantic=run.semantic,
                 depth=run.request.depth,
+                size=run.size,
             ),
             terminal=SUBMIT_PLAN.name,
             backend=run.tools(),
@@ -394,9 +400,20 @@ class ReviewWorkflow(KindWorkflow):
                 depth=run.request.depth,
                 intake=run.intake,
                 planner_problem=None if outcome.completed else f"planner stopped: {outcome.detail}",
+                size=run.size,
             ),
             timeout=SHORT,
         )
+        if run.size is not None:
+            limits = limits_for(run.request.depth, run.size)
+            low, high = limits.dimensions
+            dives = "deep dive" if limits.deep_dives == 1 else "deep dives"
+            self.book.remark(
+                ReviewPhase.planning,
+                f"sized to the change ({run.size.describe()}): "
+                f"{high if low == high else f'{low}-{high}'} dimensions, {limits.reviewers} "
+                f"reviewers in all, {limits.deep_dives} {dives}, {limits.prompt_tokens:,} tokens",
+            )
         self.book.show(
             "planning", [ReviewPhase.planning], f"{len(plan.dimensions)} dimensions ({plan.origin})"
         )

@@ -121,7 +121,7 @@ class ReviewFanOut:
         if self._early:
             self.kit.on_agent_request = self._requested
         self._bounded = book.bounded
-        self._limits = limits_for(run.request.depth)
+        self._limits = limits_for(run.request.depth, run.size)
         self._slots = self._limits.reviewers
         self._dive_cap = MAX_DEEP_DIVES
         if self._bounded:
@@ -242,8 +242,9 @@ class ReviewFanOut:
         room = max(self._slots, 0)
         if len(kept) > room:
             depth = self.run.request.depth.value
+            sized = " of this change" if self.run.size is not None else ""
             self.not_started.append(
-                f"{phase}: {len(kept) - room} not started (a {depth} review runs at most "
+                f"{phase}: {len(kept) - room} not started (a {depth} review{sized} runs at most "
                 f"{self._limits.reviewers} reviewers)"
             )
             kept = kept[:room]
@@ -417,7 +418,7 @@ class ReviewFanOut:
                 title=run.facts.title,
                 hints=run.hints,
                 ai_generated=run.intake.ai_generated,
-                deep_dives_left=self._deep_dives_left,
+                deep_dives_left=self._dives_open(),
                 range=run.scope.review_range,
                 continue_from=self._continuation(role) if continues else None,
             ),
@@ -449,6 +450,13 @@ class ReviewFanOut:
             self._accept(batch.findings, stream=False)
         if batch.deep_dives and self._deep_dives_left > 0:
             await self._deep_dive(batch.deep_dives)
+
+    def _dives_open(self) -> int:
+        """The deep dives the resolver is told it may still ask for: bounded reviews start
+        one only while a reviewer slot is free too."""
+        if not self._bounded:
+            return self._deep_dives_left
+        return min(self._deep_dives_left, max(self._slots, 0))
 
     def _continuation(self, role: LayerRole) -> LayerContinuation | None:
         """The previous pass of ``role`` to continue: only one that ended by submitting."""

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.agent.state import AgentSpec, RepoToolBackend, spec_from_prompt
     from prflow.repo_models import ResolvedRange
     from prflow.review.budgets import UnspentPool, remaining, shared
-    from prflow.review.depth_limits import REVIEWER_PHASES, pass_tokens
+    from prflow.review.depth_limits import REVIEWER_PHASES, ReviewSize, pass_tokens
     from prflow.review.models import IntakeResult, SemanticAnatomy
     from prflow.review.run_models import WORKFLOW_KIND, ReviewPhase, ReviewRequest
     from prflow.review.stage_models import FactsRefs, PhaseOutcome, ReviewScope
@@ -68,6 +68,9 @@ class ReviewRun:
     intake: IntakeResult
     semantic: SemanticAnatomy | None = None
     hints: list[str] = field(default_factory=list)
+    size: ReviewSize | None = None
+    """The reviewable change's size when the review's bounds follow it (patch
+    ``review-sized-to-the-change-v1``); None: the depth's bounds."""
 
     def tools(self, focus: Sequence[str] = (), hops: int | None = None) -> RepoToolBackend:
         """The repository tools on what this review reads, optionally with a focus."""

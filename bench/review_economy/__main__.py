@@ -31,13 +31,15 @@ answers at once.
 
 ``--sampled N`` reviews N release pairs drawn by :mod:`bench.review_economy.eval_set`
 (seeded, nobody picked them) instead of the four named below, and reports the tuning and
-the held-out half apart.
+the held-out half apart; ``--half tune`` (or ``held_out``) reviews only that half's pairs,
+so tuning never runs the held-out half.
 
 ``--exploring`` scripts every agent as a model that explores five turns whatever its prompt
 says, with a planner that repeats dimension names (:mod:`bench.review_economy.exploring`);
 it also prints, per pair, the reviewer conversations (planned, gap, investigation and deep
 dive), all requests, and the review's history events caused by its children's messages per
-child model turn (:mod:`bench.review_economy.parent_events`). Goals (issue 29 item 5): a
+child model turn (:mod:`bench.review_economy.parent_events`), and the bounds the review was
+sized to (the report's ``planning`` phase). Goals (issue 29 item 5): a
 standard review <= 400k prompt tokens and <= 8x impact, <= 1.0 parent events per child turn.
 """
 
@@ -93,7 +95,8 @@ def _progress(message: str) -> None:
 def _pairs(root: Path, args: argparse.Namespace) -> list[ReleasePair]:
     """The named pairs (all in the tuning half: they were picked by hand), or a drawn set."""
     if args.sampled:
-        return draw(root, args.sampled)
+        drawn = draw(root, args.sampled)
+        return [p for p in drawn if args.half is None or p.half == args.half]
     return [ReleasePair("pypi", *named) for named in PAIRS[: args.pairs]]
 
 
@@ -220,6 +223,12 @@ def _slowed(turns: list[Turn], latency: float) -> list[Turn]:
     return [dataclasses.replace(turn, delay_seconds=latency) for turn in turns]
 
 
+def _detail(report: dict[str, Any], phase: str) -> str:
+    """What the report says of ``phase`` (the bounds the review was sized to, when it was)."""
+    found = [p.get("detail") or "" for p in report.get("phases", []) if p.get("name") == phase]
+    return found[0] if found and found[0] else "-"
+
+
 def _cuts(report: dict[str, Any]) -> str:
     cut = [f"{p['name']}: {p['detail']}" for p in report.get("phases", [])
            if p.get("state") == "failed"]  # fmt: skip
@@ -236,6 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         metavar="N",
         help="review N pairs drawn with a fixed seed (tuning and held-out halves) instead",
+    )
+    parser.add_argument(
+        "--half",
+        choices=HALVES,
+        default=None,
+        help="with --sampled: review only this half's pairs (tune on the tuning half, run the "
+        "held-out half once at the end)",
     )
     parser.add_argument(
         "--whole-file-reviewers",
@@ -338,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                 found = len(report.get("findings", []))
                 print(f"  exploring: cut phases: {_cuts(report)}; complete: "
                       f"{report.get('complete')}; findings: {found}")  # fmt: skip
+                print(f"  exploring: planning: {_detail(report, 'planning')}")
     except BenchError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2

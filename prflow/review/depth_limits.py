@@ -7,13 +7,25 @@ conversations a review runs in all (planned, gap, investigation and deep-dive
 reviewers: the one reviewer definition), how many of them are deep dives, and how
 many prompt tokens the whole review may send, split among its phases so that no
 phase can eat another's share.
+
+The depth's bounds are ceilings. Below them the review is sized to its change
+(:func:`limits_for` with a :class:`ReviewSize`): a reviewer conversation covers about
+:attr:`DepthLimits.lines_per_reviewer` changed lines of code or
+:attr:`DepthLimits.files_per_reviewer` code files, prose and data counting a quarter, so a
+three-file fix gets one or two reviewers and a large release the depth's full complement.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+
+from pydantic import BaseModel
 
 from prflow.agent.plan import PhasePlan
+from prflow.changes import FileCategory
+from prflow.review.anatomy import DiffStructure
 from prflow.review.models import DIMENSIONS_BY_DEPTH, ReviewDepth
 from prflow.review.run_models import ReviewPhase
 
@@ -30,13 +42,79 @@ class DepthLimits:
     """Deep dives the cross-reference resolver may start in the whole review."""
     prompt_tokens: int
     """Tokens the whole review may send and receive (every phase together)."""
+    lines_per_reviewer: int
+    """Changed lines of code one planned reviewer covers at this depth."""
+    files_per_reviewer: int
+    """Changed code files one planned reviewer covers at this depth."""
 
 
 LIMITS: dict[ReviewDepth, DepthLimits] = {
-    ReviewDepth.quick: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.quick], 5, 1, 200_000),
-    ReviewDepth.standard: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.standard], 8, 2, 300_000),
-    ReviewDepth.deep: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.deep], 20, 5, 900_000),
+    ReviewDepth.quick: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.quick], 5, 1, 200_000, 150, 8),
+    ReviewDepth.standard: DepthLimits(
+        DIMENSIONS_BY_DEPTH[ReviewDepth.standard], 8, 2, 300_000, 100, 5
+    ),
+    ReviewDepth.deep: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.deep], 20, 5, 900_000, 50, 3),
 }
+"""Each depth's ceilings, and how much change one reviewer covers (deeper: less)."""
+
+MIN_PLANNED = 2
+"""However small the change, two planned reviewers look at it (two pairs of eyes)."""
+CODE_CATEGORIES = frozenset({FileCategory.source, FileCategory.test})
+PROSE_WEIGHT = 0.25
+"""A changed line or file of docs, configuration or data weighs this much of a code one:
+a reviewer reads it, but far faster than code."""
+
+
+class ReviewSize(BaseModel):
+    """How much a reviewer must read: the reviewable changed files, code apart from the rest
+    (docs, configuration, data), with their added plus deleted lines."""
+
+    code_files: int = 0
+    code_lines: int = 0
+    prose_files: int = 0
+    prose_lines: int = 0
+
+    @property
+    def weighted_lines(self) -> float:
+        return self.code_lines + PROSE_WEIGHT * self.prose_lines
+
+    @property
+    def weighted_files(self) -> float:
+        return self.code_files + PROSE_WEIGHT * self.prose_files
+
+    def describe(self) -> str:
+        return (
+            f"{self.code_files} code files (+/-{self.code_lines} lines) and "
+            f"{self.prose_files} other files (+/-{self.prose_lines} lines)"
+        )
+
+
+def review_size(structure: DiffStructure, reviewable: Collection[str]) -> ReviewSize:
+    """The size of the change reviewers read: the anatomy's reviewable files."""
+    wanted = set(reviewable)
+    size = ReviewSize()
+    for file in structure.files:
+        if file.path not in wanted:
+            continue
+        lines = file.additions + file.deletions
+        if file.category in CODE_CATEGORIES:
+            size.code_files += 1
+            size.code_lines += lines
+        else:
+            size.prose_files += 1
+            size.prose_lines += lines
+    return size
+
+
+def reviewer_loads(depth: ReviewDepth, size: ReviewSize) -> int:
+    """How many planned reviewers the change needs at ``depth`` (at least one): one per
+    ``lines_per_reviewer`` weighted lines or ``files_per_reviewer`` weighted files,
+    whichever needs more."""
+    limits = LIMITS[depth]
+    by_lines = math.ceil(size.weighted_lines / limits.lines_per_reviewer)
+    by_files = math.ceil(size.weighted_files / limits.files_per_reviewer)
+    return max(1, by_lines, by_files)
+
 
 REVIEWER_PHASES = frozenset(
     {
@@ -71,8 +149,35 @@ def pass_tokens(left: int, share: float) -> int:
     return max(int(left * share), min(left, MIN_PASS_TOKENS))
 
 
-def limits_for(depth: ReviewDepth) -> DepthLimits:
-    return LIMITS[depth]
+def limits_for(depth: ReviewDepth, size: ReviewSize | None = None) -> DepthLimits:
+    """The bounds of a review of ``depth`` of a change of ``size`` (no size: the depth's).
+
+    With the change needing ``loads`` planned reviewers (:func:`reviewer_loads`, at least
+    :data:`MIN_PLANNED`) below the depth's most dimensions ``high``: at most ``loads``
+    dimensions (at least the depth's fewest, or ``loads`` when that is fewer); reviewers in
+    all and deep dives scaled by ``loads / high`` (rounded up), with room for at least one
+    reviewer beyond the plan (an investigation, a deep dive or a gap) and at least one deep
+    dive. The token budget is what the phases and the reviewer slots may spend at their caps,
+    never more than the depth's. A change needing ``high`` or more gets the depth's bounds.
+    """
+    full = LIMITS[depth]
+    low, high = full.dimensions
+    if size is None:
+        return full
+    loads = max(reviewer_loads(depth, size), MIN_PLANNED)
+    if loads >= high:
+        return full
+    share = loads / high
+    reviewers = min(full.reviewers, max(loads + 1, math.ceil(full.reviewers * share)))
+    return replace(
+        full,
+        dimensions=(min(low, loads), loads),
+        reviewers=reviewers,
+        deep_dives=min(full.deep_dives, max(1, math.ceil(full.deep_dives * share))),
+        prompt_tokens=min(
+            full.prompt_tokens, other_phase_tokens(depth) + reviewers * reviewer_tokens(depth)
+        ),
+    )
 
 
 def phase_tokens(depth: ReviewDepth, phase: str) -> int:
@@ -84,8 +189,13 @@ def reviewer_tokens(depth: ReviewDepth) -> int:
     """One reviewer conversation's token share: with every slot used and every other
     phase at its cap, the review stays within its budget."""
     limits = LIMITS[depth]
-    others = sum(phase_tokens(depth, phase) for phase in TOKEN_SHARES)
-    return (limits.prompt_tokens - others) // limits.reviewers
+    return (limits.prompt_tokens - other_phase_tokens(depth)) // limits.reviewers
+
+
+def other_phase_tokens(depth: ReviewDepth) -> int:
+    """The caps of the phases other than the reviewers', together: a review's budget is
+    these and its reviewer slots at their share."""
+    return sum(phase_tokens(depth, phase) for phase in TOKEN_SHARES)
 
 
 def token_capped(plans: dict[str, PhasePlan], depth: ReviewDepth) -> dict[str, PhasePlan]:
@@ -106,12 +216,23 @@ def token_capped(plans: dict[str, PhasePlan], depth: ReviewDepth) -> dict[str, P
     return capped
 
 
-def planner_rules(depth: ReviewDepth) -> str:
-    """The bounds as the planner is told them."""
-    limits = LIMITS[depth]
+def planner_rules(depth: ReviewDepth, size: ReviewSize | None = None) -> str:
+    """The bounds as the planner is told them: this change's (see :func:`limits_for`)."""
+    limits = limits_for(depth, size)
     low, high = limits.dimensions
-    return (
-        f"This is a {depth.value} review: write between {low} and {high} dimensions, most "
+    sized = ""
+    if size is not None:
+        sized = (
+            f"The change under review is {size.describe()}; at this depth one reviewer "
+            f"covers about {limits.lines_per_reviewer} changed lines of code or "
+            f"{limits.files_per_reviewer} code files (other files count a quarter), so "
+            "these bounds are sized to it. "
+        )
+    span = f"between {low} and {high} dimensions"
+    if low == high:
+        span = f"exactly {high} dimension" + ("s" if high > 1 else "")
+    return sized + (
+        f"This is a {depth.value} review: write {span}, most "
         f"important first. The whole review runs at most {limits.reviewers} reviewers in all "
         f"(your dimensions plus the investigations, deep dives and gap reviewers they lead "
         f"to) and sends at most {limits.prompt_tokens:,} prompt tokens; each reviewer gets a "

@@ -17,6 +17,7 @@ from prflow.pr_identifier import PullRequestRef
 from prflow.repo_models import ResolvedRange
 from prflow.review.agents.layer import LayerRole
 from prflow.review.agents.reviewer import InvestigationRequest
+from prflow.review.depth_limits import ReviewSize
 from prflow.review.models import (
     Dimension,
     IntakeResult,
@@ -91,6 +92,9 @@ class FactsRefs(BaseModel):
     blast_radius: int
     high_blast_files: list[str] = Field(default_factory=list)
     title: str = ""
+    size: ReviewSize | None = Field(
+        default=None, description="The reviewable change's size: the review's bounds follow it"
+    )
 
 
 # ---------------------------------------------------------------- agents
@@ -108,6 +112,9 @@ class AgentPromptInput(BaseModel):
     review_range: ResolvedRange | None = Field(
         default=None, description="Where anatomy is shown the diffs of the largest changes"
     )
+    size: ReviewSize | None = Field(
+        default=None, description="The planner's bounds follow this change (none: the depth's)"
+    )
 
 
 class PlanInput(BaseModel):
@@ -117,6 +124,7 @@ class PlanInput(BaseModel):
     depth: ReviewDepth
     intake: IntakeResult
     planner_problem: str | None = None
+    size: ReviewSize | None = None
 
 
 class ReviewerPromptsInput(BaseModel):

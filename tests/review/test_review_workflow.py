@@ -34,6 +34,7 @@ from tests.support.review_runs import (
     two_reviewers_script,
     wait_for_route,
 )
+from tests.support.sample_repos import grow_sample_change
 from tests.support.scripted_anthropic import ScriptedAnthropic
 
 pytestmark = pytest.mark.temporal
@@ -81,11 +82,12 @@ async def test_every_phase_runs_with_scripted_turns_and_synthesis_decides(
     sample_repo: Path,
     scripted_anthropic: ScriptedAnthropic,
 ) -> None:
-    script = review_script(sample_repo)
+    repo = grow_sample_change(sample_repo)  # large enough for the quick depth's full bounds
+    script = review_script(repo)
     gate = threading.Event()
     script[dimension_key(TYPESCRIPT)][0].release = gate  # held until the layer has started
     scripted_anthropic.route(script)
-    request = review_request(temporal_settings, repo=sample_repo)
+    request = review_request(temporal_settings, repo=repo)
     async with run_worker(temporal_client, temporal_settings):
         handle = await start_review(temporal_client, temporal_settings, request, "review-agents")
         await asyncio.to_thread(wait_for_route, scripted_anthropic, ADVERSARY)

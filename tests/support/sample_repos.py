@@ -157,3 +157,23 @@ def build_sample_repo(path: Path) -> Path:
     commit_all(repo, "change the shop API")
     git(repo, "checkout", "-q", "main")
     return repo
+
+
+GROWN_FILES = 20
+GROWN_LINES = 20
+
+
+def grow_sample_change(repo: Path) -> Path:
+    """The sample change with twenty more new modules of twenty lines each: a change large
+    enough for the review depths' full bounds (the sample alone is sized down)."""
+    git(repo, "checkout", "-q", "feature")
+    write_files(
+        repo,
+        {
+            f"shop/rules_{i}.py": "".join(f"RULE_{n} = {n}\n" for n in range(GROWN_LINES))
+            for i in range(GROWN_FILES)
+        },
+    )
+    commit_all(repo, "add pricing rules")
+    git(repo, "checkout", "-q", "main")
+    return repo

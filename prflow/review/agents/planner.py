@@ -22,10 +22,9 @@ from prflow.review.agents.finding_input import path_list, text_list
 from prflow.review.agents.prompts import load_prompt
 from prflow.review.agents.schemas import DIMENSION_ITEM
 from prflow.review.anatomy import ChangeCluster, DiffStructure
-from prflow.review.depth_limits import planner_rules
+from prflow.review.depth_limits import ReviewSize, limits_for, planner_rules
 from prflow.review.dimension_merge import merge_repeats
 from prflow.review.models import (
-    DIMENSIONS_BY_DEPTH,
     Dimension,
     IntakeResult,
     ReviewDepth,
@@ -43,12 +42,13 @@ HALLUCINATION_DIMENSION = "Do the APIs this code uses exist?"
 SUBMIT_PLAN_NAME = "submit_review_plan"
 
 
-def submit_plan_tool(depth: ReviewDepth | None = None) -> ToolSpec:
-    """The planner's submission tool; with ``depth``, its dimension count is in the schema."""
+def submit_plan_tool(depth: ReviewDepth | None = None, size: ReviewSize | None = None) -> ToolSpec:
+    """The planner's submission tool; with ``depth``, its dimension count is in the schema
+    (with ``size`` too, the count this change is sized to)."""
     bound: dict[str, Any] = {}
     description = "Submit the review plan: the dimensions to review and cross-reference hints."
     if depth is not None:
-        low, high = DIMENSIONS_BY_DEPTH[depth]
+        low, high = limits_for(depth, size).dimensions
         bound = {"maxItems": high}
         description += (
             f" {low} to {high} dimensions ({depth.value} review), each with its own name and "
@@ -86,8 +86,8 @@ SUBMIT_PLAN = submit_plan_tool()
 """The tool as planners before the depth bounds saw it (its name is the terminal tool's)."""
 
 
-def planner_system(depth: ReviewDepth, ai_generated: float) -> str:
-    dimension_rule = planner_rules(depth)
+def planner_system(depth: ReviewDepth, ai_generated: float, size: ReviewSize | None = None) -> str:
+    dimension_rule = planner_rules(depth, size)
     ai_rule = ""
     if ai_generated > AI_GENERATED_THRESHOLD:
         ai_rule = (
@@ -227,10 +227,12 @@ def finalize_plan(
     depth: ReviewDepth,
     intake: IntakeResult,
     planner_problem: str | None = None,
+    size: ReviewSize | None = None,
 ) -> ReviewPlan:
-    """The plan reviewers will run: the planner's, checked and completed by code, or code's own."""
+    """The plan reviewers will run: the planner's, checked and completed by code, or code's own
+    (as many dimensions as ``depth`` allows for a change of ``size``)."""
     notes: list[str] = []
-    low, high = DIMENSIONS_BY_DEPTH[depth]
+    low, high = limits_for(depth, size).dimensions
     dimensions = parse_dimensions(
         (submitted or {}).get("dimensions"), set(reviewable), set(known_paths), notes
     )
@@ -246,8 +248,9 @@ def finalize_plan(
         notes.append(planner_problem or "the planner submitted no usable dimension")
     dimensions.sort(key=lambda d: d.priority)
     if len(dimensions) > high:
+        sized = " sized to the change" if size is not None else ""
         notes.append(
-            f"kept the {high} most important of {len(dimensions)} dimensions ({depth.value})"
+            f"kept the {high} most important of {len(dimensions)} dimensions ({depth.value}{sized})"
         )
         dimensions = dimensions[:high]
     covered = {p for d in dimensions for p in d.target_files}
