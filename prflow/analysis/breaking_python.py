@@ -116,7 +116,6 @@ def find_python_breaking_changes(
     parsed = ParsedFiles(
         python_parser(), cache or MemoryParseCache(), limits or InputLimits(), progress=progress
     )
-    old, new = PythonView(base, parsed), PythonView(head, parsed)
     base_paths: set[str] = set()
     head_paths: set[str] = set()
     moved: dict[str, str] = {}
@@ -130,15 +129,49 @@ def find_python_breaking_changes(
                 moved[old_path] = item.path
     if not base_paths:
         return PythonApiDiff([], [])
-    comparer = _Comparer(old, new, moved)
-    old_seeds = _modules_of(old, base_paths)
-    new_seeds = _modules_of(new, head_paths)
-    old.preload(old_seeds)
-    new.preload(new_seeds)
-    comparer.compare(_public_scope(old, old_seeds), _public_scope(new, new_seeds))
-    skipped = [parsed.skipped[path] for path in sorted(parsed.skipped)]
+    unreadable: frozenset[str] = frozenset()
+    while True:
+        old = PythonView(base, parsed, unreadable=unreadable)
+        new = PythonView(head, parsed, unreadable=unreadable)
+        comparer = _Comparer(old, new, moved)
+        old_seeds = _modules_of(old, base_paths)
+        new_seeds = _modules_of(new, head_paths)
+        old.preload(old_seeds)
+        new.preload(new_seeds)
+        comparer.compare(_public_scope(old, old_seeds), _public_scope(new, new_seeds))
+        one_sided = _read_on_one_side_only(parsed.skipped, moved, old, new)
+        if one_sided <= unreadable:
+            break
+        # A file one side could not read (too big, too slow, broken) would make everything it
+        # defines look removed or changed: compare again with it unread on both sides.
+        unreadable |= one_sided
+    skipped = [
+        _neither_side(parsed.skipped[path]) if path in unreadable else parsed.skipped[path]
+        for path in sorted(parsed.skipped)
+    ]
     objects = [n for n in comparer.not_analysed if n.path not in parsed.skipped]
     return PythonApiDiff(comparer.results(), skipped + objects, parsed.parsed_count)
+
+
+def _read_on_one_side_only(
+    skipped: Mapping[str, NotAnalysed], moved: Mapping[str, str], old: PythonView, new: PythonView
+) -> frozenset[str]:
+    """Skipped files whose counterpart on the other side was read (same path, or git rename),
+    with that counterpart: both must stay unread for the comparison to be fair."""
+    read = old.read_paths() | new.read_paths()
+    pairs = [(path, path) for path in skipped]
+    pairs += [(a, b) for a, b in moved.items() if a in skipped or b in skipped]
+    found: set[str] = set()
+    for first, second in pairs:
+        if first in read or second in read:
+            found |= {first, second}
+    return frozenset(found)
+
+
+def _neither_side(entry: NotAnalysed) -> NotAnalysed:
+    return entry.model_copy(
+        update={"reason": f"{entry.reason}; so its names were compared on neither side"}
+    )
 
 
 def _modules_of(view: PythonView, paths: Iterable[str]) -> list[str]:

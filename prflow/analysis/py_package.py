@@ -222,6 +222,8 @@ class PythonView:
 
     tree: SourceTree
     parsed: ParsedFiles
+    unreadable: frozenset[str] = frozenset()
+    """Files read as if they could not be parsed (their other side could not be)."""
     index: ModuleIndex = field(init=False)
     _surfaces: dict[str, ModuleSurface | None] = field(default_factory=dict)
     _exports: dict[str, frozenset[str] | None] = field(default_factory=dict)
@@ -245,7 +247,8 @@ class PythonView:
         """Parse (or fetch from the cache) many modules at once, so workers run in parallel."""
         wanted = [n for n in dotted_names if n not in self._surfaces and self.index.module(n)]
         paths = {n: self.index.by_dotted[n].path for n in wanted}
-        found = self.parsed.get_many(self.tree, paths.values())
+        readable = [path for path in paths.values() if path not in self.unreadable]
+        found = self.parsed.get_many(self.tree, readable)
         for name, path in paths.items():
             data = found.get(path)
             surface = decode_summary(data).surface if data is not None else None
@@ -253,6 +256,14 @@ class PythonView:
                 self.parsed.skip(path, surface.error)
                 surface = None
             self._surfaces[name] = surface
+
+    def read_paths(self) -> set[str]:
+        """Files of the modules whose surface was read so far."""
+        return {
+            self.index.by_dotted[name].path
+            for name, surface in self._surfaces.items()
+            if surface is not None and name in self.index.by_dotted
+        }
 
     def surface(self, dotted: str) -> ModuleSurface | None:
         if dotted not in self._surfaces:
