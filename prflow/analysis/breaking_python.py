@@ -408,8 +408,12 @@ class _Comparer:
             self._not_analysed(path, before.reason)
             return
         if isinstance(before, External | ModuleRef):
-            if isinstance(before, External) and self._resolve_new(path, new_entries) is None:
-                # A re-export of another distribution's name that disappeared.
+            # A re-export of another distribution's name, or of a module under another public
+            # path (``from .utils import logging`` reaching ``pkg.logging`` through a star
+            # import), that disappeared. griffe's rule (diff.py, ``_member_incompatibilities``):
+            # a public alias that is gone is a removed object, whatever it points to.
+            reexport = isinstance(before, External) or before.dotted != path
+            if reexport and self._resolve_new(path, new_entries) is None:
                 self._dropped_reexport(path, before.path)
             return
         after = self._resolve_new(path, new_entries)
@@ -445,7 +449,9 @@ class _Comparer:
             return target
         return None
 
-    def _compare_objects(self, before: Found, after: Found, path: str) -> None:
+    def _compare_objects(
+        self, before: Found, after: Found, path: str, *, override_dropped: bool = False
+    ) -> None:
         key = (before.path, after.path)
         if key in self._compared:
             return
@@ -459,7 +465,7 @@ class _Comparer:
             self._kind_changed(before, after, path)
             return
         if isinstance(before.obj, Function) and isinstance(after.obj, Function):
-            self._compare_functions(before, after, path)
+            self._compare_functions(before, after, path, override_dropped=override_dropped)
         elif isinstance(before.obj, Class) and isinstance(after.obj, Class):
             self._compare_classes(before, after, path)
         # An attribute's annotation is no contract to an API checker (griffe compares none):
@@ -476,7 +482,9 @@ class _Comparer:
         detail = f"changed from {_kind_word(before.obj)} to {_kind_word(after.obj)}"
         self._changed(before, after, path, BreakingKind.changed_signature, detail)
 
-    def _compare_functions(self, before: Found, after: Found, path: str) -> None:
+    def _compare_functions(
+        self, before: Found, after: Found, path: str, *, override_dropped: bool = False
+    ) -> None:
         assert isinstance(before.obj, Function) and isinstance(after.obj, Function)
         if before.obj.overloads:
             reasons = _overload_breaks(before.obj, after.obj)
@@ -486,7 +494,11 @@ class _Comparer:
             self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
         # Return types as an API checker (griffe) judges them: only a removed annotation
         # breaks; another annotation in its place is the same call, returning what it did.
-        if return_annotation_removed(before.obj, after.obj):
+        # A class that dropped its override now returns what its base declares: griffe's rule
+        # (diff.py: an own member whose name became an inherited alias is never compared,
+        # ``_type_based_yield``'s ``seen_paths``) reports no return type there. Parameters are
+        # still compared above: a call the override accepted may fail on the base's method.
+        if return_annotation_removed(before.obj, after.obj) and not override_dropped:
             detail = f"return annotation `{before.obj.returns}` was removed: typed callers lose it"
             self._changed(before, after, path, BreakingKind.changed_type, detail)
 
@@ -521,8 +533,15 @@ class _Comparer:
                 if new_member is None:
                     self._member_removed(before, old_member, member_path)
                 else:
-                    self._compare_objects(old_member, new_member, member_path)
-                    if old_member.path.rpartition(".")[0] != before.path:
+                    own_before = old_member.path.rpartition(".")[0] == before.path
+                    own_after = new_member.path.rpartition(".")[0] == after.path
+                    self._compare_objects(
+                        old_member,
+                        new_member,
+                        member_path,
+                        override_dropped=own_before and not own_after,
+                    )
+                    if not own_before:
                         self._inherited_change(before, old_member, member_path)
             except Exception as exc:  # one member must never sink the class
                 self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")
