@@ -450,7 +450,7 @@ class _Comparer:
         return None
 
     def _compare_objects(
-        self, before: Found, after: Found, path: str, *, override_dropped: bool = False
+        self, before: Found, after: Found, path: str, *, owner_changed: bool = False
     ) -> None:
         key = (before.path, after.path)
         if key in self._compared:
@@ -465,7 +465,7 @@ class _Comparer:
             self._kind_changed(before, after, path)
             return
         if isinstance(before.obj, Function) and isinstance(after.obj, Function):
-            self._compare_functions(before, after, path, override_dropped=override_dropped)
+            self._compare_functions(before, after, path, owner_changed=owner_changed)
         elif isinstance(before.obj, Class) and isinstance(after.obj, Class):
             self._compare_classes(before, after, path)
         # An attribute's annotation is no contract to an API checker (griffe compares none):
@@ -483,7 +483,7 @@ class _Comparer:
         self._changed(before, after, path, BreakingKind.changed_signature, detail)
 
     def _compare_functions(
-        self, before: Found, after: Found, path: str, *, override_dropped: bool = False
+        self, before: Found, after: Found, path: str, *, owner_changed: bool = False
     ) -> None:
         assert isinstance(before.obj, Function) and isinstance(after.obj, Function)
         if before.obj.overloads:
@@ -494,11 +494,13 @@ class _Comparer:
             self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
         # Return types as an API checker (griffe) judges them: only a removed annotation
         # breaks; another annotation in its place is the same call, returning what it did.
-        # A class that dropped its override now returns what its base declares: griffe's rule
-        # (diff.py: an own member whose name became an inherited alias is never compared,
-        # ``_type_based_yield``'s ``seen_paths``) reports no return type there. Parameters are
-        # still compared above: a call the override accepted may fail on the base's method.
-        if return_annotation_removed(before.obj, after.obj) and not override_dropped:
+        # A class that dropped its override (or added one) now returns what the other method
+        # declares: griffe reports no return type there (diff.py, ``_type_based_yield``'s
+        # ``seen_paths``: an own member whose name became an inherited alias is never compared,
+        # and an inherited one that became own is compared only if its base's method was not
+        # checked before, which it is whenever the base class was). Parameters are still
+        # compared above: a call the old method accepted may fail on the new one.
+        if return_annotation_removed(before.obj, after.obj) and not owner_changed:
             detail = f"return annotation `{before.obj.returns}` was removed: typed callers lose it"
             self._changed(before, after, path, BreakingKind.changed_type, detail)
 
@@ -539,7 +541,7 @@ class _Comparer:
                         old_member,
                         new_member,
                         member_path,
-                        override_dropped=own_before and not own_after,
+                        owner_changed=own_before != own_after,
                     )
                     if not own_before:
                         self._inherited_change(before, old_member, member_path)

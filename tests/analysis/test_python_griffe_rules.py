@@ -103,3 +103,25 @@ def test_a_dropped_override_is_compared_for_its_call_not_its_return_type(tmp_pat
     assert [(c.symbol, c.kind.value, c.public_paths) for c in changes] == [
         ("Base.update", "changed_signature", ["pkg.Model.update", "pkg.models.Model.update"])
     ]
+
+
+def test_a_new_override_without_a_return_annotation_is_no_type_change(tmp_path: Path) -> None:
+    # The base's ``-> None`` stays where it was; the subclass now declares its own method.
+    base = {
+        "pkg/__init__.py": "from .nodes import Node, Leaf\n__all__ = ['Node', 'Leaf']\n",
+        "pkg/nodes.py": (
+            "class Node:\n    def __init__(self, parent: object = None) -> None:\n"
+            "        self.parent = parent\n\n\nclass Leaf(Node):\n    pass\n"
+        ),
+    }
+    head = {
+        **base,
+        "pkg/nodes.py": base["pkg/nodes.py"].replace(
+            "class Leaf(Node):\n    pass\n",
+            "class Leaf(Node):\n    def __init__(self, *args, **kwargs):\n"
+            "        super().__init__(*args, **kwargs)\n",
+        ),
+    }
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/nodes.py"])
+    assert griffe_paths == set()
+    assert changes == []
