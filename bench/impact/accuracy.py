@@ -101,7 +101,8 @@ def _settled_heap() -> Iterator[None]:
 
 ACCURACY_LIMITS = InputLimits(seconds_per_file=600.0)
 """Accuracy, not speed: on a shared machine a starved parse worker can take prflow's 20 s per
-file (pool start-up included) and the file would be listed as not analysed, its breaks missed."""
+file (the pool's start-up is not counted) and the file would be listed as not analysed, its
+breaks missed (on both sides: a file one side could not read is compared on neither)."""
 
 
 def timed_griffe(base: Path, head: Path, package: str) -> float:

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from bench.eval_sets import ReleasePair, by_half, popular_packages, sample_pairs
+from bench.eval_sets import Ecosystem, ReleasePair, by_half, popular_packages, sample_pairs
 from bench.eval_sets.registry import DEFAULT_CACHE, _document
 from bench.impact.errors import BenchError
 from bench.impact.fetch import npm_tarball, python_release
@@ -347,17 +347,20 @@ def extra_tuning_pairs(
     eligible: Callable[[ReleasePair], bool],
     packages: list[str] | None = None,
     cache: Path = DEFAULT_CACHE,
+    ecosystem: Ecosystem = "npm",
+    seed_offset: int = 0,
 ) -> list[ReleasePair]:
-    """More npm pairs for the tuning side only: a draw with its own seed (``seed`` +
-    :data:`EXTRA_SEED_OFFSET`) over the packages not ``taken`` yet, by the same eligibility
-    test. The held-out half stays as drawn; none of its packages can come back."""
-    rest = [name for name in (packages or popular_packages("npm")) if name not in taken]
+    """More pairs for the tuning side only: a draw with its own seed (``seed`` +
+    :data:`EXTRA_SEED_OFFSET` + ``seed_offset``) over the packages not ``taken`` yet, by the
+    same eligibility test and line kind as the set's own draw (npm major lines, PyPI minor
+    lines). The held-out half stays as drawn; none of its packages can come back."""
+    rest = [name for name in (packages or popular_packages(ecosystem)) if name not in taken]
     pairs = sample_pairs(
-        "npm",
-        seed=seed + EXTRA_SEED_OFFSET,
+        ecosystem,
+        seed=seed + EXTRA_SEED_OFFSET + seed_offset,
         count=count,
         eligible=eligible,
-        kind="major",
+        kind="major" if ecosystem == "npm" else "minor",
         packages=rest,
         cache=cache,
     )
@@ -367,10 +370,32 @@ def extra_tuning_pairs(
 def extra_tuning(
     work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10
 ) -> list[DrawnPair]:
-    """:func:`extra_tuning_pairs` for the committed set, described like its other pairs."""
+    """:func:`extra_tuning_pairs` of npm for the committed set, described like its other pairs."""
     taken = {p.package for p in drawn}
     pairs = extra_tuning_pairs(taken, seed, count, typescript_eligible(work))
     return [_described(work, pair, "npm-extra") for pair in pairs]
+
+
+def extra_python_tuning(
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 6, large: int = 1
+) -> list[DrawnPair]:
+    """More PyPI tuning pairs, drawn as the set's own: first ``large`` pairs of packages with
+    at least :data:`LARGE_MODULES` modules (seed + 100 + 1, as the set's stratum is seed + 1),
+    then ``count`` more over the packages still untaken (seed + 100)."""
+    taken = {p.package for p in drawn}
+    big = extra_tuning_pairs(
+        taken,
+        seed,
+        large,
+        python_eligible(work, LARGE_MODULES),
+        ecosystem="pypi",
+        seed_offset=1,
+    )
+    taken |= {p.package for p in big}
+    rest = extra_tuning_pairs(taken, seed, count, python_eligible(work), ecosystem="pypi")
+    return [_described(work, pair, "python-extra-large") for pair in big] + [
+        _described(work, pair, "python-extra") for pair in rest
+    ]
 
 
 def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
@@ -412,6 +437,14 @@ def main(argv: list[str] | None = None) -> int:
         f"(seed + {EXTRA_SEED_OFFSET}, packages not in the set yet)",
     )
     parser.add_argument(
+        "--extra-python-tuning",
+        type=int,
+        metavar="N",
+        help="keep the committed set and add to the tuning half one PyPI pair of a package of "
+        f">= {LARGE_MODULES} modules and N other PyPI pairs (seed + {EXTRA_SEED_OFFSET}, "
+        "packages not in the set yet)",
+    )
+    parser.add_argument(
         "--only-python",
         action="store_true",
         help="redraw the PyPI pairs, keep the npm pairs of the committed set",
@@ -420,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     work = WorkDir(args.work_dir.resolve())
     if args.extra_npm_tuning:
         return _extend(work, args.output, args.seed, args.extra_npm_tuning)
+    if args.extra_python_tuning:
+        return _extend_python(work, args.output, args.seed, args.extra_python_tuning)
     npm_drawn = None
     if args.only_python:
         npm_drawn = [p for p in load_set(args.output) if p.ecosystem == "npm"]
@@ -470,6 +505,39 @@ def _extend(work: WorkDir, output: Path, seed: int, count: int) -> int:
         + str(len(extra))
         + "): "
         + ", ".join(f"{p.package} {p.base}→{p.head}" for p in extra)
+    )
+    return 0
+
+
+_PYTHON_EXTRA = ("python-extra-large", "python-extra")
+
+
+def _extend_python(work: WorkDir, output: Path, seed: int, count: int) -> int:
+    """Append an extra PyPI tuning draw to the committed set (earlier ones are replaced)."""
+    document = json.loads(output.read_text(encoding="utf-8"))
+    kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] not in _PYTHON_EXTRA]
+    try:
+        extra = extra_python_tuning(work, kept, seed, count)
+    except BenchError as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    large = sum(1 for p in extra if p.stratum == "python-extra-large")
+    document["counts"]["python-extra"] = count
+    document["counts"]["python-extra-large"] = 1
+    document["rules"]["python-extra"] = (
+        f"the python rule, {LARGE_MODULES}-module stratum first (seed + {EXTRA_SEED_OFFSET} + 1; "
+        f"{large} of 1 drawn: no untaken package of the list passed its tests), then seed + "
+        f"{EXTRA_SEED_OFFSET}; packages not drawn before, tuning half only"
+        if not large
+        else f"the python rule, {LARGE_MODULES}-module stratum first (seed + "
+        f"{EXTRA_SEED_OFFSET} + 1), then seed + {EXTRA_SEED_OFFSET}; packages not drawn "
+        "before, tuning half only"
+    )
+    document["pairs"] = [asdict(p) for p in [*kept, *extra]]
+    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(
+        f"python extra tuning ({len(extra)}): "
+        + ", ".join(f"{p.package} {p.base}→{p.head} ({p.modules} modules)" for p in extra)
     )
     return 0
 

@@ -116,7 +116,6 @@ def find_python_breaking_changes(
     parsed = ParsedFiles(
         python_parser(), cache or MemoryParseCache(), limits or InputLimits(), progress=progress
     )
-    old, new = PythonView(base, parsed), PythonView(head, parsed)
     base_paths: set[str] = set()
     head_paths: set[str] = set()
     moved: dict[str, str] = {}
@@ -130,15 +129,49 @@ def find_python_breaking_changes(
                 moved[old_path] = item.path
     if not base_paths:
         return PythonApiDiff([], [])
-    comparer = _Comparer(old, new, moved)
-    old_seeds = _modules_of(old, base_paths)
-    new_seeds = _modules_of(new, head_paths)
-    old.preload(old_seeds)
-    new.preload(new_seeds)
-    comparer.compare(_public_scope(old, old_seeds), _public_scope(new, new_seeds))
-    skipped = [parsed.skipped[path] for path in sorted(parsed.skipped)]
+    unreadable: frozenset[str] = frozenset()
+    while True:
+        old = PythonView(base, parsed, unreadable=unreadable)
+        new = PythonView(head, parsed, unreadable=unreadable)
+        comparer = _Comparer(old, new, moved)
+        old_seeds = _modules_of(old, base_paths)
+        new_seeds = _modules_of(new, head_paths)
+        old.preload(old_seeds)
+        new.preload(new_seeds)
+        comparer.compare(_public_scope(old, old_seeds), _public_scope(new, new_seeds))
+        one_sided = _read_on_one_side_only(parsed.skipped, moved, old, new)
+        if one_sided <= unreadable:
+            break
+        # A file one side could not read (too big, too slow, broken) would make everything it
+        # defines look removed or changed: compare again with it unread on both sides.
+        unreadable |= one_sided
+    skipped = [
+        _neither_side(parsed.skipped[path]) if path in unreadable else parsed.skipped[path]
+        for path in sorted(parsed.skipped)
+    ]
     objects = [n for n in comparer.not_analysed if n.path not in parsed.skipped]
     return PythonApiDiff(comparer.results(), skipped + objects, parsed.parsed_count)
+
+
+def _read_on_one_side_only(
+    skipped: Mapping[str, NotAnalysed], moved: Mapping[str, str], old: PythonView, new: PythonView
+) -> frozenset[str]:
+    """Skipped files whose counterpart on the other side was read (same path, or git rename),
+    with that counterpart: both must stay unread for the comparison to be fair."""
+    read = old.read_paths() | new.read_paths()
+    pairs = [(path, path) for path in skipped]
+    pairs += [(a, b) for a, b in moved.items() if a in skipped or b in skipped]
+    found: set[str] = set()
+    for first, second in pairs:
+        if first in read or second in read:
+            found |= {first, second}
+    return frozenset(found)
+
+
+def _neither_side(entry: NotAnalysed) -> NotAnalysed:
+    return entry.model_copy(
+        update={"reason": f"{entry.reason}; so its names were compared on neither side"}
+    )
 
 
 def _modules_of(view: PythonView, paths: Iterable[str]) -> list[str]:
@@ -375,8 +408,12 @@ class _Comparer:
             self._not_analysed(path, before.reason)
             return
         if isinstance(before, External | ModuleRef):
-            if isinstance(before, External) and self._resolve_new(path, new_entries) is None:
-                # A re-export of another distribution's name that disappeared.
+            # A re-export of another distribution's name, or of a module under another public
+            # path (``from .utils import logging`` reaching ``pkg.logging`` through a star
+            # import), that disappeared. griffe's rule (diff.py, ``_member_incompatibilities``):
+            # a public alias that is gone is a removed object, whatever it points to.
+            reexport = isinstance(before, External) or before.dotted != path
+            if reexport and self._resolve_new(path, new_entries) is None:
                 self._dropped_reexport(path, before.path)
             return
         after = self._resolve_new(path, new_entries)
@@ -412,7 +449,9 @@ class _Comparer:
             return target
         return None
 
-    def _compare_objects(self, before: Found, after: Found, path: str) -> None:
+    def _compare_objects(
+        self, before: Found, after: Found, path: str, *, owner_changed: bool = False
+    ) -> None:
         key = (before.path, after.path)
         if key in self._compared:
             return
@@ -426,7 +465,7 @@ class _Comparer:
             self._kind_changed(before, after, path)
             return
         if isinstance(before.obj, Function) and isinstance(after.obj, Function):
-            self._compare_functions(before, after, path)
+            self._compare_functions(before, after, path, owner_changed=owner_changed)
         elif isinstance(before.obj, Class) and isinstance(after.obj, Class):
             self._compare_classes(before, after, path)
         # An attribute's annotation is no contract to an API checker (griffe compares none):
@@ -443,7 +482,9 @@ class _Comparer:
         detail = f"changed from {_kind_word(before.obj)} to {_kind_word(after.obj)}"
         self._changed(before, after, path, BreakingKind.changed_signature, detail)
 
-    def _compare_functions(self, before: Found, after: Found, path: str) -> None:
+    def _compare_functions(
+        self, before: Found, after: Found, path: str, *, owner_changed: bool = False
+    ) -> None:
         assert isinstance(before.obj, Function) and isinstance(after.obj, Function)
         if before.obj.overloads:
             reasons = _overload_breaks(before.obj, after.obj)
@@ -453,7 +494,13 @@ class _Comparer:
             self._changed(before, after, path, BreakingKind.changed_signature, "; ".join(reasons))
         # Return types as an API checker (griffe) judges them: only a removed annotation
         # breaks; another annotation in its place is the same call, returning what it did.
-        if return_annotation_removed(before.obj, after.obj):
+        # A class that dropped its override (or added one) now returns what the other method
+        # declares: griffe reports no return type there (diff.py, ``_type_based_yield``'s
+        # ``seen_paths``: an own member whose name became an inherited alias is never compared,
+        # and an inherited one that became own is compared only if its base's method was not
+        # checked before, which it is whenever the base class was). Parameters are still
+        # compared above: a call the old method accepted may fail on the new one.
+        if return_annotation_removed(before.obj, after.obj) and not owner_changed:
             detail = f"return annotation `{before.obj.returns}` was removed: typed callers lose it"
             self._changed(before, after, path, BreakingKind.changed_type, detail)
 
@@ -488,8 +535,15 @@ class _Comparer:
                 if new_member is None:
                     self._member_removed(before, old_member, member_path)
                 else:
-                    self._compare_objects(old_member, new_member, member_path)
-                    if old_member.path.rpartition(".")[0] != before.path:
+                    own_before = old_member.path.rpartition(".")[0] == before.path
+                    own_after = new_member.path.rpartition(".")[0] == after.path
+                    self._compare_objects(
+                        old_member,
+                        new_member,
+                        member_path,
+                        owner_changed=own_before != own_after,
+                    )
+                    if not own_before:
                         self._inherited_change(before, old_member, member_path)
             except Exception as exc:  # one member must never sink the class
                 self._not_analysed(member_path, f"comparison failed: {type(exc).__name__}: {exc}")

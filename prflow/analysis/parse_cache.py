@@ -14,9 +14,11 @@ file comes back as a :class:`~prflow.analysis.findings.NotAnalysed` entry.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import multiprocessing.pool
+import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -64,6 +66,10 @@ class InputLimits:
     ``seconds_per_file`` per started ``max_bytes`` (a 1.36 MB one parses in about 3 s with
     64 MB resident on a quiet machine)."""
     seconds_per_file: float = 20.0
+    """Wall time one file's parse may take in a worker process, the pool's start-up excluded."""
+    startup_seconds: float = 120.0
+    """Wall time a pool of worker processes may take to start and load the parser; beyond it
+    the files are parsed inline (ordinary ones) or listed as not analysed (oversized ones)."""
     parallel_from: int = 150
     """Parse in worker processes when at least this many files miss the cache."""
     parallel_from_when_ready: int = 40
@@ -183,23 +189,24 @@ class ParsedFiles:
             scale = max(-(-len(texts[p]) // self.limits.max_bytes) for p in big)
             budget = replace(self.limits, seconds_per_file=self.limits.seconds_per_file * scale)
             try:
-                done = _parse_in_workers(
-                    self.spec.parse, big, texts, budget, self.skip, self.progress
+                _parse_in_workers(
+                    self.spec.parse, big, texts, budget, self.skip, self.progress, done
                 )
             except (OSError, RuntimeError):  # no worker processes: never parse these inline
                 for path in big:
-                    self.skip(path, "too big to parse without a worker process")
+                    if path not in done:
+                        self.skip(path, "too big to parse without a worker process")
             paths = [p for p in paths if p not in big]
         if len(paths) >= threshold:
             try:
-                done.update(
-                    _parse_in_workers(
-                        self.spec.parse, paths, texts, self.limits, self.skip, self.progress
-                    )
+                _parse_in_workers(
+                    self.spec.parse, paths, texts, self.limits, self.skip, self.progress, done
                 )
                 return done
             except (OSError, RuntimeError):
-                pass  # no worker processes here (restricted host, odd __main__): parse inline
+                # no worker processes here (restricted host, odd __main__): parse the rest
+                # inline, keeping what the workers finished and what they gave up on
+                paths = [p for p in paths if p not in done and p not in self.skipped]
         for path in paths:
             try:
                 done[path] = self.spec.parse(texts[path], path)
@@ -238,6 +245,10 @@ class _WorkerState:
 _workers = _WorkerState()
 
 
+class _NoWorkers(RuntimeError):
+    """Worker processes could not be started (or not within their start-up time)."""
+
+
 def _parse_in_workers(
     parse: Parser,
     paths: list[str],
@@ -245,15 +256,37 @@ def _parse_in_workers(
     limits: InputLimits,
     skip: Callable[[str, str], None],
     progress: Callable[[str], None] | None = None,
+    done: dict[str, bytes] | None = None,
 ) -> dict[str, bytes]:
-    """Parse on every core; a file over its time budget is skipped and its worker replaced."""
-    done: dict[str, bytes] = {}
+    """Parse on every core; a file over its time budget is skipped and its worker replaced.
+
+    The budget covers the parse alone: each pool is started and its processes have loaded
+    the parser's module (:func:`_load_parser`) before any file's clock runs, so a slow
+    start (a busy machine, a cold import) never counts against the first files. Results are
+    written into ``done`` (when given) as they come, so a caller whose later pool cannot
+    start keeps them. Raises :class:`_NoWorkers` (a ``RuntimeError``) or ``OSError`` when no
+    pool can be started.
+    """
+    done = {} if done is None else done
     pending = list(paths)
     # forkserver: forking a process that runs worker threads can copy held locks.
     context = multiprocessing.get_context("forkserver")
     while pending:
-        pool = context.Pool(processes=max(1, min(2, multiprocessing.cpu_count())))
+        pool = context.Pool(
+            processes=max(1, min(2, multiprocessing.cpu_count())),
+            initializer=_load_parser,
+            initargs=(_pickled(parse),),
+        )
         try:
+            try:
+                # a process that ran the initializer is up: only now do the budgets start
+                pool.apply_async(_started).get(timeout=limits.startup_seconds)
+            except multiprocessing.TimeoutError as exc:
+                raise _NoWorkers(
+                    f"parse workers did not start within {limits.startup_seconds:g} s"
+                ) from exc
+            # In submission order: by the time file i is waited for, every earlier file is
+            # done, so file i already runs on a started process and its wait is its parse.
             jobs = [(path, pool.apply_async(parse, (texts[path], path))) for path in pending]
             pending = []
             for index, (path, job) in enumerate(jobs):
@@ -271,6 +304,27 @@ def _parse_in_workers(
             pool.terminate()
             pool.join()
     return done
+
+
+def _pickled(parse: Parser) -> bytes:
+    try:
+        return pickle.dumps(parse)
+    except Exception:  # not picklable: each file's job fails alone and is listed as such
+        return b""
+
+
+def _load_parser(pickled: bytes) -> None:
+    """Pool initializer: unpickling the parser imports its module in the worker process.
+
+    A failure is left to the files' jobs (each is listed as not analysed): a process whose
+    initializer raised would be replaced forever and the pool would never start."""
+    with contextlib.suppress(Exception):
+        if pickled:
+            pickle.loads(pickled)  # our own parser function, pickled by the parent
+
+
+def _started() -> bool:
+    return True
 
 
 def _finished(

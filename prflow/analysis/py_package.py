@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import msgspec
+
 from prflow.analysis.parse_cache import ParsedFiles
 from prflow.analysis.py_summary import decode_summary
 from prflow.analysis.py_surface import (
@@ -33,6 +35,7 @@ from prflow.analysis.py_surface import (
     Function,
     Import,
     ModuleSurface,
+    Param,
 )
 from prflow.imports.build import is_skipped
 from prflow.source_suffixes import PYTHON_SUFFIXES
@@ -222,6 +225,8 @@ class PythonView:
 
     tree: SourceTree
     parsed: ParsedFiles
+    unreadable: frozenset[str] = frozenset()
+    """Files read as if they could not be parsed (their other side could not be)."""
     index: ModuleIndex = field(init=False)
     _surfaces: dict[str, ModuleSurface | None] = field(default_factory=dict)
     _exports: dict[str, frozenset[str] | None] = field(default_factory=dict)
@@ -245,7 +250,8 @@ class PythonView:
         """Parse (or fetch from the cache) many modules at once, so workers run in parallel."""
         wanted = [n for n in dotted_names if n not in self._surfaces and self.index.module(n)]
         paths = {n: self.index.by_dotted[n].path for n in wanted}
-        found = self.parsed.get_many(self.tree, paths.values())
+        readable = [path for path in paths.values() if path not in self.unreadable]
+        found = self.parsed.get_many(self.tree, readable)
         for name, path in paths.items():
             data = found.get(path)
             surface = decode_summary(data).surface if data is not None else None
@@ -253,6 +259,14 @@ class PythonView:
                 self.parsed.skip(path, surface.error)
                 surface = None
             self._surfaces[name] = surface
+
+    def read_paths(self) -> set[str]:
+        """Files of the modules whose surface was read so far."""
+        return {
+            self.index.by_dotted[name].path
+            for name, surface in self._surfaces.items()
+            if surface is not None and name in self.index.by_dotted
+        }
 
     def surface(self, dotted: str) -> ModuleSurface | None:
         if dotted not in self._surfaces:
@@ -612,9 +626,33 @@ class PythonView:
         for owner in self.mro(cls):
             assert isinstance(owner.obj, Class)
             for name, member in owner.obj.members.items():
-                members.setdefault(name, Found(owner.module, f"{owner.qualname}.{name}", member))
+                seen = self._fields_init(owner) if _is_generated(member) else member
+                members.setdefault(name, Found(owner.module, f"{owner.qualname}.{name}", seen))
         self._members[cls] = members
         return members
+
+    def _fields_init(self, cls: Found) -> Function:
+        """A dataclass's generated ``__init__`` with the fields its ancestors contribute.
+
+        griffe's rule (its dataclasses extension, ``_set_dataclass_init``): the fields of every
+        ancestor that generates its ``__init__`` too, from the farthest in the MRO, then the
+        class's own; a field declared again keeps its first place and takes the last
+        declaration; keyword-only parameters go last."""
+        own = cls.obj.members["__init__"] if isinstance(cls.obj, Class) else None
+        assert isinstance(own, Function)
+        fields: dict[str, Param] = {}
+        for owner in reversed(self.mro(cls)):
+            init = owner.obj.members.get("__init__") if isinstance(owner.obj, Class) else None
+            if isinstance(init, Function) and _is_generated(init):
+                for param in init.params[1:]:
+                    fields[param.name] = param
+        ordered = sorted(fields.values(), key=lambda p: p.kind == "keyword_only")
+        return msgspec.structs.replace(own, params=(*own.params[:1], *ordered))
+
+
+def _is_generated(member: Definition) -> bool:
+    """A dataclass-like ``__init__`` made from fields (``py_surface.generated_init``)."""
+    return isinstance(member, Function) and member.decorators == ("generated",)
 
 
 def _c3_merge(sequences: list[list[Found]]) -> list[Found]:

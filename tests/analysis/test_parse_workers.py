@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
+from collections.abc import Callable
 
 from prflow.analysis.parse_cache import (
     PARSER_MODULES,
@@ -71,3 +73,69 @@ def test_once_the_server_is_up_forty_files_go_to_the_workers_by_default() -> Non
     parsed = ParsedFiles(ParserSpec("pid", "1", _pid_parser), MemoryParseCache())
     pids = {int(data) for data in parsed.get_many(tree, sorted(tree.paths())).values()}
     assert pids and os.getpid() not in pids
+
+
+def _slow_start_parser() -> ParserSpec:
+    # by name, so this process never imports it (and never sleeps): only the workers do
+    module = "tests.analysis.slow_start_parser"
+    assert module not in sys.modules
+    return ParserSpec("slow-start", "1", _SlowStart(module))
+
+
+class _SlowStart:
+    """Stands for the slow module's ``parse``: unpickled (in a worker), it imports that module
+    and becomes its function, as a parser function pickled by reference would."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __call__(self, text: str, path: str) -> bytes:
+        raise AssertionError("parsed in the test process")
+
+    def __reduce__(self) -> tuple[Callable[[str], Callable[[str, str], bytes]], tuple[str]]:
+        return _module_parse, (self.module,)
+
+
+def _module_parse(module: str) -> Callable[[str, str], bytes]:
+    parse: Callable[[str, str], bytes] = importlib.import_module(module).parse
+    return parse
+
+
+def test_a_slow_worker_start_does_not_count_against_the_first_files() -> None:
+    # Workers take 3 s to load the parser; each file may take 1 s. Counting the start-up in
+    # the first files' budget (as before) lost them, and a lost head-side file looks removed.
+    files = {f"pkg/m{i}.py": f"X = {i}\n" for i in range(6)}
+    parsed = ParsedFiles(
+        _slow_start_parser(),
+        MemoryParseCache(),
+        InputLimits(seconds_per_file=1.0, parallel_from=2, parallel_from_when_ready=2),
+    )
+    found = parsed.get_many(MemoryTree(files), sorted(files))
+    assert parsed.skipped == {}
+    assert found == {path: f"{path}:{len(text)}".encode() for path, text in files.items()}
+
+
+def test_a_file_over_its_parse_budget_is_still_listed_and_the_others_parsed() -> None:
+    files = {"pkg/a.py": "A = 1\n", "slow/b.py": "B = 2\n", "pkg/c.py": "C = 3\n"}
+    parsed = ParsedFiles(
+        _slow_start_parser(),
+        MemoryParseCache(),
+        InputLimits(seconds_per_file=1.0, parallel_from=2, parallel_from_when_ready=2),
+    )
+    found = parsed.get_many(MemoryTree(files), sorted(files))
+    assert sorted(found) == ["pkg/a.py", "pkg/c.py"]
+    assert [(n.path, n.reason) for n in parsed.skipped.values()] == [
+        ("slow/b.py", "parsing took longer than 1 s")
+    ]
+
+
+def test_workers_that_cannot_start_in_time_leave_the_files_to_the_inline_parser() -> None:
+    files = {f"pkg/m{i}.py": f"X = {i}\n" for i in range(3)}
+    parsed = ParsedFiles(
+        ParserSpec("pid", "1", _pid_parser),
+        MemoryParseCache(),
+        InputLimits(startup_seconds=0.0, parallel_from=2, parallel_from_when_ready=2),
+    )
+    pids = {int(data) for data in parsed.get_many(MemoryTree(files), sorted(files)).values()}
+    assert pids == {os.getpid()}
+    assert parsed.skipped == {}

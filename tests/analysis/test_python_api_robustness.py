@@ -176,7 +176,7 @@ def test_files_over_the_size_limit_are_not_analysed() -> None:
 
     assert result.changes == []
     assert [(n.path, n.reason) for n in result.not_analysed] == [
-        ("big.py", "more than 100 lines (203)")
+        ("big.py", "more than 100 lines (203); so its names were compared on neither side")
     ]
 
 
@@ -197,3 +197,33 @@ def test_an_inheritance_cycle_is_analysed_without_hanging() -> None:
 
     removed = {c.symbol for c in result.changes if c.kind is BreakingKind.removed_export}
     assert removed == {"B.right"}
+
+
+@pytest.mark.parametrize(
+    "head_core",
+    [
+        "def run(x: int) -> int:\n    return x\n" + "# padding\n" * 200,  # over the size limit
+        "def run(x: int) -> int:\n    return x\n\ndef broken(:\n",  # does not parse
+    ],
+    ids=["too-big", "syntax-error"],
+)
+def test_a_file_read_on_one_side_only_invents_no_removals(head_core: str) -> None:
+    # pkg re-exports core's names through a star import and a class inherits from core: a
+    # head-side core.py that cannot be read must not make run, Engine, Engine.start and
+    # Car.start look removed. It is listed as not analysed, on both sides.
+    core = "def run(x: int) -> int:\n    return x\n\n\nclass Engine:\n    def start(self): ...\n"
+    base = {
+        "pkg/__init__.py": "from .core import *\n",
+        "pkg/core.py": core,
+        "pkg/car.py": "from .core import Engine\n\n\nclass Car(Engine):\n    pass\n",
+    }
+    head = {**base, "pkg/core.py": head_core}
+    changed = [ChangedFile(path="pkg/core.py", status=FileStatus.modified)]
+
+    result = find_python_breaking_changes(
+        changed, MemoryTree(base), MemoryTree(head), limits=InputLimits(max_lines=100)
+    )
+
+    assert result.changes == []
+    [note] = [n for n in result.not_analysed if n.path == "pkg/core.py" and n.symbol is None]
+    assert note.reason.endswith("so its names were compared on neither side")

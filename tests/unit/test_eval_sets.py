@@ -117,3 +117,38 @@ def test_an_extra_tuning_draw_is_all_tuning_and_never_takes_a_drawn_package(
     assert len(first) == 4
     assert {half for *_, half in first} == {"tune"}
     assert taken.isdisjoint(package for package, *_ in first)
+
+
+def test_an_extra_pypi_tuning_draw_takes_minor_lines_of_untaken_packages_only(
+    tmp_path: Path,
+) -> None:
+    from bench.impact.eval_set import extra_tuning_pairs
+
+    names = [f"py{i}" for i in range(8)]
+    versions = ("1.0.0", "1.1.0", "1.1.3", "1.2.0", "2.0.0")
+    cache = _cache(tmp_path, {name: _pypi_document({v: {} for v in versions}) for name in names})
+    taken = {"py0", "py1"}
+
+    def draw(seed_offset: int) -> list[tuple[str, str, str, str]]:
+        pairs = extra_tuning_pairs(
+            taken,
+            29,
+            3,
+            eligible=lambda pair: True,
+            packages=names,
+            cache=cache,
+            ecosystem="pypi",
+            seed_offset=seed_offset,
+        )
+        return [(p.package, p.base, p.head, p.half) for p in pairs]
+
+    first = draw(0)
+    assert first == draw(0)
+    assert len(first) == 3
+    assert {half for *_, half in first} == {"tune"}
+    assert taken.isdisjoint(package for package, *_ in first)
+    # minor lines: 1.0.x -> 1.1.x -> 1.2.x -> 2.0.x, a line's last release to the next's first
+    pairs = {(base, head) for _, base, head, _ in first}
+    assert pairs <= {("1.0.0", "1.1.0"), ("1.1.3", "1.2.0"), ("1.2.0", "2.0.0")}
+    # the stratum's own seed (offset 1) orders the packages another way
+    assert [p for p, *_ in draw(1)] != [p for p, *_ in first]
