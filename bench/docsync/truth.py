@@ -67,7 +67,7 @@ def code_names(objects: Iterable[str], package: str) -> set[str]:
             parts.pop()
         if parts[:1] in (["src"], ["lib"]):
             parts = parts[1:]
-        if len(parts) > 2 and parts[0] == package:
+        if len(parts) > 1 and parts[0] == package:
             names.update({".".join(parts), ".".join(parts[-2:])})
             continue
         if len(parts) > 1:
