@@ -1,9 +1,10 @@
 """``python -m bench.docsync``: doc sync's finding phase on release pairs drawn by a script.
 
-The pairs come from :mod:`bench.docsync.eval_set` (widely used PyPI packages,
-fixed seed, a tuning and a held-out half). For each pair: a repository whose
-``head`` has the new release's code but the base release's docs (what a PR
-that forgot the docs looks like), the truth (:mod:`bench.docsync.truth`),
+The pairs are the committed draw of :mod:`bench.docsync.eval_set` (widely used PyPI
+packages, fixed seed, a tuning and a held-out half; ``--redraw`` draws again here).
+For each pair: a repository whose ``head`` has the new release's code but the base
+release's docs (what a PR that forgot the docs looks like), the strict truth and, beside
+it, the old loose one (:mod:`bench.docsync.truth`),
 ``prflow docsync --no-llm`` and ``prflow impact --no-llm`` against one running
 ``prflow server`` (each timed, after one warm-up); recall and precision of
 must update + review per half, then the wall-time ratio last.
@@ -24,12 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.docsync.edits import EditAudit, audit_edits
-from bench.docsync.eval_set import COUNT, SEED, DocPair, docsync_set, drift
+from bench.docsync.eval_set import COUNT, MANIFEST, SEED, DocPair, docsync_set
 from bench.docsync.in_process import findings_in_process
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import (
     archive_texts,
-    line_truth_docs,
+    code_edit_truth_docs,
+    code_names,
     symbol_names,
     truth_docs,
     upstream_changed_lines,
@@ -53,11 +55,11 @@ class PairScore:
     docs: int
     flagged: set[str]
     truth: set[str]
-    """Docs upstream changed that name a broken object (:func:`bench.docsync.truth.truth_docs`)."""
-    line_truth: set[str]
-    """The stricter truth (:func:`bench.docsync.truth.line_truth_docs`)."""
+    """The strict truth, the headline (:func:`bench.docsync.truth.code_edit_truth_docs`)."""
+    old_truth: set[str]
+    """The old, loose truth (:func:`bench.docsync.truth.truth_docs`), printed beside it."""
     evidence_changed: int
-    """Flagged truth docs whose first evidence line upstream changed or removed."""
+    """Flagged strict-truth docs whose first evidence line upstream changed or removed."""
     docsync_seconds: float | None
     impact_seconds: float | None
     edits: EditAudit | None = None
@@ -67,8 +69,8 @@ class PairScore:
         return len(self.truth & self.flagged)
 
     @property
-    def line_hits(self) -> int:
-        return len(self.line_truth & self.flagged)
+    def old_hits(self) -> int:
+        return len(self.old_truth & self.flagged)
 
 
 def _progress(message: str) -> None:
@@ -120,8 +122,9 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
     broken_file = reports / "griffe-objects.json"
     if not broken_file.is_file():
         broken_file.write_text(json.dumps(sorted(griffe_objects(repo, pair))))
-    names = symbol_names(json.loads(broken_file.read_text()))
-    line_truth = line_truth_docs(base_docs, head_docs, names)
+    broken = json.loads(broken_file.read_text())
+    names = symbol_names(broken)
+    truth = set(code_edit_truth_docs(base_docs, head_docs, code_names(broken, pair.import_package)))
     cli = PrflowCli(work.prflow_state(pair) / "docsync")
     docsync_seconds = impact_seconds = None
     if quick:
@@ -147,9 +150,9 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
         item,
         len(base_docs),
         flagged_docs(found),
+        truth,
         truth_docs(base_docs, head_docs, names),
-        line_truth,
-        _evidence_changed(found, truth_docs(base_docs, head_docs, names), changed_lines),
+        _evidence_changed(found, truth, changed_lines),
         docsync_seconds,
         impact_seconds,
         audit,
@@ -160,33 +163,37 @@ def _ratio(part: int, whole: int) -> str:
     return f"{part}/{whole} = {part / whole:.2f}" if whole else f"{part}/0"
 
 
+def _recall_precision(hits: int, truth: int, flagged: int) -> str:
+    recall = hits / truth if truth else 1.0
+    precision = hits / flagged if flagged else 1.0
+    return f"{hits} | {recall:.2f} | {precision:.2f}"
+
+
 def print_half(half: Half, scores: Sequence[PairScore]) -> None:
     title = HALF_TITLES[half]
     print(f"### {title} ({len(scores)} pairs)")
     print(
-        "| pair | docs | flagged | truth | hits | recall | precision "
-        "| line truth | hits | recall | precision | docsync s | impact s |"
+        "| pair | docs | flagged | strict truth | hits | recall | precision "
+        "| old truth | hits | recall | precision | docsync s | impact s |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for s in scores:
-        recall = s.hits / len(s.truth) if s.truth else 1.0
-        precision = s.hits / len(s.flagged) if s.flagged else 1.0
         times = " | ".join(
             f"{t:.1f}" if t is not None else "-" for t in (s.docsync_seconds, s.impact_seconds)
         )
-        line_recall = s.line_hits / len(s.line_truth) if s.line_truth else 1.0
-        line_precision = s.line_hits / len(s.flagged) if s.flagged else 1.0
+        strict = _recall_precision(s.hits, len(s.truth), len(s.flagged))
+        old = _recall_precision(s.old_hits, len(s.old_truth), len(s.flagged))
         print(
-            f"| {s.item.pair.label} | {s.docs} | {len(s.flagged)} | {len(s.truth)} | {s.hits} | "
-            f"{recall:.2f} | {precision:.2f} | {len(s.line_truth)} | {s.line_hits} | "
-            f"{line_recall:.2f} | {line_precision:.2f} | {times} |"
+            f"| {s.item.pair.label} | {s.docs} | {len(s.flagged)} | {len(s.truth)} | {strict} "
+            f"| {len(s.old_truth)} | {old} | {times} |"
         )
     for s in scores:
         missed = sorted(s.truth - s.flagged)
         extra = sorted(s.flagged - s.truth)
         if missed or extra:
             print(
-                f"{s.item.pair.label}: missed {missed[:8]}; flagged outside the truth {extra[:8]}"
+                f"{s.item.pair.label} (strict truth): missed {missed[:8]}; "
+                f"flagged outside the truth {extra[:8]}"
             )
     for s in scores:
         if s.edits is not None:
@@ -197,23 +204,23 @@ def print_half(half: Half, scores: Sequence[PairScore]) -> None:
                 f"reason, {e.diffs_apply} diffs apply to head, {e.unique_at_head} old texts "
                 "unique at head"
             )
-    truth = sum(len(s.truth) for s in scores)
     flagged = sum(len(s.flagged) for s in scores)
+    truth = sum(len(s.truth) for s in scores)
     hits = sum(s.hits for s in scores)
+    old_truth = sum(len(s.old_truth) for s in scores)
+    old_hits = sum(s.old_hits for s in scores)
     pointed = sum(s.evidence_changed for s in scores)
-    line_truth = sum(len(s.line_truth) for s in scores)
-    line_hits = sum(s.line_hits for s in scores)
     print(
-        f"{title}, doc truth: recall {_ratio(hits, truth)} (goal >= 0.9), "
+        f"{title}, strict truth (headline): recall {_ratio(hits, truth)} (goal >= 0.9), "
         f"precision {_ratio(hits, flagged)} (goal >= 0.8)"
     )
     print(
-        f"{title}, line truth: recall {_ratio(line_hits, line_truth)} (goal >= 0.9), "
-        f"precision {_ratio(line_hits, flagged)} (goal >= 0.8)"
+        f"{title}, old truth (loose, for comparison): recall {_ratio(old_hits, old_truth)}, "
+        f"precision {_ratio(old_hits, flagged)}"
     )
     print(
         f"{title}: the first evidence line is one upstream changed in "
-        f"{_ratio(pointed, hits)} of the truth docs found"
+        f"{_ratio(pointed, hits)} of the strict-truth docs found"
     )
     print()
 
@@ -229,10 +236,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-edits", action="store_true", help="Skip the scripted-edit audit (finding only)"
     )
+    parser.add_argument(
+        "--redraw",
+        action="store_true",
+        help=f"Draw the set again here instead of reading {MANIFEST.name} (rewritten for the "
+        "default seed and count)",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.root)
     try:
-        drawn = docsync_set(work, seed=args.seed, count=args.count)
+        drawn = docsync_set(work, seed=args.seed, count=args.count, redrawn=args.redraw)
         chosen = [
             item
             for item in drawn
@@ -242,10 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
-    print(f"doc sync evaluation set: seed {args.seed}, {len(drawn)} pairs drawn")
-    if args.seed == SEED and args.count == COUNT:
-        for note in drift(drawn):
-            print(f"differs from the published set: {note}")
+    committed = not args.redraw and args.seed == SEED and args.count == COUNT
+    source = f"committed in {MANIFEST.name}" if committed else "drawn here"
+    print(f"doc sync evaluation set: seed {args.seed}, {len(drawn)} pairs, {source}")
     print()
     for half in HALVES:
         in_half = [s for s in scores if s.item.half == half]

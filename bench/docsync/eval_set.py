@@ -3,10 +3,16 @@
 A drawn PyPI pair is *eligible* when both releases ship an sdist (``.tar.gz``)
 that pip fetches within :data:`FETCH_SECONDS`, the base ships docs (at least
 :data:`MIN_DOCS` files of the default doc globs), the package's import root can be
-found in it, and the truth (:mod:`bench.docsync.truth`) is not empty: upstream
-changed at least one doc between the two releases that names an API object
-``griffe check`` reports broken. Every decision, with its reason, is cached in
+found in it, and the old truth (:func:`bench.docsync.truth.truth_docs`) is not
+empty: upstream changed at least one doc between the two releases that names an API
+object ``griffe check`` reports broken. Every decision, with its reason, is cached in
 ``bench/.work/docsync-eligibility/`` (a rerun fetches and checks nothing again).
+
+Which pairs that gives depends on what pip can fetch and build where the draw runs, so
+the draw is committed: ``eval_set.json`` beside this file holds the pairs of each half
+and every candidate judged ineligible with its reason, and the bench reads it;
+``python -m bench.docsync --redraw`` draws again here and rewrites it, saying how the new
+draw differs.
 """
 
 from __future__ import annotations
@@ -40,35 +46,10 @@ MIN_DOCS = 3
 """A release ships docs when it has at least this many doc files (a README alone is not docs)."""
 RULES = "2"
 """Bump when eligibility or the truth changes: cached decisions of another version are redone."""
-PUBLISHED: dict[Half, tuple[str, ...]] = {
-    "tune": (
-        "pymongo 3.13.0→4.0",
-        "pypdf 4.3.1→5.0.0",
-        "watchdog 4.0.2→5.0.0",
-        "networkx 2.8.8→3.0",
-        "scrapy 1.8.4→2.0.0",
-        "cmd2 1.5.0→2.0.0",
-        "amqp 1.4.9→2.0.0",
-        "gunicorn 23.0.0→24.0.0",
-        "requests-oauthlib 1.3.1→2.0.0",
-        "sqlalchemy 0.9.10→1.0.0",
-    ),
-    "held_out": (
-        "elasticsearch 7.17.13→8.0.0",
-        "psutil 6.1.1→7.0.0",
-        "boltons 23.1.1→24.0.0",
-        "more-itertools 7.2.0→8.0.0",
-        "funcy 1.18→2.0",
-        "docker 6.1.3→7.0.0",
-        "charset-normalizer 2.1.1→3.0.0",
-        "tox 3.28.0→4.0.0",
-        "pytest-asyncio 0.26.0→1.0.0",
-        "pathspec 0.12.1→1.0.0",
-    ),
-}
-"""The set bench/README.md's figures were first drawn as (2026-11-28, seed 29). Eligibility
-depends on what pip can fetch and build where the bench runs, so another machine may draw
-another set; :func:`drift` says how it differs, above all a pair that changed halves."""
+MANIFEST = Path(__file__).resolve().parent / "eval_set.json"
+"""The committed draw: every pair with its half, and every candidate judged ineligible with
+the reason. Eligibility depends on what pip can fetch and build where the draw runs, so
+the bench reads the set from here instead of drawing it again (``--redraw`` does)."""
 _NOT_PACKAGES = re.compile(r"^(tests?|testing|docs?|examples?|benchmarks?|scripts?|tools?)$")
 
 
@@ -276,29 +257,131 @@ class Eligibility:
         )
 
 
-def docsync_set(
+def _pair_record(item: DocPair) -> dict[str, object]:
+    return {
+        "package": item.pair.package,
+        "base": item.pair.base_version,
+        "head": item.pair.head_version,
+        "half": item.half,
+        "import_package": item.pair.import_package,
+        "search_path": item.pair.search_path,
+        "broken": item.broken,
+        "truth": sorted(item.truth),
+    }
+
+
+def _from_record(record: dict[str, object]) -> DocPair:
+    half = str(record["half"])
+    assert half in ("tune", "held_out")
+    truth = record["truth"]
+    assert isinstance(truth, list)
+    return DocPair(
+        PythonPair(
+            str(record["package"]),
+            str(record["base"]),
+            str(record["head"]),
+            import_package=str(record["import_package"]),
+            search_path=str(record["search_path"]),
+        ),
+        "tune" if half == "tune" else "held_out",
+        frozenset(str(t) for t in truth),
+        int(str(record["broken"])),
+    )
+
+
+def load_set(path: Path = MANIFEST) -> list[DocPair]:
+    """The committed draw's pairs, in draw order."""
+    if not path.is_file():
+        raise BenchError(f"no doc sync evaluation set at {path}: run with --redraw")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return [_from_record(record) for record in document["pairs"]]
+
+
+def redraw(
     work: WorkDir,
     *,
     seed: int = SEED,
     count: int = COUNT,
     progress: Callable[[str], None] = _progress,
-) -> list[DocPair]:
-    """The evaluation set: ``count`` eligible PyPI pairs drawn with ``seed``, in draw order."""
+) -> tuple[list[DocPair], list[dict[str, str]]]:
+    """Draw the set again here: the eligible pairs in draw order, and every candidate the
+    draw judged ineligible (``package``, ``base``, ``head``, ``reason``), in the order asked.
+    Decisions cached in ``bench/.work/docsync-eligibility/`` are reused (delete it to decide
+    every candidate again)."""
     eligible = Eligibility(work)
-    drawn = sample_pairs("pypi", seed=seed, count=count, eligible=eligible, kind=KIND)
+    refused: list[dict[str, str]] = []
+
+    def judged(pair: ReleasePair) -> bool:
+        if eligible(pair):
+            return True
+        reason = str(eligible.decision(pair)["reason"])
+        refused.append(
+            {"package": pair.package, "base": pair.base, "head": pair.head, "reason": reason}
+        )
+        return False
+
+    drawn = sample_pairs("pypi", seed=seed, count=count, eligible=judged, kind=KIND)
     progress(f"drew {len(drawn)} pairs with seed {seed}")
-    return [eligible.doc_pair(pair) for pair in drawn]
+    return [eligible.doc_pair(pair) for pair in drawn], refused
 
 
-def drift(drawn: list[DocPair]) -> list[str]:
-    """How ``drawn`` differs from :data:`PUBLISHED`: pairs missing, added, or in the other
-    half (a published held-out pair in this tuning half must not be tuned on)."""
-    published = {label: half for half, labels in PUBLISHED.items() for label in labels}
+def write_set(
+    drawn: list[DocPair],
+    refused: list[dict[str, str]],
+    *,
+    seed: int,
+    count: int,
+    path: Path = MANIFEST,
+) -> None:
+    document = {
+        "seed": seed,
+        "count": count,
+        "kind": KIND,
+        "rules": RULES,
+        "eligible": (
+            f"both sdists fetch with pip within {FETCH_SECONDS}s, the base ships >= {MIN_DOCS} "
+            "docs, the import package is found, and >= 1 changed doc names a griffe-broken "
+            "object (bench.docsync.truth.truth_docs)"
+        ),
+        "pairs": [_pair_record(item) for item in drawn],
+        "ineligible": refused,
+    }
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def docsync_set(
+    work: WorkDir,
+    *,
+    seed: int = SEED,
+    count: int = COUNT,
+    redrawn: bool = False,
+    manifest: Path = MANIFEST,
+    progress: Callable[[str], None] = _progress,
+) -> list[DocPair]:
+    """The evaluation set: the committed draw, unless ``redrawn`` or another seed or count
+    is asked for (then drawn here; a redraw of the default seed and count is committed to
+    ``manifest``, after :func:`drift` says how it differs from the one it replaces)."""
+    if not redrawn and seed == SEED and count == COUNT:
+        return load_set(manifest)
+    drawn, refused = redraw(work, seed=seed, count=count, progress=progress)
+    if seed == SEED and count == COUNT:
+        if manifest.is_file():
+            for note in drift(drawn, load_set(manifest)):
+                progress(f"the redraw differs from the committed set: {note}")
+        write_set(drawn, refused, seed=seed, count=count, path=manifest)
+        progress(f"wrote {manifest}")
+    return drawn
+
+
+def drift(drawn: list[DocPair], committed: list[DocPair]) -> list[str]:
+    """How ``drawn`` differs from the ``committed`` set: pairs missing, added, or in the other
+    half (a held-out pair that lands in a tuning half must not be tuned on)."""
+    before = {item.pair.label: item.half for item in committed}
     here = {item.pair.label: item.half for item in drawn}
-    notes = [f"{label}: published, not drawn here" for label in published if label not in here]
+    notes = [f"{label}: committed, not drawn here" for label in before if label not in here]
     for label, half in here.items():
-        if label not in published:
-            notes.append(f"{label}: drawn here ({half}), not in the published set")
-        elif published[label] != half:
-            notes.append(f"{label}: published in {published[label]}, drawn here in {half}")
+        if label not in before:
+            notes.append(f"{label}: drawn here ({half}), not in the committed set")
+        elif before[label] != half:
+            notes.append(f"{label}: committed in {before[label]}, drawn here in {half}")
     return notes

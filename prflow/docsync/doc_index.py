@@ -32,9 +32,12 @@ DEFAULT_DOC_GLOBS = (
     "README*",
 )
 _HISTORY = re.compile(
-    r"^(changelog|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d)",
+    r"^(changelog|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d"
+    r"|migrat(?:e|ion|ing)|upgrad(?:e|ing)|porting)",
     re.IGNORECASE,
 )
+"""History files by name. A migration or upgrade guide (``migrate_from_0_21.rst``,
+``upgrading.md``) names removed APIs on purpose: it says what replaced them."""
 _HISTORY_DIRS = re.compile(
     r"(?:^|/)(changelogs?|changes|history|news|releases?|release[-_]notes|whats-?new)/",
     re.IGNORECASE,

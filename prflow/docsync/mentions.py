@@ -405,8 +405,7 @@ class SymbolMentions:
         for match in _call(self.member).finditer(text):
             if _DEFINES.search(text[: match.start()]):
                 continue  # ``def from_crawler(cls, crawler)``: the reader's own method
-            receiver = re.search(r"([\w$]+)\s*\.\s*$", text[: match.start()])
-            if not self._receiver_ok(receiver.group(1) if receiver else None):
+            if not self._receiver_ok(_receiver(text[: match.start()])):
                 continue
             seen = self._sees_change(text[match.end() - 1 :] + tail)
             if seen is not None:
@@ -474,10 +473,10 @@ class SymbolMentions:
         if _DEFINES.search(before):
             return False  # the doc defines its own function or class of that name
         if before.endswith("."):
-            receiver = re.search(r"([\w$]+)\.$", before)
+            receiver = _receiver(before)
             if receiver is None:
                 return not self.vague  # ``G[v].copy``: whose ``copy`` cannot be told
-            return self._receiver_ok(receiver.group(1))
+            return self._receiver_ok(receiver)
         if self.owner is None and re.match(r"\s*=(?!=)", after):
             return False  # a local or a keyword argument of the same name
         return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))
@@ -499,6 +498,22 @@ class SymbolMentions:
         if not in_code and _ABOUT_PARAMETERS.search(_without_spans(prose)):
             return tuple(self.params)  # it describes them all: say which changed
         return None
+
+
+_SUPER = re.compile(r"\bsuper\(\s*([\w$.]+)\s*,[^()]*\)\s*\.\s*$")
+_NAMED_RECEIVER = re.compile(r"([\w$]+)\s*\.\s*$")
+
+
+def _receiver(before: str) -> str | None:
+    """The receiver of a member named right after ``before``: the name before the dot, or
+    for ``super(DmozSpider, cls).from_crawler`` the class named (its base's member, one of a
+    ``DmozSpider``-like class, not of any class of that member name); None when it cannot
+    be read (``super()``, a chained call)."""
+    explicit = _SUPER.search(before)
+    if explicit is not None:
+        return explicit.group(1).rsplit(".", 1)[-1]
+    named = _NAMED_RECEIVER.search(before)
+    return named.group(1) if named is not None else None
 
 
 def _unprompted(arguments: str) -> str:

@@ -1,7 +1,9 @@
 """What a change altered that docs name: symbols, paths, CLI options, config keys, env vars.
 
 Symbols come from impact's API surface diff (:mod:`prflow.analysis.breaking`),
-so a rename or a changed signature is judged once for both kinds. The rest is
+so a rename or a changed signature is judged once for both kinds; a module that
+impact reports removed also removes the public functions and classes it defined,
+unless the head still defines them elsewhere in the package (they moved). The rest is
 read from the changed files' removed and added lines: an option, key or
 variable that was in the base and is gone from the head's changed files is
 removed; one on a line that changed but still exists is modified.
@@ -9,6 +11,7 @@ removed; one on a line that changed but still exists is modified.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import re
@@ -17,8 +20,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.analysis.stale_docs import _python_module
 from prflow.changes import ChangedFile, FileCategory, FileStatus
-from prflow.docsync.mentions import changed_params
+from prflow.docsync.mentions import changed_params, is_vague
 from prflow.docsync.models import Change, Target, TargetKind
 from prflow.source_tree import SourceTree
 
@@ -54,6 +58,7 @@ def find_targets(
     found: dict[tuple[TargetKind, str], Target] = {}
     for target in [
         *_symbol_targets(breaking),
+        *_removed_module_members(changed, breaking, base, head),
         *_path_targets(changed),
         *_line_targets(changed, base, head),
         *_config_key_targets(changed, base, head),
@@ -88,6 +93,93 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             before=item.before if change == Change.signature else None,
             after=item.after if change == Change.signature else None,
         )
+
+
+def _removed_module_members(
+    changed: Iterable[ChangedFile],
+    breaking: Iterable[BreakingChange],
+    base: SourceTree,
+    head: SourceTree,
+) -> Iterator[Target]:
+    """The public functions and classes of each module impact reports removed whose file is
+    gone (``jit_data`` of a removed ``json_graph/jit.py``: docs name the function, not the
+    module), except those the head still defines in the same top-level package (moved) and
+    plain-word names (a doc's ``main()`` is its own). Only modules of a package count."""
+    deleted = {c.path for c in changed if c.status is FileStatus.deleted}
+    modules = [
+        b
+        for b in breaking
+        if b.kind == BreakingKind.removed_export
+        and b.file in deleted
+        and _python_module(b.file) == b.symbol
+        and "." in b.symbol  # a module of a package, not a top-level script
+        and not re.search(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_\w*\.py$", b.file)
+    ]
+    members: dict[str, BreakingChange] = {}
+    for module in modules:
+        for name in _public_definitions(base.read_text(module.file) or ""):
+            if not is_vague(name):  # a bare ``main()`` in a doc is the doc's own
+                members.setdefault(name, module)
+    if not members:
+        return
+    roots = {_package_root(m.file) for m in members.values()}
+    still = _defined_in(head, roots, set(members))
+    for name, module in sorted(members.items()):
+        if name in still:
+            continue
+        yield Target(
+            kind=TargetKind.symbol,
+            name=name,
+            change=Change.removed,
+            weight=WEIGHTS[Change.removed],
+            detail=f"removed with module {module.symbol}",
+            source=module.file,
+        )
+
+
+def _public_definitions(source: str) -> list[str]:
+    """Top-level public functions and classes of a module (those of ``__all__`` when the
+    module lists it); none when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    defined = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and not node.name.startswith("_")
+    ]
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.List | ast.Tuple):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            listed = {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+            return [name for name in defined if name in listed]
+    return defined
+
+
+def _package_root(path: str) -> str:
+    parts = path.split("/")
+    return "/".join(parts[:2]) if parts[0] in ("src", "lib") and len(parts) > 2 else parts[0]
+
+
+def _defined_in(head: SourceTree, roots: set[str], names: set[str]) -> set[str]:
+    """Which of ``names`` a Python file of the head under ``roots`` defines or assigns."""
+    pattern = re.compile(
+        r"^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+(" + "|".join(map(re.escape, names)) + r")\b"
+        r"|^(" + "|".join(map(re.escape, names)) + r")[ \t]*=",
+        re.MULTILINE,
+    )
+    found: set[str] = set()
+    for path in head.paths():
+        if not path.endswith(".py") or not any(path.startswith(r + "/") for r in roots):
+            continue
+        for match in pattern.finditer(head.read_text(path) or ""):
+            found.add(match.group(1) or match.group(2))
+        if found == names:
+            break
+    return found
 
 
 def _path_targets(changed: Iterable[ChangedFile]) -> Iterator[Target]:

@@ -255,6 +255,15 @@ def test_release_notes_in_their_own_folders_are_history() -> None:
     assert globs.matches("docs/api.rst")
 
 
+def test_migration_and_upgrade_guides_are_history() -> None:
+    globs = DocGlobs()
+    assert not globs.matches("docs/how-to-guides/migrate_from_0_21.rst")
+    assert not globs.matches("docs/upgrading.md")
+    assert not globs.matches("doc/migration-guide.rst")
+    assert not globs.matches("docs/porting_to_v2.rst")
+    assert globs.matches("docs/database_migrations_howto.rst")  # not by its name
+
+
 def test_definitions_capital_words_and_other_classes_attributes_are_not_uses() -> None:
     crawler = _signature_target(
         "Queue.from_crawler",
@@ -279,3 +288,24 @@ def test_definitions_capital_words_and_other_classes_attributes_are_not_uses() -
         comparator,
     )
     assert buckets == {"declared.rst": Bucket.probably_fine, "imported.md": Bucket.must_update}
+
+
+def test_super_names_the_class_whose_base_member_is_called() -> None:
+    from_crawler = Target(
+        kind=TargetKind.symbol,
+        name="PriorityQueue.from_crawler",
+        change=Change.signature,
+        weight=0.9,
+        params=["startprios"],
+    )
+    own = "    spider = super(DmozSpider, cls).from_crawler(crawler, *args, **kwargs)\n"
+    queue = "    queue = super(MyPriorityQueue, cls).from_crawler(crawler, *args)\n"
+    buckets = _buckets(
+        {
+            "spider.rst": "Example::\n\n" + own,
+            "queue.rst": "Example::\n\n" + queue,
+            "bare.rst": "Example::\n\n    q = super().from_crawler(crawler, *args)\n",
+        },
+        from_crawler,
+    )
+    assert buckets == {"queue.rst": Bucket.must_update, "bare.rst": Bucket.must_update}

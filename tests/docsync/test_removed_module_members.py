@@ -1,0 +1,89 @@
+"""A module impact reports removed takes its public functions and classes with it: docs
+name ``jit_data``, not ``pkg.json_graph.jit``, so each is a removed target unless the head
+still defines it in the package (it moved)."""
+
+from __future__ import annotations
+
+from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.finding import find_affected_docs
+from prflow.docsync.models import Bucket, Change, TargetKind
+from prflow.docsync.targets import find_targets
+from prflow.severity import Severity
+from prflow.source_tree import MemoryTree
+
+JIT = """
+__all__ = ["jit_data", "jit_graph"]
+
+def jit_data(G, indent=None):
+    return {}
+
+def jit_graph(data):
+    return None
+
+def helper_not_listed():
+    pass
+"""
+CLASSIFY = (
+    "def harmonic_function(G):\n    pass\n\nclass Solver:\n    pass\n\ndef main():\n    pass\n"
+)
+MOVED_TO = "def harmonic_function(G, max_iter=30):\n    pass\n"
+
+
+def _removed(module: str, path: str) -> BreakingChange:
+    return BreakingChange(
+        symbol=module,
+        kind=BreakingKind.removed_export,
+        severity=Severity.high,
+        file=path,
+        language="python",
+        detail="module removed",
+    )
+
+
+def _targets(base: dict[str, str], head: dict[str, str], removed: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
+    changed = [
+        ChangedFile(path=path, status=FileStatus.deleted, category=FileCategory.source)
+        for _module, path in removed
+    ]
+    breaking = [_removed(module, path) for module, path in removed]
+    return find_targets(changed, breaking, MemoryTree(base), MemoryTree(head))
+
+
+def test_members_of_a_removed_module_are_removed_unless_defined_again() -> None:
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/json_graph/jit.py": JIT,
+        "pkg/classify/hmn.py": CLASSIFY,
+    }
+    head = {"pkg/__init__.py": "", "pkg/classify.py": MOVED_TO}
+    removed = [
+        ("pkg.json_graph.jit", "pkg/json_graph/jit.py"),
+        ("pkg.classify.hmn", "pkg/classify/hmn.py"),
+    ]
+    found = {t.name: t for t in _targets(base, head, removed) if t.kind == TargetKind.symbol}
+    assert found["jit_data"].change == Change.removed
+    assert found["jit_data"].source == "pkg/json_graph/jit.py"
+    assert "jit_graph" in found and "Solver" in found
+    assert "helper_not_listed" not in found  # not in __all__
+    assert "harmonic_function" not in found  # the head defines it: it moved
+    assert "main" not in found  # a plain word: a doc's main() is its own
+
+
+def test_a_top_level_script_or_a_test_module_adds_no_members() -> None:
+    base = {
+        "ez_setup.py": "def use_setuptools():\n    pass\n",
+        "pkg/tests/test_io.py": "def test_read_file():\n    pass\n",
+    }
+    removed = [("ez_setup", "ez_setup.py"), ("pkg.tests.test_io", "pkg/tests/test_io.py")]
+    names = {t.name for t in _targets(base, {}, removed) if t.kind == TargetKind.symbol}
+    assert "use_setuptools" not in names and "test_read_file" not in names
+
+
+def test_an_autosummary_entry_of_a_removed_member_must_be_updated() -> None:
+    base = {"pkg/json_graph/jit.py": JIT}
+    targets = _targets(base, {}, [("pkg.json_graph.jit", "pkg/json_graph/jit.py")])
+    doc = ".. autosummary::\n   :toctree: generated/\n\n   jit_data\n   node_link_data\n"
+    found = find_affected_docs(targets, MemoryTree({"doc/json_graph.rst": doc}))
+    assert [(d.path, d.bucket) for d in found.docs] == [("doc/json_graph.rst", Bucket.must_update)]
+    assert found.docs[0].evidence[0].target == "jit_data"
