@@ -68,9 +68,9 @@ def test_summaries_from_the_workers_equal_summaries_parsed_inline() -> None:
     assert found == inline.get_many(tree, sorted(FILES))
 
 
-def test_once_the_server_is_up_forty_files_go_to_the_workers_by_default() -> None:
+def test_once_the_server_is_up_sixteen_files_go_to_the_workers_by_default() -> None:
     start_parse_workers()
-    tree = MemoryTree({f"pkg/m{i}.py": f"X{i} = {i}\n" for i in range(40)})
+    tree = MemoryTree({f"pkg/m{i}.py": f"X{i} = {i}\n" for i in range(16)})
     parsed = ParsedFiles(ParserSpec("pid", "1", _pid_parser), MemoryParseCache())
     pids = {int(data) for data in parsed.get_many(tree, sorted(tree.paths())).values()}
     assert pids and os.getpid() not in pids
