@@ -47,6 +47,8 @@ def test_an_impact_run_loads_no_other_kind_no_worker_and_no_analysis_engine() ->
     assert "temporalio.client" in modules  # the check sees a real client import
     assert _loaded(modules, OTHER_KINDS + ENGINES) == []
     assert _loaded(modules, ("rich",)) == [], "a quiet run draws nothing, so loads no rich"
+    # the result is decoded without the report's models (the analyzers' findings)
+    assert _loaded(modules, ("prflow.analysis", "prflow.impact.models")) == []
 
 
 def test_the_version_loads_no_temporal_and_no_kind() -> None:
