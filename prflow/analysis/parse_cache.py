@@ -19,7 +19,10 @@ import hashlib
 import multiprocessing
 import multiprocessing.pool
 import pickle
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -72,9 +75,12 @@ class InputLimits:
     the files are parsed inline (ordinary ones) or listed as not analysed (oversized ones)."""
     parallel_from: int = 150
     """Parse in worker processes when at least this many files miss the cache."""
-    parallel_from_when_ready: int = 40
-    """The same once :func:`start_parse_workers` has the fork server up (the warm worker):
-    a pool then costs two forks of a loaded process, less than parsing 40 files inline."""
+    parallel_from_when_ready: int = 16
+    """The same once :func:`start_parse_workers` has the fork server up (the warm worker): a
+    pool then costs two forks of the server, 10-17 ms from start to last result (measured
+    with a few tiny files on a loaded 2-core machine), and 16 files of a package take about
+    50 ms to parse inline, so the head side of a small release pair (httpx: 32 changed
+    files) is parsed on both cores too, not only the base side."""
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -272,11 +278,12 @@ def _parse_in_workers(
     # forkserver: forking a process that runs worker threads can copy held locks.
     context = multiprocessing.get_context("forkserver")
     while pending:
-        pool = context.Pool(
-            processes=max(1, min(2, multiprocessing.cpu_count())),
-            initializer=_load_parser,
-            initargs=(_pickled(parse),),
-        )
+        with _main_left_out():
+            pool = context.Pool(
+                processes=max(1, min(2, multiprocessing.cpu_count())),
+                initializer=_load_parser,
+                initargs=(_pickled(parse),),
+            )
         try:
             try:
                 # a process that ran the initializer is up: only now do the budgets start
@@ -325,6 +332,30 @@ def _load_parser(pickled: bytes) -> None:
 
 def _started() -> bool:
     return True
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_left_out() -> Iterator[None]:
+    """While a pool starts its processes, ``__main__`` is a bare module, so each process does
+    not run the parent's main module again before its first parse.
+
+    Multiprocessing re-runs the parent's main module in every process it starts (as
+    ``__mp_main__``, for functions defined there). The parsers live in importable modules,
+    so the processes need nothing from it, and it is costly: the warm worker's
+    ``worker.warm`` and the ``prflow`` script import pydantic, the settings and more, about
+    0.2 s of CPU per process, twice per parse pool (httpx 0.27.2->0.28.1: 0.6 s of the warm
+    worker's 0.95 s CPU per command was its two pool processes).
+    """
+    with _MAIN_SWAP:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
 
 
 def _finished(

@@ -158,6 +158,8 @@ def main(argv: list[str] | None = None) -> None:
     from prflow.cli import interrupts, timings
 
     timings.mark("main")
+    if argv is None:  # the console script: this process is the command's alone
+        _collect_less()
     interrupts.install()
     try:
         code, line = _run(argv)
@@ -175,6 +177,21 @@ def main(argv: list[str] | None = None) -> None:
     # traceback; it is gone now, so collect the clients while Python is still whole.
     gc.collect()
     sys.exit(code)
+
+
+CLIENT_GC_THRESHOLD = 50_000
+"""Young-generation collections after this many net allocations (Python's default: 700)."""
+
+
+def _collect_less() -> None:
+    """Let the garbage collector mostly sit out the command's start: what is loaded so far
+    (Typer, pydantic) lives until the process ends, so it is frozen out of full collections,
+    and the imports to come (the Temporal SDK's modules and protobuf descriptors) allocate
+    far more than they free, so collections come 70x less often. Cycles are still
+    collected, after at most this many allocations; a command that follows a run for
+    minutes keeps bounded memory. About 30 ms of a warm command's CPU."""
+    gc.freeze()
+    gc.set_threshold(CLIENT_GC_THRESHOLD, 20, 20)
 
 
 def _exit_process(code: int) -> None:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from prflow.agent.plan import PhasePlan
 from prflow.changes import Totals
 from prflow.credentials import SafeLocation
-from prflow.impact.models import LargePrStrategy, LlmOutcome, RiskLevel
+from prflow.impact.result_models import LargePrStrategy, LlmOutcome, RiskLevel
 from prflow.pr_identifier import PullRequestRef
 from prflow.task_queues import recorded_queue
 

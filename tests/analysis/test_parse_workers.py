@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from prflow.analysis.parse_cache import (
     PARSER_MODULES,
@@ -67,9 +69,9 @@ def test_summaries_from_the_workers_equal_summaries_parsed_inline() -> None:
     assert found == inline.get_many(tree, sorted(FILES))
 
 
-def test_once_the_server_is_up_forty_files_go_to_the_workers_by_default() -> None:
+def test_once_the_server_is_up_sixteen_files_go_to_the_workers_by_default() -> None:
     start_parse_workers()
-    tree = MemoryTree({f"pkg/m{i}.py": f"X{i} = {i}\n" for i in range(40)})
+    tree = MemoryTree({f"pkg/m{i}.py": f"X{i} = {i}\n" for i in range(16)})
     parsed = ParsedFiles(ParserSpec("pid", "1", _pid_parser), MemoryParseCache())
     pids = {int(data) for data in parsed.get_many(tree, sorted(tree.paths())).values()}
     assert pids and os.getpid() not in pids
@@ -139,3 +141,37 @@ def test_workers_that_cannot_start_in_time_leave_the_files_to_the_inline_parser(
     pids = {int(data) for data in parsed.get_many(MemoryTree(files), sorted(files)).values()}
     assert pids == {os.getpid()}
     assert parsed.skipped == {}
+
+
+_MAIN_SCRIPT = """
+import os, sys
+if __name__ != "__main__":  # run again in a pool process, as __mp_main__
+    with open(os.environ["PRFLOW_TEST_MARK"], "a", encoding="utf-8") as mark:
+        mark.write(__name__ + "\\n")
+if __name__ == "__main__":
+    from prflow.analysis.parse_cache import InputLimits, MemoryParseCache, ParsedFiles
+    from prflow.analysis.py_summary import summary_parser
+    from prflow.source_tree import MemoryTree
+
+    files = {f"m{i}.py": f"X{i} = {i}\\n" for i in range(4)}
+    limits = InputLimits(parallel_from=2, parallel_from_when_ready=2)
+    parsed = ParsedFiles(summary_parser(), MemoryParseCache(), limits)
+    print(len(parsed.get_many(MemoryTree(files), sorted(files))), parsed.parsed_count)
+"""
+
+
+def test_pool_processes_do_not_run_the_parents_main_module_again(tmp_path: Path) -> None:
+    # The warm worker's main module (and the prflow script) import pydantic and the settings:
+    # each pool process running it again paid that before its first parse.
+    script, mark = tmp_path / "main_script.py", tmp_path / "mark.txt"
+    script.write_text(_MAIN_SCRIPT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, "PRFLOW_TEST_MARK": str(mark)},
+    )
+    assert done.stdout.split() == ["4", "4"]  # every file parsed, in the pool
+    assert not mark.exists(), mark.read_text(encoding="utf-8")

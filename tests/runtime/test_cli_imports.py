@@ -47,6 +47,8 @@ def test_an_impact_run_loads_no_other_kind_no_worker_and_no_analysis_engine() ->
     assert "temporalio.client" in modules  # the check sees a real client import
     assert _loaded(modules, OTHER_KINDS + ENGINES) == []
     assert _loaded(modules, ("rich",)) == [], "a quiet run draws nothing, so loads no rich"
+    # the result is decoded without the report's models (the analyzers' findings)
+    assert _loaded(modules, ("prflow.analysis", "prflow.impact.models")) == []
 
 
 def test_the_version_loads_no_temporal_and_no_kind() -> None:
@@ -136,3 +138,36 @@ def test_python_dash_m_prflow_is_the_same_command() -> None:
     )
     assert wrong.returncode == 2
     assert wrong.stderr.count("\n") == 1 and "Traceback" not in wrong.stderr
+
+
+_GC_AT_EXIT = """
+import atexit, gc, json, sys
+from prflow.cli import app
+
+atexit.register(lambda: print(json.dumps({{"threshold": gc.get_threshold()[0],
+                                          "frozen": gc.get_freeze_count()}}), flush=True))
+sys.argv = ["prflow"{args}]
+app.main({argv})
+"""
+
+
+def _gc_facts(args: str, argv: str) -> dict[str, int]:
+    done = subprocess.run(
+        [sys.executable, "-c", _GC_AT_EXIT.format(args=args, argv=argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    facts: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
+    return facts
+
+
+def test_the_console_script_lets_the_collector_sit_out_its_imports() -> None:
+    # as the console script runs it (no argv): start-up objects frozen, young collections rare
+    facts = _gc_facts(', "--version"', "")
+    assert facts["threshold"] == 50_000
+    assert facts["frozen"] > 10_000
+    # called in process with arguments (tests, embedding): the process's collector is left alone
+    facts = _gc_facts("", "['--version']")
+    assert facts["threshold"] == 700
+    assert facts["frozen"] == 0
