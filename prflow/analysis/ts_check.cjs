@@ -41,7 +41,17 @@ function main(request) {
     lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
     noErrorTruncation: true,
   };
-  const specifier = (file) => JSON.stringify(path.resolve(file).replace(/(\.d)?\.(ts|tsx|mts|cts|js)$/, ""));
+  // An entry is imported by its JavaScript name: `index` for index.d.ts, `index.mjs` for
+  // index.d.mts (an `exports` map's `import` types), `index.cjs` for index.d.cts; node10
+  // resolution maps each back to its declaration file.
+  const specifier = (file) =>
+    JSON.stringify(
+      path
+        .resolve(file)
+        .replace(/(\.d)?\.(mts|mjs)$/, ".mjs")
+        .replace(/(\.d)?\.(cts|cjs)$/, ".cjs")
+        .replace(/(\.d)?\.(ts|tsx|js)$/, ""),
+    );
   const header =
     labels
       .map((label, i) => {
