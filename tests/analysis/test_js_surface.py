@@ -10,7 +10,7 @@ from prflow.analysis.breaking_js import JsApiDiff, find_js_breaking_changes
 from prflow.analysis.findings import BreakingKind
 from prflow.analysis.js_exports import JS_SURFACE_VERSION, read_module
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache
-from prflow.changes import ChangedFile, FileStatus
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.source_tree import MemoryTree
 
 MANIFEST = json.dumps({"name": "lib", "exports": {".": {"types": "./index.d.ts"}}})
@@ -375,6 +375,15 @@ def test_every_name_is_lost_when_the_new_manifest_names_no_shipped_entry() -> No
         ("confirm", BreakingKind.removed_export, "dist/confirm.d.ts", ("confirm",)),
     }
     assert all("can no longer be imported" in c.detail for c in diff.changes)
+    # the whole analysis, as a run sees the change: package.json is configuration, the only
+    # declaration file touched is an added one
+    as_run = [
+        ChangedFile(path="package.json", status=FileStatus.modified, category=FileCategory.config),
+        ChangedFile(path="src/extra.d.ts", status=FileStatus.added, category=FileCategory.source),
+    ]
+    head_run = {**head, "src/extra.d.ts": "export declare const x: number;\n"}
+    analysed = find_breaking_changes(as_run, MemoryTree(base), MemoryTree(head_run), None, None)
+    assert {c.symbol for c in analysed} == {"select", "Separator", "confirm"}
     # an entry that the new release ships (for node10 too): nothing is lost
     fixed = {**new_manifest, "exports": {".": "./src/index.js"}, "types": "./src/index.d.ts"}
     shipped = {**head, "package.json": json.dumps(fixed), "src/index.d.ts": body}
