@@ -57,6 +57,8 @@ LARGE_MODULES = 1000
 LARGE_COUNT = 2
 EXTRA_SEED_OFFSET = 100
 """The extra npm tuning draw's seed is the set's seed plus this (issue 29, TypeScript)."""
+LAYOUT_SEED_OFFSET = 200
+"""The layout draw's seed: the set's seed plus this (``--layout-npm-tuning``)."""
 LARGE_SDIST_BYTES = 4_000_000
 """The stratum's first filter, from the registry's file list: smaller sdists are not fetched."""
 MAX_SDIST_BYTES = 40_000_000
@@ -301,11 +303,71 @@ def _ts_breaks(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-a
     return {"eligible": found > 0, "objects": found, "reason": "no break"}
 
 
-def typescript_eligible(work: WorkDir) -> Callable[[ReleasePair], bool]:
+_REEXPORT = re.compile(
+    r"^\s*export\s+(?:\*(?:\s+as\s+[\w$]+)?\s+from|(?:type\s+)?\{[^}]*\bas\b[^}]*\}\s*from)",
+    re.MULTILINE,
+)
+
+
+def _conditions(value: object) -> set[str]:
+    """Every condition key of an ``exports`` map (``types``, ``import``, ``require``, ...)."""
+    if isinstance(value, dict):
+        found = {k for k in value if not k.startswith(".")}
+        for item in value.values():
+            found |= _conditions(item)
+        return found
+    if isinstance(value, list):
+        return set().union(*(_conditions(item) for item in value)) if value else set()
+    return set()
+
+
+def declaration_layout(archive: Path) -> list[str]:
+    """What a release tarball's typings are made of, among the layouts the TypeScript half
+    of issue 29 misses on: an ``exports`` map with a ``types`` condition or subpaths,
+    ``.d.mts``/``.d.cts`` files, ``export * from`` / ``export {x as y} from`` chains in its
+    declarations, or one bundled declaration file (over 100 kB). Empty when none."""
+    traits: set[str] = set()
+    declarations = 0
+    for path, read in archive_members(archive):
+        if path == "package.json":
+            try:
+                manifest = json.loads(read().decode("utf-8", "replace"))
+            except json.JSONDecodeError:
+                continue
+            exports = manifest.get("exports") if isinstance(manifest, dict) else None
+            if "types" in _conditions(exports):
+                traits.add("exports-types")
+            if isinstance(exports, dict) and sum(1 for k in exports if k.startswith("./")) > 1:
+                traits.add("subpaths")
+        elif path.endswith((".d.ts", ".d.mts", ".d.cts")) and "node_modules/" not in path:
+            declarations += 1
+            if path.endswith((".d.mts", ".d.cts")):
+                traits.add("d.mts/d.cts")
+            text = read()
+            if len(text) > 100_000:
+                traits.add("bundled")
+            if _REEXPORT.search(text.decode("utf-8", "replace")):
+                traits.add("re-export chain")
+    return sorted(traits) if declarations else []
+
+
+def typescript_eligible(work: WorkDir, layout: bool = False) -> Callable[[ReleasePair], bool]:
+    """The npm test; ``layout`` also asks the newer release for one of
+    :func:`declaration_layout`'s traits (checked before the oracle runs)."""
+
     def test(pair: ReleasePair) -> bool:
+        if layout:
+            verdict = _cached(work, pair, "ts-layout", lambda: _layout_verdict(work, pair))
+            if not verdict["eligible"]:
+                return False
         return bool(_cached(work, pair, "ts-oracle", lambda: _ts_breaks(work, pair))["eligible"])
 
     return test
+
+
+def _layout_verdict(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
+    traits = declaration_layout(npm_tarball(work.downloads, pair.package, pair.head))
+    return {"eligible": bool(traits), "traits": traits, "reason": "no such layout"}
 
 
 # --- the draw -----------------------------------------------------------------------------
@@ -348,16 +410,16 @@ def extra_tuning_pairs(
     packages: list[str] | None = None,
     cache: Path = DEFAULT_CACHE,
     ecosystem: Ecosystem = "npm",
-    seed_offset: int = 0,
+    offset: int = EXTRA_SEED_OFFSET,
 ) -> list[ReleasePair]:
-    """More pairs for the tuning side only: a draw with its own seed (``seed`` +
-    :data:`EXTRA_SEED_OFFSET` + ``seed_offset``) over the packages not ``taken`` yet, by the
+    """More pairs for the tuning side only: a draw with its own seed (``seed`` + ``offset``,
+    by default :data:`EXTRA_SEED_OFFSET`) over the packages not ``taken`` yet, by the
     same eligibility test and line kind as the set's own draw (npm major lines, PyPI minor
     lines). The held-out half stays as drawn; none of its packages can come back."""
     rest = [name for name in (packages or popular_packages(ecosystem)) if name not in taken]
     pairs = sample_pairs(
         ecosystem,
-        seed=seed + EXTRA_SEED_OFFSET + seed_offset,
+        seed=seed + offset,
         count=count,
         eligible=eligible,
         kind="major" if ecosystem == "npm" else "minor",
@@ -368,12 +430,16 @@ def extra_tuning_pairs(
 
 
 def extra_tuning(
-    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10, layout: bool = False
 ) -> list[DrawnPair]:
-    """:func:`extra_tuning_pairs` of npm for the committed set, described like its other pairs."""
+    """:func:`extra_tuning_pairs` for the committed set, described like its other pairs;
+    ``layout``: the layout draw (its own seed offset, :func:`declaration_layout` asked too)."""
     taken = {p.package for p in drawn}
-    pairs = extra_tuning_pairs(taken, seed, count, typescript_eligible(work))
-    return [_described(work, pair, "npm-extra") for pair in pairs]
+    offset = LAYOUT_SEED_OFFSET if layout else EXTRA_SEED_OFFSET
+    eligible = typescript_eligible(work, layout=layout)
+    pairs = extra_tuning_pairs(taken, seed, count, eligible, offset=offset)
+    stratum = "npm-layout" if layout else "npm-extra"
+    return [_described(work, pair, stratum) for pair in pairs]
 
 
 def extra_python_tuning(
@@ -389,7 +455,7 @@ def extra_python_tuning(
         large,
         python_eligible(work, LARGE_MODULES),
         ecosystem="pypi",
-        seed_offset=1,
+        offset=EXTRA_SEED_OFFSET + 1,
     )
     taken |= {p.package for p in big}
     rest = extra_tuning_pairs(taken, seed, count, python_eligible(work), ecosystem="pypi")
@@ -445,6 +511,14 @@ def main(argv: list[str] | None = None) -> int:
         "packages not in the set yet)",
     )
     parser.add_argument(
+        "--layout-npm-tuning",
+        type=int,
+        metavar="N",
+        help="keep the committed set and add N npm pairs to the tuning half whose newer "
+        "release has an exports map with types conditions or subpaths, .d.mts/.d.cts files, "
+        f"re-export chains or a bundled declaration file (seed + {LAYOUT_SEED_OFFSET})",
+    )
+    parser.add_argument(
         "--only-python",
         action="store_true",
         help="redraw the PyPI pairs, keep the npm pairs of the committed set",
@@ -455,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
         return _extend(work, args.output, args.seed, args.extra_npm_tuning)
     if args.extra_python_tuning:
         return _extend_python(work, args.output, args.seed, args.extra_python_tuning)
+    if args.layout_npm_tuning:
+        return _extend(work, args.output, args.seed, args.layout_npm_tuning, layout=True)
     npm_drawn = None
     if args.only_python:
         npm_drawn = [p for p in load_set(args.output) if p.ecosystem == "npm"]
@@ -485,19 +561,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _extend(work: WorkDir, output: Path, seed: int, count: int) -> int:
-    """Append an extra npm tuning draw to the committed set (earlier extra pairs are replaced)."""
+def _extend(work: WorkDir, output: Path, seed: int, count: int, layout: bool = False) -> int:
+    """Append an extra npm tuning draw to the committed set (earlier pairs of the same
+    stratum are replaced; the other extra stratum's are kept and not drawn again)."""
     document = json.loads(output.read_text(encoding="utf-8"))
-    kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] != "npm-extra"]
+    stratum = "npm-layout" if layout else "npm-extra"
+    kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] != stratum]
     try:
-        extra = extra_tuning(work, kept, seed, count)
+        extra = extra_tuning(work, kept, seed, count, layout=layout)
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
-    document["counts"]["npm-extra"] = count
-    document["rules"]["npm-extra"] = (
-        f"the npm rule, seed + {EXTRA_SEED_OFFSET}, packages not drawn before, tuning half only"
-    )
+    document["counts"][stratum] = count
+    if layout:
+        document["rules"][stratum] = (
+            f"the npm rule, seed + {LAYOUT_SEED_OFFSET}, packages not drawn before, tuning half "
+            "only, the newer release's typings with an exports map (types condition or "
+            "subpaths), .d.mts/.d.cts, re-export chains or a bundled declaration file"
+        )
+    else:
+        document["rules"][stratum] = (
+            f"the npm rule, seed + {EXTRA_SEED_OFFSET}, packages not drawn before, tuning half only"
+        )
     document["pairs"] = [asdict(p) for p in [*kept, *extra]]
     output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(

@@ -20,6 +20,10 @@ from prflow.source_tree import CachedTree, SourceTree
 _NOT_AN_API = {FileCategory.test, FileCategory.doc, FileCategory.config}
 
 
+def _is_manifest(path: str) -> bool:
+    return path == "package.json" or path.endswith("/package.json")
+
+
 @dataclass
 class BreakingAnalysis:
     """The breaking changes, and what could not be analysed (listed, never guessed)."""
@@ -62,9 +66,12 @@ def analyse_breaking_changes(
     ``compiler`` (a TypeScript compiler, or its locator) judges JS/TS type changes when given.
     """
     code = [item for item in changed if item.category not in _NOT_AN_API]
+    # A package.json is configuration, but its entry fields say where consumers find the JS/TS
+    # API: the JS/TS analysis reads it (and only when those fields changed).
+    manifests = [item for item in changed if item not in code and _is_manifest(item.path)]
     cache = cache if cache is not None else MemoryParseCache()
     python = find_python_breaking_changes(code, base, head, cache, limits, progress)
-    js = find_js_breaking_changes(code, base, head, cache, limits, compiler, progress)
+    js = find_js_breaking_changes(code + manifests, base, head, cache, limits, compiler, progress)
     changes = python.changes + js.changes
     gone_at_head = {
         item.old_path or item.path

@@ -62,7 +62,7 @@ from prflow.analysis.renames import RenameCandidate, pair_renames
 from prflow.analysis.ts_compiler import CheckRequest, CompilerUnavailable, TypeJudge
 from prflow.analysis.ts_types import Flow, incompatible
 from prflow.changes import ChangedFile, FileStatus
-from prflow.js_files import is_js_file, is_typescript_file
+from prflow.js_files import is_declaration_file, is_js_file, is_typescript_file
 from prflow.source_tree import SourceTree
 
 _NO_SIGNATURE = {"reexport", "star", "namespace", "value"}
@@ -121,6 +121,9 @@ def find_js_breaking_changes(
     for root, items in sorted(packages.items()):
         old = base_reader.surface(root)
         new = head_reader.surface(root) if old is not None else None
+        if old is not None and new is None and _manifest_kept(root, head_reader):
+            diff.changes += _entry_lost(old)
+            continue
         if old is None or new is None:
             loose.extend(item for item in items if not _is_manifest(item.path))
             continue
@@ -305,6 +308,30 @@ def _lost_to_node10(
     return report.changes
 
 
+def _manifest_kept(root: str, head: SurfaceReader) -> bool:
+    """The package is still there at head (its ``package.json`` too): not moved or deleted."""
+    return (f"{root}/package.json" if root else "package.json") in head.paths
+
+
+def _entry_lost(old: PackageSurface) -> list[BreakingChange]:
+    """Every main-entry name, when the package's ``package.json`` at head names no entry point
+    that exists (``exports``, ``types``, ``main`` and ``index`` all resolve to no shipped file):
+    no consumer can import any of them, whatever its module resolution."""
+    changes: list[BreakingChange] = []
+    for name, item in sorted(old.names.items()):
+        if ":" in name or "." in name or item.export.internal:
+            continue
+        language: Language = "typescript" if is_typescript_file(item.file) else "javascript"
+        report = _Report(item.file, language)
+        detail = (
+            f"`{name}` can no longer be imported: the package's entry points (package.json "
+            "`exports`, `types`, `main`) name no file the new release ships"
+        )
+        report.lost(replace(item.export, name=name), detail)
+        changes += [c.model_copy(update={"public_paths": [name]}) for c in report.changes]
+    return changes
+
+
 def _hidden_change(file: str, export: JsExport) -> BreakingChange:
     """A marker for a hidden declaration judged changed (never reported itself)."""
     report = _Report(file, "typescript")
@@ -445,7 +472,7 @@ class _CompilerJudge:
         entries: dict[str, tuple[Path, Path]] = {}
         for subpath, old_entry in old.entries.items():
             new_entry = new.entries.get(subpath)
-            if new_entry is not None and old_entry.endswith(".ts") and new_entry.endswith(".ts"):
+            if new_entry is not None and _typed(old_entry) and _typed(new_entry):
                 label = "" if subpath == "." else subpath.removeprefix("./")
                 entries[label] = (base_dir / old_entry, head_dir / new_entry)
         prefix = f"{old.root}/" if old.root else ""
@@ -453,6 +480,12 @@ class _CompilerJudge:
         if not names:
             return None
         return CheckRequest(base_dir / prefix, head_dir / prefix, entries, names)
+
+
+def _typed(entry: str) -> bool:
+    """An entry file the compiler can import: TypeScript, or a declaration file of any module
+    format (``index.d.mts`` of an ``exports`` map's ``import`` condition, ``.d.cts``)."""
+    return is_typescript_file(entry) or is_declaration_file(entry)
 
 
 def _compare_files(

@@ -10,7 +10,7 @@ from prflow.analysis.breaking_js import JsApiDiff, find_js_breaking_changes
 from prflow.analysis.findings import BreakingKind
 from prflow.analysis.js_exports import JS_SURFACE_VERSION, read_module
 from prflow.analysis.parse_cache import InputLimits, MemoryParseCache
-from prflow.changes import ChangedFile, FileStatus
+from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.source_tree import MemoryTree
 
 MANIFEST = json.dumps({"name": "lib", "exports": {".": {"types": "./index.d.ts"}}})
@@ -349,3 +349,47 @@ def test_types_named_only_in_exports_are_lost_to_node10_consumers() -> None:
     # with `main` still beside the declarations, node10 finds them: nothing is lost
     kept = {**head, "package.json": json.dumps({**new_manifest, "main": "dist/index.js"})}
     assert find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(kept)).changes == []
+
+
+def test_every_name_is_lost_when_the_new_manifest_names_no_shipped_entry() -> None:
+    # @inquirer/prompts 8 shipped `"exports": {".": "./src/index.ts"}` without `src/` (its
+    # publishConfig was not applied) and no `types`/`main`: no consumer resolves the package.
+    body = (
+        "export { default as select, Separator } from '@inquirer/select';\n"
+        "export * from './confirm';\n"
+    )
+    confirm = "export declare function confirm(message: string): Promise<boolean>;\n"
+    old_manifest = {"name": "p", "types": "./dist/index.d.ts", "main": "./dist/index.js"}
+    new_manifest = {"name": "p", "type": "module", "exports": {".": "./src/index.ts"}}
+    base = {"package.json": json.dumps(old_manifest), "dist/index.d.ts": body}
+    base["dist/confirm.d.ts"] = confirm
+    head = {**base, "package.json": json.dumps(new_manifest)}
+    changed = [ChangedFile(path="package.json", status=FileStatus.modified)]
+
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
+
+    found = {(c.symbol, c.kind, c.file, tuple(c.public_paths)) for c in diff.changes}
+    assert found == {
+        ("select", BreakingKind.removed_export, "dist/index.d.ts", ("select",)),
+        ("Separator", BreakingKind.removed_export, "dist/index.d.ts", ("Separator",)),
+        ("confirm", BreakingKind.removed_export, "dist/confirm.d.ts", ("confirm",)),
+    }
+    assert all("can no longer be imported" in c.detail for c in diff.changes)
+    # the whole analysis, as a run sees the change: package.json is configuration, the only
+    # declaration file touched is an added one
+    as_run = [
+        ChangedFile(path="package.json", status=FileStatus.modified, category=FileCategory.config),
+        ChangedFile(path="src/extra.d.ts", status=FileStatus.added, category=FileCategory.source),
+    ]
+    head_run = {**head, "src/extra.d.ts": "export declare const x: number;\n"}
+    analysed = find_breaking_changes(as_run, MemoryTree(base), MemoryTree(head_run), None, None)
+    assert {c.symbol for c in analysed} == {"select", "Separator", "confirm"}
+    # an entry that the new release ships (for node10 too): nothing is lost
+    fixed = {**new_manifest, "exports": {".": "./src/index.js"}, "types": "./src/index.d.ts"}
+    shipped = {**head, "package.json": json.dumps(fixed), "src/index.d.ts": body}
+    shipped["src/confirm.d.ts"] = confirm
+    assert find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(shipped)).changes == []
+    # a package whose manifest is gone at head (moved or deleted) is not judged this way
+    moved = {k: v for k, v in base.items() if k != "package.json"}
+    gone = [ChangedFile(path="package.json", status=FileStatus.deleted)]
+    assert find_js_breaking_changes(gone, MemoryTree(base), MemoryTree(moved)).changes == []

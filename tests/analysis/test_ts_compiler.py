@@ -195,3 +195,43 @@ def test_past_the_recheck_budget_failing_overloads_keep_the_first_programs_verdi
     assert {name for name, reason in fast.items() if reason} == broken
     assert {name for name, reason in slow.items() if reason} == broken
     assert fast["kept"] is None
+
+
+def test_an_import_condition_entry_of_d_mts_files_is_judged_by_the_compiler(
+    tmp_path: Path, typescript_package: Path
+) -> None:
+    # A dual package: `exports` gives `import` consumers index.d.mts, which re-exports an
+    # overload set from another .d.mts file under another name; the new release changes one
+    # overload's return type (the argument counts stay: tree-sitter alone sees no break).
+    manifest = (
+        '{"name": "dual", "version": "2.0.0", "type": "module", "exports": {".": {'
+        '"import": {"types": "./dist/index.d.mts", "default": "./dist/index.mjs"}, '
+        '"require": {"types": "./dist/index.d.cts", "default": "./dist/index.cjs"}}}}'
+    )
+    overloads = (
+        "export declare function pick(items: string[]): string;\n"
+        "export declare function pick(items: string[], count: number): string[];\n"
+    )
+    retyped = overloads.replace("number): string[]", "number): Set<string>")
+    entry = "export { pick as choose } from './pick.mjs';\n"
+
+    def files(body: str) -> dict[str, str]:
+        return {
+            "package.json": manifest,
+            "dist/index.d.mts": entry,
+            "dist/pick.d.mts": body,
+            "dist/index.d.cts": entry.replace(".mjs", ".cjs"),
+            "dist/pick.d.cts": body,
+        }
+
+    diff = judged(tmp_path, typescript_package, files(overloads), files(retyped))
+
+    assert diff.judge is not None and diff.judge.startswith("TypeScript")
+    (change,) = diff.changes
+    assert (change.symbol, change.file) == ("choose", "dist/pick.d.mts")
+    assert change.kind == BreakingKind.changed_signature
+    assert change.public_paths == ["choose"]
+    assert "string[]" in change.detail
+    # the same release pair with the overload kept: the compiler finds no break
+    unchanged = judged(tmp_path / "kept", typescript_package, files(overloads), files(overloads))
+    assert unchanged.changes == []

@@ -60,3 +60,39 @@ def test_a_wheel_unpacks_as_is_and_an_sdist_without_its_top_directory(tmp_path: 
     for tree in (from_wheel, from_sdist):
         assert (tree / "demo" / "core.py").read_text() == MODULES["demo/core.py"]
     assert not (from_sdist / "demo-1.0").exists()
+
+
+def _npm_tarball(path: Path, files: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_the_layout_draw_reads_typings_layouts_from_an_npm_tarball(tmp_path: Path) -> None:
+    from bench.impact.eval_set import declaration_layout
+
+    dual = '{"exports": {".": {"import": {"types": "./i.d.mts"}, "require": "./i.cjs"}}}'
+    chained = {
+        "package.json": dual,
+        "i.d.mts": "export { run as start } from './run.mjs';\n",
+        "run.d.mts": "export declare function run(): void;\n",
+    }
+    plain = {
+        "package.json": '{"types": "index.d.ts"}',
+        "index.d.ts": "export declare function run(): void;\n",
+    }
+    no_types = {"package.json": '{"exports": {".": {"types": "./x.d.ts"}}}', "x.js": ""}
+
+    assert declaration_layout(_npm_tarball(tmp_path / "a.tgz", chained)) == [
+        "d.mts/d.cts",
+        "exports-types",
+        "re-export chain",
+    ]
+    assert declaration_layout(_npm_tarball(tmp_path / "b.tgz", plain)) == []
+    assert declaration_layout(_npm_tarball(tmp_path / "c.tgz", no_types)) == []
+    bundled = {**plain, "index.d.ts": "export declare const x: 1;\n" * 5000}
+    assert declaration_layout(_npm_tarball(tmp_path / "d.tgz", bundled)) == ["bundled"]

@@ -122,7 +122,7 @@ def test_an_extra_tuning_draw_is_all_tuning_and_never_takes_a_drawn_package(
 def test_an_extra_pypi_tuning_draw_takes_minor_lines_of_untaken_packages_only(
     tmp_path: Path,
 ) -> None:
-    from bench.impact.eval_set import extra_tuning_pairs
+    from bench.impact.eval_set import EXTRA_SEED_OFFSET, extra_tuning_pairs
 
     names = [f"py{i}" for i in range(8)]
     versions = ("1.0.0", "1.1.0", "1.1.3", "1.2.0", "2.0.0")
@@ -138,7 +138,7 @@ def test_an_extra_pypi_tuning_draw_takes_minor_lines_of_untaken_packages_only(
             packages=names,
             cache=cache,
             ecosystem="pypi",
-            seed_offset=seed_offset,
+            offset=EXTRA_SEED_OFFSET + seed_offset,
         )
         return [(p.package, p.base, p.head, p.half) for p in pairs]
 
