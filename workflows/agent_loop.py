@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         Verdict,
         check_call,
         fit_call,
+        no_room_after,
         raised,
     )
     from prflow.agent.economy import next_elision_point
@@ -282,8 +283,8 @@ class AgentLoop:
         output = min(MIN_USEFUL_OUTPUT_TOKENS, st.spec.plan.max_tokens)
         left = st.budget.caps.tokens - st.budget.spent.tokens
         if growth and workflow.patched(GROWTH_PATCH):
-            return left < 2 * (next_tokens + output) + growth
-        return left < 2 * (next_tokens + output)
+            return no_room_after(left, next_tokens, output, growth)
+        return no_room_after(left, next_tokens, output)
 
     def _should_pause(self) -> bool:
         if not self._may_pause or self.state.turns_this_run == 0:

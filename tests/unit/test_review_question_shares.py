@@ -5,7 +5,7 @@ that would leave it no turn."""
 from __future__ import annotations
 
 from activities.layer_context import continued
-from prflow.agent.budget import BudgetCaps
+from prflow.agent.budget import MIN_USEFUL_OUTPUT_TOKENS, BudgetCaps, no_room_after
 from prflow.agent.messages import PreparedPrompt
 from prflow.agent.plan import PhasePlan
 from prflow.config import PriceRow
@@ -109,3 +109,32 @@ def test_a_pass_continues_only_a_conversation_its_share_can_carry(db_url: str) -
     assert grown is not None and grown.transcript_len == 3
     assert _pass(db_url, budget + 500, budget) is None, "too large for the pass: fresh"
     assert _pass(db_url, budget + 500, None) is not None, "unbounded: the old 160k rule"
+
+
+def _forced_call_fits(cap: int, *, first: int, answer: int, results: int, grows: bool) -> bool:
+    """An agent told its share, as the loop runs it: every turn answers ``answer`` tokens and
+    gets ``results`` tokens of tool results; whether its forced last call fits the cap."""
+    output = MIN_USEFUL_OUTPUT_TOKENS
+    spent, prompt = 0, first
+    if no_room_after(cap, prompt, output):
+        return prompt + output <= cap
+    while True:
+        spent += prompt + answer
+        following = prompt + answer + results
+        growth = following - prompt if grows else 0
+        if no_room_after(cap - spent, following, output, growth):
+            return following + output <= cap - spent
+        prompt = following
+
+
+def test_the_last_turn_foresees_a_turn_of_large_tool_results() -> None:
+    # the first decision (before any turn) has no growth to measure: from 10k on, a first
+    # prompt of 3k leaves room for a second call of any of these growths
+    caps = range(10_000, 40_000, 25)
+    for results in (300, 1_400, 2_500):  # a search; a window and a search; a large window
+        grown = [c for c in caps if not _forced_call_fits(
+            c, first=3_000, answer=120, results=results, grows=True)]  # fmt: skip
+        assert not grown, f"forced last call did not fit at caps {grown[:3]}"
+    flat = [c for c in caps if not _forced_call_fits(
+        c, first=3_000, answer=120, results=1_400, grows=False)]  # fmt: skip
+    assert flat, "without the growth, some share leaves a last call that does not fit"
