@@ -61,7 +61,8 @@ def continued(
 ) -> PreparedPrompt | None:
     """``prompt`` (system and tools of the pass) continuing ``previous``: its messages, the
     results of its last tool calls, then ``message``. None when there is nothing to
-    continue (the pass did not end on a tool call) or the conversation grew too large."""
+    continue (the pass did not end on a tool call) or the conversation grew too large
+    (above :data:`MAX_CONTINUED_CHARS`, or the pass's ``max_chars``)."""
     messages = (
         load_transcript(db_url, previous.transcript_key)
         if previous.transcript_key is not None
@@ -71,7 +72,7 @@ def continued(
         return None
     blocks = [get_json(db_url, m.blob_key) for m in messages]
     size = sum(content_chars(b) for b in blocks)
-    if size > MAX_CONTINUED_CHARS:
+    if size > min(MAX_CONTINUED_CHARS, previous.max_chars or MAX_CONTINUED_CHARS):
         return None
     results = submission_results(blocks[-1], previous.terminal_tool)
     if not results:

@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         Verdict,
         check_call,
         fit_call,
+        no_room_after,
         raised,
     )
     from prflow.agent.economy import next_elision_point
@@ -70,6 +71,11 @@ SHARE_PATCH = "agent-told-its-share-v1"
 """Patch: an agent whose spec ``tells_share`` hears the tokens left of its cap after every
 turn, and the turn that leaves no room for another is its last: the answer must call the
 terminal tool, so what it found so far is submitted instead of lost at the cap."""
+GROWTH_PATCH = "agent-share-foresees-growth-v1"
+"""Patch: deciding whether the next turn is an agent's last, the turn after it is taken to
+grow by as much as the last one did (its tool results): without that, a turn whose tool
+results outgrew the output reserve left a forced last call that no longer fit the share,
+and the agent was cut (a 12.7k-token investigation share, 60-line windows and searches)."""
 TOOL_TIMEOUT = timedelta(minutes=2)
 TOOL_HEARTBEAT = timedelta(seconds=30)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["UserError"])
@@ -214,7 +220,8 @@ class AgentLoop:
                 + result.usage.output_tokens
                 + tokens_for_chars(follow_up.chars)
             )
-            if tells and parts and self._no_room_after(next_tokens):
+            growth = max(next_tokens - result.usage.prompt_tokens, 0)
+            if tells and parts and self._no_room_after(next_tokens, growth):
                 st.last_turn = True
                 follow_up = await self._compose(
                     tool_results=parts,
@@ -268,13 +275,16 @@ class AgentLoop:
             "more turn would not fit, your next answer must be that call.]"
         )
 
-    def _no_room_after(self, next_tokens: int) -> bool:
-        """Whether, after a call of ``next_tokens`` prompt tokens, another one as large would
-        no longer fit the token cap: that call must then be the last."""
+    def _no_room_after(self, next_tokens: int, growth: int = 0) -> bool:
+        """Whether, after a call of ``next_tokens`` prompt tokens, another one (as large, and
+        grown by ``growth`` more, as the last turn grew the prompt) would no longer fit the
+        token cap: that call must then be the last."""
         st = self.state
         output = min(MIN_USEFUL_OUTPUT_TOKENS, st.spec.plan.max_tokens)
         left = st.budget.caps.tokens - st.budget.spent.tokens
-        return left < 2 * (next_tokens + output)
+        if growth and workflow.patched(GROWTH_PATCH):
+            return no_room_after(left, next_tokens, output, growth)
+        return no_room_after(left, next_tokens, output)
 
     def _should_pause(self) -> bool:
         if not self._may_pause or self.state.turns_this_run == 0:

@@ -41,7 +41,7 @@ with workflow.unsafe.imports_passed_through():
         parse_investigations,
     )
     from prflow.review.budgets import MIN_PASS_USD, priority_weights
-    from prflow.review.depth_limits import limits_for
+    from prflow.review.depth_limits import continued_chars, limits_for, pass_tokens
     from prflow.review.dimension_merge import merge_repeats, name_key, repeats_of, targets_key
     from prflow.review.models import Dimension, FindingSource
     from prflow.review.questions import investigation_key, new_questions, question_key
@@ -420,7 +420,7 @@ class ReviewFanOut:
                 ai_generated=run.intake.ai_generated,
                 deep_dives_left=self._dives_open(),
                 range=run.scope.review_range,
-                continue_from=self._continuation(role) if continues else None,
+                continue_from=self._continuation(role, phase, number) if continues else None,
             ),
             terminal=TOOL_OF[role].name,
             backend=run.tools(),
@@ -458,15 +458,22 @@ class ReviewFanOut:
             return self._deep_dives_left
         return min(self._deep_dives_left, max(self._slots, 0))
 
-    def _continuation(self, role: LayerRole) -> LayerContinuation | None:
-        """The previous pass of ``role`` to continue: only one that ended by submitting."""
+    def _continuation(self, role: LayerRole, phase: str, number: int) -> LayerContinuation | None:
+        """The previous pass of ``role`` to continue: only one that ended by submitting, and
+        (bounded reviews) only while it leaves pass ``number`` room to judge within its share."""
         last = self._last_pass.get(role)
         if last is None or last.stop != StopReason.terminal_tool:
             return None
+        max_chars = None
+        if self._bounded:
+            left = self.run.request.plans[phase].caps.tokens - self.book.spent(phase).tokens
+            share = 1.0 if number >= MAX_LAYER_PASSES else LAYER_PASS_SHARE
+            max_chars = continued_chars(pass_tokens(max(left, 0), share))
         return LayerContinuation(
             transcript_key=last.transcript_key,
             transcript=last.transcript,
             terminal_tool=TOOL_OF[role].name,
+            max_chars=max_chars,
         )
 
     async def _deep_dive(self, dives: Sequence[InvestigationRequest]) -> None:

@@ -213,6 +213,31 @@ def _with_deep_dives(repo: Path, routes: dict[str, list[Turn]]) -> dict[str, lis
     }
 
 
+def _dump(
+    path: Path, package: str, requests: list[RecordedRequest], phases: dict[str, str]
+) -> None:
+    """One JSON line per review request: phase, route, turn, prompt tokens and how they split
+    between tools, system and each message (at the scripted server's 4 characters a token)."""
+    with path.open("a") as out:
+        for request in requests:
+            if request.usage is None:
+                continue
+            body = request.body
+            messages = [
+                (m.get("role"), len(json.dumps(m.get("content"))) // 4)
+                for m in body.get("messages") or []
+            ]
+            row = {
+                "pair": package, "phase": _phase_of(request, phases), "route": request.route,
+                "turn": request.turn, "prompt": _prompt(request.usage),
+                "written": int(request.usage.get("cache_creation_input_tokens") or 0),
+                "tools": len(json.dumps(body.get("tools") or [])) // 4,
+                "system": len(json.dumps(body.get("system") or "")) // 4,
+                "messages": messages,
+            }  # fmt: skip
+            out.write(json.dumps(row) + "\n")
+
+
 def _conversations(requests: list[RecordedRequest]) -> tuple[int, int]:
     """(reviewer conversations, all agent conversations): first turns answered."""
     first = [r for r in requests if r.turn == 0 and r.usage is not None]
@@ -271,6 +296,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="script a model that explores five turns per agent and repeats dimension names",
     )
+    parser.add_argument(
+        "--dump-requests",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="append one JSON line per review request (phase, route, turn, prompt tokens split "
+        "into tools, system and messages) to FILE, to see where a review's tokens go",
+    )
     args = parser.parse_args(argv)
     root = DEFAULT_ROOT
     print(f"scripted model latency: {args.latency:g} s per answer")
@@ -304,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
                            "--depth", "standard", *budget]  # fmt: skip
                 _run(cli, server, command, reports / "review.json")
                 review_rows = _figures(server.requests, phases)
+                if args.dump_requests is not None:
+                    _dump(args.dump_requests, package, server.requests, phases)
                 done = len(server.requests)
                 conversations = _conversations(server.requests)
                 events = parent_events(cli.state) if args.exploring else None

@@ -29,6 +29,15 @@ MIN_USEFUL_OUTPUT_TOKENS = 1024
 plan's max_tokens, if smaller): less than that rarely finishes a tool call or a submission."""
 
 
+def no_room_after(left: int, next_tokens: int, output: int, growth: int = 0) -> bool:
+    """Whether a call of ``next_tokens`` prompt tokens (with ``left`` tokens of the cap left
+    before it) must be an agent's last: after it, the call following (as large, grown by
+    ``growth`` more, with ``output`` tokens of answer) would no longer fit. ``growth`` is
+    what the last turn added (its answer and tool results): a turn of large tool results
+    otherwise leaves a forced last call that does not fit either."""
+    return left < 2 * (next_tokens + output) + growth
+
+
 class BudgetCaps(BaseModel):
     """Hard limits for one phase of one run."""
 

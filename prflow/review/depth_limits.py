@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from prflow.agent.plan import PhasePlan
 from prflow.changes import FileCategory
+from prflow.llm.token_estimate import CHARS_PER_TOKEN
 from prflow.review.anatomy import DiffStructure
 from prflow.review.models import DIMENSIONS_BY_DEPTH, ReviewDepth
 from prflow.review.run_models import ReviewPhase
@@ -51,7 +52,7 @@ class DepthLimits:
 LIMITS: dict[ReviewDepth, DepthLimits] = {
     ReviewDepth.quick: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.quick], 5, 1, 200_000, 150, 8),
     ReviewDepth.standard: DepthLimits(
-        DIMENSIONS_BY_DEPTH[ReviewDepth.standard], 8, 2, 300_000, 100, 5
+        DIMENSIONS_BY_DEPTH[ReviewDepth.standard], 8, 2, 284_000, 100, 5
     ),
     ReviewDepth.deep: DepthLimits(DIMENSIONS_BY_DEPTH[ReviewDepth.deep], 20, 5, 900_000, 50, 3),
 }
@@ -133,20 +134,41 @@ much (or all that is left): one continuation request and its answer."""
 TOKEN_SHARES: dict[str, float] = {
     ReviewPhase.intake: 0.02,
     ReviewPhase.intake_escalation: 0.03,
-    ReviewPhase.anatomy: 0.10,
-    ReviewPhase.planning: 0.08,
+    ReviewPhase.anatomy: 0.08,
+    ReviewPhase.planning: 0.07,
     ReviewPhase.adversary: 0.10,
     ReviewPhase.cross_ref: 0.05,
     ReviewPhase.coverage: 0.02,
 }
 """The other phases' shares of the budget (at least :data:`MIN_PHASE_TOKENS` each); what
 they leave is split evenly over the depth's reviewer slots."""
+QUESTION_PHASES = frozenset({ReviewPhase.investigations, ReviewPhase.deep_dives})
+"""Reviewer phases that answer one question about named files, not a whole dimension."""
+QUESTION_SHARE = 0.75
+"""An investigation or deep dive gets this part of a reviewer slot's tokens: it answers one
+precise question about a few files, where a planned reviewer covers a whole dimension."""
+
+
+CONTINUED_PART = 0.5
+"""A layer pass continues its earlier conversation only while that conversation weighs at
+most this part of the tokens the pass may use: every turn of the pass sends it again, so a
+larger one would leave no turn to judge the new findings (the pass starts fresh instead,
+earlier findings named in one line each)."""
 
 
 def pass_tokens(left: int, share: float) -> int:
     """What a layer pass may use of the ``left`` tokens of its phase: ``share`` of them, but
-    at least :data:`MIN_PASS_TOKENS` while that much is left."""
-    return max(int(left * share), min(left, MIN_PASS_TOKENS))
+    at least :data:`MIN_PASS_TOKENS` while that much is left, and (a pass before the last,
+    ``share`` below 1) no more than leaves :data:`MIN_PASS_TOKENS` for the pass after it."""
+    if share >= 1.0:
+        return left
+    return max(min(int(left * share), left - MIN_PASS_TOKENS), min(left, MIN_PASS_TOKENS))
+
+
+def continued_chars(tokens: int) -> int:
+    """The largest earlier conversation a layer pass of ``tokens`` continues (characters at
+    the budget's conservative :data:`~prflow.llm.token_estimate.CHARS_PER_TOKEN`)."""
+    return int(tokens * CONTINUED_PART * CHARS_PER_TOKEN)
 
 
 def limits_for(depth: ReviewDepth, size: ReviewSize | None = None) -> DepthLimits:
@@ -192,6 +214,11 @@ def reviewer_tokens(depth: ReviewDepth) -> int:
     return (limits.prompt_tokens - other_phase_tokens(depth)) // limits.reviewers
 
 
+def question_tokens(depth: ReviewDepth) -> int:
+    """One investigation's or deep dive's token share: :data:`QUESTION_SHARE` of a slot's."""
+    return int(reviewer_tokens(depth) * QUESTION_SHARE)
+
+
 def other_phase_tokens(depth: ReviewDepth) -> int:
     """The caps of the phases other than the reviewers', together: a review's budget is
     these and its reviewer slots at their share."""
@@ -203,7 +230,9 @@ def token_capped(plans: dict[str, PhasePlan], depth: ReviewDepth) -> dict[str, P
     (a lower cap from settings stays); a reviewer phase's cap is per reviewer."""
     capped: dict[str, PhasePlan] = {}
     for phase, plan in plans.items():
-        if phase in REVIEWER_PHASES:
+        if phase in QUESTION_PHASES:
+            share = question_tokens(depth)
+        elif phase in REVIEWER_PHASES:
             share = reviewer_tokens(depth)
         elif phase in TOKEN_SHARES:
             share = phase_tokens(depth, phase)

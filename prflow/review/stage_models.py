@@ -162,6 +162,11 @@ class LayerContinuation(BaseModel):
     transcript_key: str | None = None
     transcript: list[MessageRef] = Field(default_factory=list)
     terminal_tool: str
+    max_chars: int | None = Field(
+        default=None,
+        description="Continue only a conversation of at most this many characters (the "
+        "pass's token share allows); a larger one starts fresh",
+    )
 
 
 class LayerPromptInput(BaseModel):

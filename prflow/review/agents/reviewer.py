@@ -24,6 +24,11 @@ MAX_INVESTIGATIONS = 2
 MAX_REFERENCE_HOPS = 3
 """Files outside its target and context files a reviewer may open (reference following)."""
 MAX_DIFF_CHARS = 40_000
+QUESTION_DIFF_CHARS = 12_000
+"""Hunks shown to an investigation or deep dive: it answers one question within a smaller
+token share (:data:`prflow.review.depth_limits.QUESTION_SHARE`), so a first message of a
+planned reviewer's size would leave it no turn to read; a target not shown is fetched."""
+QUESTION_SOURCES = frozenset({FindingSource.investigation, FindingSource.cross_ref})
 HUNK_CONTEXT_LINES = 12
 """Context around each hunk a reviewer is shown: enough to judge most changes without
 reading the whole file (it reads more with ``read_file_at_ref`` windows)."""
@@ -119,7 +124,8 @@ def reviewer_message(dimension: Dimension, *, diffs: Mapping[str, str]) -> str:
             "Context files (read for reference):\n"
             + "\n".join(f"- {p}" for p in dimension.context_files)
         )
-    shown, budget = [], MAX_DIFF_CHARS
+    shown = []
+    budget = QUESTION_DIFF_CHARS if dimension.source in QUESTION_SOURCES else MAX_DIFF_CHARS
     for path in dimension.target_files:
         diff = diffs.get(path, "")
         if not diff:
