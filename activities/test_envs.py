@@ -132,10 +132,18 @@ def _install_python(spec: EnvSpec, tree: Path, installer: _Installer) -> None:
         )
 
 
-def _install_js(tree: Path, staging: Path, installer: _Installer) -> None:
+def copy_npm_manifests(tree: Path, staging: Path) -> None:
+    """What ``npm ci`` reads, copied from the tree; a link leading out of it (to the worker's
+    own ``~/.npmrc`` and its tokens, say) is not followed: the worker copies on the host."""
+    root = tree.resolve()
     for name in ("package.json", "package-lock.json", ".npmrc"):
-        if (tree / name).is_file():
-            shutil.copy2(tree / name, staging / name)
+        source = (tree / name).resolve()
+        if source.is_relative_to(root) and source.is_file():
+            shutil.copy2(source, staging / name)
+
+
+def _install_js(tree: Path, staging: Path, installer: _Installer) -> None:
+    copy_npm_manifests(tree, staging)
     if not (staging / "package-lock.json").is_file():
         raise UserError("npm ci needs package-lock.json; commit the lockfile first")
     env = {

@@ -74,9 +74,15 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
     with tempfile.TemporaryDirectory(prefix="prflow-tests-") as scratch:
         work = copy_worktree(db_url, inp.workspace, Path(scratch) / "tree")
 
+        root = work.resolve()
+
         def read(name: str) -> bytes | None:
-            path = work / name
-            return path.read_bytes() if path.is_file() else None
+            """A file of the tree; a link leading out of it reads as absent (the worker
+            reads these on the host, outside the sandbox)."""
+            path = (work / name).resolve()
+            if not path.is_relative_to(root) or not path.is_file():
+                return None
+            return path.read_bytes()
 
         spec = detect(read, sys.executable)
         if spec is None:

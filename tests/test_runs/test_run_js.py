@@ -76,3 +76,19 @@ def test_a_vitest_suite_runs_without_network_and_compares_per_test(
     assert result.regressions == ["src/cart.test.js::cart > adds"]
     assert result.fixed == ["src/cart.test.js::cart > starts at one"]
     assert len(list((cache_dir() / "test-envs").glob("*/.complete"))) == 1
+
+
+def test_npm_manifests_linked_out_of_the_tree_are_not_copied(tmp_path: Path) -> None:
+    from activities.test_envs import copy_npm_manifests
+
+    worker_npmrc = tmp_path / "home" / ".npmrc"
+    worker_npmrc.parent.mkdir()
+    worker_npmrc.write_text("//registry.npmjs.org/:_authToken=worker-token\n")
+    tree, staging = tmp_path / "tree", tmp_path / "staging"
+    tree.mkdir()
+    staging.mkdir()
+    (tree / "package.json").write_text('{"name": "x"}\n')
+    (tree / "package-lock.json").symlink_to("package.json")  # inside the tree: followed
+    (tree / ".npmrc").symlink_to(worker_npmrc)
+    copy_npm_manifests(tree, staging)
+    assert sorted(p.name for p in staging.iterdir()) == ["package-lock.json", "package.json"]

@@ -22,6 +22,7 @@ from prflow.test_runs.compare import compare
 from prflow.test_runs.models import Outcome, TestRunInput
 from prflow.workspace.edits import CreateFile, ReplaceEdit
 from prflow.workspace.models import WorkspaceEditInput, WorkspaceOpenInput, WorkspaceRef
+from tests.support.sample_repos import commit_all
 from tests.support.workspace_repo import build_workspace_repo
 
 STORAGE = "tests.test_storage::"
@@ -107,6 +108,22 @@ def test_a_requirements_file_that_names_the_project_installs_the_rest(base: Work
     )
     run = run_tests_in(db(), TestRunInput(workspace=typer_style))
     assert (run.counts.passed, run.counts.failed) == (4, 1), get_text(db(), run.output_key)
+
+
+def test_a_requirements_file_linked_out_of_the_tree_is_not_read(
+    tmp_path: Path, prflow_home: Path
+) -> None:
+    """The worker reads the dependency files on the host: a link to a file of the worker's
+    (a key, say) must read as absent, not become requirements the installer reports."""
+    secret = tmp_path / "worker-secret.txt"
+    secret.write_text("worker-secret-token-1234\n")
+    repo, _sha = build_workspace_repo(tmp_path / "shop")
+    (repo / "requirements-tests.txt").symlink_to(secret)
+    commit_all(repo, "a link out of the tree")
+    linked = open_workspace(WorkspaceOpenInput(repo=str(repo), run_id="tests-linked"))
+    run = run_tests_in(db(), TestRunInput(workspace=linked))
+    assert (run.counts.passed, run.counts.failed) == (3, 1)
+    assert "worker-secret-token" not in get_text(db(), run.output_key)
 
 
 def network_probe(port: int) -> CreateFile:
