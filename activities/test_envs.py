@@ -29,6 +29,8 @@ from prflow.file_lock import exclusive_lock
 from prflow.sandbox.choice import SandboxChoice, Tools
 from prflow.sandbox.layout import SANDBOX_HOME, Bind
 from prflow.test_runs.environment import EnvSpec, ProjectKind
+from prflow.tools.paths import resolve_inside
+from prflow.tools.reader import ToolError
 
 UV_IN_SANDBOX = "/opt/prflow/bin/uv"
 INSTALL_CACHE = f"{SANDBOX_HOME}/.cache/prflow-install"
@@ -135,10 +137,12 @@ def _install_python(spec: EnvSpec, tree: Path, installer: _Installer) -> None:
 def copy_npm_manifests(tree: Path, staging: Path) -> None:
     """What ``npm ci`` reads, copied from the tree; a link leading out of it (to the worker's
     own ``~/.npmrc`` and its tokens, say) is not followed: the worker copies on the host."""
-    root = tree.resolve()
     for name in ("package.json", "package-lock.json", ".npmrc"):
-        source = (tree / name).resolve()
-        if source.is_relative_to(root) and source.is_file():
+        try:
+            source = resolve_inside(tree, name)
+        except ToolError:
+            continue
+        if source.is_file():
             shutil.copy2(source, staging / name)
 
 

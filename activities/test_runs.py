@@ -47,6 +47,8 @@ from prflow.test_runs.models import (
     TestRunResult,
 )
 from prflow.test_runs.results import output_tail, read_results
+from prflow.tools.paths import resolve_inside
+from prflow.tools.reader import ToolError
 
 
 def _runner(
@@ -74,15 +76,14 @@ def run_tests_in(db_url: str, inp: TestRunInput) -> TestRunResult:
     with tempfile.TemporaryDirectory(prefix="prflow-tests-") as scratch:
         work = copy_worktree(db_url, inp.workspace, Path(scratch) / "tree")
 
-        root = work.resolve()
-
         def read(name: str) -> bytes | None:
             """A file of the tree; a link leading out of it reads as absent (the worker
             reads these on the host, outside the sandbox)."""
-            path = (work / name).resolve()
-            if not path.is_relative_to(root) or not path.is_file():
+            try:
+                path = resolve_inside(work, name)
+            except ToolError:
                 return None
-            return path.read_bytes()
+            return path.read_bytes() if path.is_file() else None
 
         spec = detect(read, sys.executable)
         if spec is None:

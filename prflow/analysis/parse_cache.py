@@ -261,19 +261,18 @@ def _parse_in_workers(
     texts: Mapping[str, str],
     limits: InputLimits,
     skip: Callable[[str, str], None],
-    progress: Callable[[str], None] | None = None,
-    done: dict[str, bytes] | None = None,
-) -> dict[str, bytes]:
+    progress: Callable[[str], None] | None,
+    done: dict[str, bytes],
+) -> None:
     """Parse on every core; a file over its time budget is skipped and its worker replaced.
 
     The budget covers the parse alone: each pool is started and its processes have loaded
     the parser's module (:func:`_load_parser`) before any file's clock runs, so a slow
     start (a busy machine, a cold import) never counts against the first files. Results are
-    written into ``done`` (when given) as they come, so a caller whose later pool cannot
-    start keeps them. Raises :class:`_NoWorkers` (a ``RuntimeError``) or ``OSError`` when no
+    written into ``done`` as they come, so a caller whose later pool cannot start keeps
+    them. Raises :class:`_NoWorkers` (a ``RuntimeError``) or ``OSError`` when no
     pool can be started.
     """
-    done = {} if done is None else done
     pending = list(paths)
     # forkserver: forking a process that runs worker threads can copy held locks.
     context = multiprocessing.get_context("forkserver")
@@ -310,7 +309,6 @@ def _parse_in_workers(
         finally:
             pool.terminate()
             pool.join()
-    return done
 
 
 def _pickled(parse: Parser) -> bytes:

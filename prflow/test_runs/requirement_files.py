@@ -17,6 +17,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from prflow.tools.paths import clean_repo_path
+from prflow.tools.reader import ToolError
+
 Read = Callable[[str], bytes | None]
 
 _INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(=|\s+)(\S+)\s*$")
@@ -73,7 +76,7 @@ def self_reference(line: str, here: str) -> list[str] | None:
 
 
 def _inside(here: str, target: str) -> str | None:
-    if target.startswith("/"):
+    try:
+        return clean_repo_path(posixpath.join(here, target))
+    except ToolError:
         return None
-    path = posixpath.normpath(posixpath.join(here or ".", target))
-    return None if path == ".." or path.startswith("../") else path
