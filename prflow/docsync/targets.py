@@ -19,6 +19,7 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from prflow.analysis.categories import is_test_file
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.analysis.stale_docs import _python_module
 from prflow.changes import ChangedFile, FileCategory, FileStatus
@@ -113,7 +114,7 @@ def _removed_module_members(
         and b.file in deleted
         and _python_module(b.file) == b.symbol
         and "." in b.symbol  # a module of a package, not a top-level script
-        and not re.search(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_\w*\.py$", b.file)
+        and not is_test_file(b.file)
     ]
     members: dict[str, BreakingChange] = {}
     for module in modules:
