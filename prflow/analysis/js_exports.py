@@ -46,7 +46,7 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-8"
+JS_SURFACE_VERSION = "js-surface-9"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
@@ -328,6 +328,14 @@ class _Extractor:
         """Local names bound by imports, so ``export { name }`` can be followed to its source."""
         source = node.child_by_field_name("source")
         clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        required = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+        if required is not None:
+            # ``import x = require("./y")``: x is the module itself, as a namespace import is.
+            parts = {c.type: c for c in required.named_children}
+            if "identifier" in parts and "string" in parts:
+                origin = _text(parts["string"]).strip("'\"")
+                self.imports[_text(parts["identifier"])] = (origin, "*")
+            return
         if source is None or clause is None:
             return
         origin = _text(source).strip("'\"")
@@ -413,6 +421,13 @@ class _Extractor:
         if local_name and _text(value) in self.locals:
             for item in self.locals[_text(value)]:
                 self._add(replace(self._renamed(item, name), export_equals=export_equals))
+            return
+        if local_name and export_equals and _text(value) in self.imports:
+            # ``import * as x from "./bundle"; export = x``: the module is what x binds,
+            # followed like a re-export (echarts' entry names a bundled file this way).
+            origin, imported = self.imports[_text(value)]
+            item = _reexport(name, f"export = {_text(value)}", _line(value))
+            self._add(replace(item, source=origin, imported=imported, export_equals=True))
             return
         for item in self._describe_value(name, value):
             self._add(replace(item, export_equals=export_equals))

@@ -297,7 +297,10 @@ class SurfaceReader:
         for key, item in inner.items():
             if key == wanted or key.startswith(f"{wanted}."):
                 renamed = name + key[len(wanted) :]
-                found[renamed] = SurfaceItem(item.file, replace(item.export, name=renamed))
+                shaped = replace(item.export, name=renamed)
+                if key == wanted and export.export_equals:  # ``export = imported``
+                    shaped = replace(shaped, export_equals=True)
+                found[renamed] = SurfaceItem(item.file, shaped)
         return found or {name: SurfaceItem(path, export)}
 
 

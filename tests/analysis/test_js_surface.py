@@ -393,3 +393,62 @@ def test_every_name_is_lost_when_the_new_manifest_names_no_shipped_entry() -> No
     moved = {k: v for k, v in base.items() if k != "package.json"}
     gone = [ChangedFile(path="package.json", status=FileStatus.deleted)]
     assert find_js_breaking_changes(gone, MemoryTree(base), MemoryTree(moved)).changes == []
+
+
+def test_export_equals_of_an_imported_bundle_exposes_the_bundles_names() -> None:
+    """A UMD entry that is ``export =`` of a namespace import (``import * as x from
+    './types/dist/x'; export = x``, echarts' typings layout) has no names of its own: its
+    surface is the bundled file's export list, so changes there are breaks of the package.
+    Before, the entry read as one opaque ``default`` value and nothing was compared."""
+    manifest = json.dumps({"name": "charts", "types": "index.d.ts", "main": "dist/charts.js"})
+    entry = (
+        "import * as charts from './types/dist/charts';\n"
+        "export as namespace charts;\nexport = charts;\n"
+    )
+
+    def bundle(init_params: str, extra: str, listed: str) -> str:
+        return (
+            f"declare function init$1({init_params}): void;\n{extra}"
+            "declare const version$1: string;\n"
+            f"export {{ init$1 as init, version$1 as version{listed} }};\n"
+        )
+
+    base = {
+        "package.json": manifest,
+        "index.d.ts": entry,
+        "types/dist/charts.d.ts": bundle(
+            "dom: HTMLElement", "declare function keep(x: number): void;\n", ", keep"
+        ),
+    }
+    head = {
+        **base,
+        "types/dist/charts.d.ts": bundle("dom: HTMLElement, theme: string", "", ""),
+    }
+    changed = [ChangedFile(path="types/dist/charts.d.ts", status=FileStatus.modified)]
+
+    changes = find_breaking_changes(changed, MemoryTree(base), MemoryTree(head), None, None)
+
+    assert {(c.symbol, c.kind) for c in changes} == {
+        ("init", BreakingKind.changed_signature),
+        ("keep", BreakingKind.removed_export),
+    }
+
+
+def test_export_equals_of_a_required_module_exposes_its_names() -> None:
+    """``import api = require('./api'); export = api`` binds the whole module as the
+    package, as a namespace import does: a name removed from ``api.d.ts`` is gone for
+    consumers."""
+    manifest = json.dumps({"name": "api", "types": "index.d.ts"})
+    entry = "import api = require('./api');\nexport = api;\n"
+    base = {
+        "package.json": manifest,
+        "index.d.ts": entry,
+        "api.d.ts": "export declare function get(url: string): void;\n"
+        "export declare function post(url: string): void;\n",
+    }
+    head = {**base, "api.d.ts": "export declare function get(url: string): void;\n"}
+    changed = [ChangedFile(path="api.d.ts", status=FileStatus.modified)]
+
+    changes = find_breaking_changes(changed, MemoryTree(base), MemoryTree(head), None, None)
+
+    assert [(c.symbol, c.kind) for c in changes] == [("post", BreakingKind.removed_export)]
