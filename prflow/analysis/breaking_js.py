@@ -177,7 +177,7 @@ def compare_surfaces(
         changes += _without_compiler(
             old.entries.get(".", ""), before, after, changes, aliases, hidden, unique
         )
-    changes += _lost_to_node10(old, new, before, changes)
+    changes += _lost_to_node10(old, new, _public_names(old), changes)
     found: dict[tuple[str, str, BreakingKind], BreakingChange] = {}
     for change in changes:
         name = change.symbol
@@ -283,6 +283,16 @@ def _entry_fields_changed(item: ChangedFile, base: SourceTree, head: SourceTree)
             return False
         fields.append({k: data.get(k) for k in _ENTRY_FIELDS} if isinstance(data, dict) else {})
     return fields[0] != fields[1]
+
+
+def _public_names(surface: PackageSurface) -> dict[str, JsExport]:
+    """Every public name of a surface, those whose declaration did not parse too (by name)."""
+    names = {
+        n: replace(i.export, name=n) for n, i in surface.names.items() if not i.export.internal
+    }
+    for name, path in sorted(surface.damaged.items()):
+        names.setdefault(name, JsExport(name, "value", 0, f"{name} (not read in {path})"))
+    return names
 
 
 def _lost_to_node10(

@@ -46,12 +46,18 @@ _DECLARED_NAME = re.compile(
 # A member documented as internal is not API: a JSDoc ``@internal`` tag (what TypeScript's own
 # ``stripInternal`` removes) or a doc comment saying "internal use" / "internal implementation".
 INTERNAL_DOC = re.compile(r"@internal\b|\binternal (?:use|implementation)", re.IGNORECASE)
-JS_SURFACE_VERSION = "js-surface-9"
+JS_SURFACE_VERSION = "js-surface-11"
 """Bump when the extracted shape changes, so cached parse results are read again."""
 _TYPE_STAR = re.compile(r"\bexport\s+type\s+\*")
 # ``import("./x").Name<T>`` in a type: the grammar cannot read type arguments after an import
 # type, so the qualifier is blanked (same length) and the type reads as ``Name<T>``.
 _IMPORT_TYPE_QUALIFIER = re.compile(r"(?<![\w$.])import\(\s*(['\"])[^'\"\n]*\1\s*\)\s*\.")
+# TypeScript 4.7's variance annotations (``type R<in out K, out A>``) are newer than the
+# grammar: the whole declaration failed to parse. They are blanked (same length); the compiler
+# still judges variance where it is asked.
+_VARIANCE = re.compile(
+    r"(?<=[<,])(\s*)((?:in\s+out|in|out)\s+)(?=[A-Za-z_$][\w$]*\s*(?:extends\b|=(?!>)|,|>))"
+)
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,7 @@ def read_module(path: str, text: str) -> JsModule:
     text = _TYPE_STAR.sub(lambda m: "export" + " " * (len(m.group(0)) - 7) + "*", text)
     if suffix in TS_SUFFIXES + TSX_SUFFIXES:
         text = _IMPORT_TYPE_QUALIFIER.sub(lambda m: " " * len(m.group(0)), text)
+        text = _VARIANCE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     tree = _parser_for(suffix).parse(text.encode("utf-8"))
     extractor = _Extractor(tree.root_node, declaration_file=_is_declaration_file(path))
     exports = extractor.run()
@@ -277,13 +284,19 @@ class _Extractor:
 
     def run(self) -> dict[str, JsExport]:
         statements = list(self._top_level())
+        defaults: set[str] = set()  # ``export default function f``: f is exported as default only
         for node in statements:
             declaration = (
                 node.child_by_field_name("declaration") if node.type == "export_statement" else node
             )
             if declaration is not None:
+                is_default = node.type == "export_statement" and any(
+                    child.type == "default" for child in node.children
+                )
                 for item in self._describe_declaration(declaration):
                     self.locals.setdefault(item.name.split(".", 1)[0], []).append(item)
+                    if is_default:
+                        defaults.add(item.name)
         for node in statements:
             if node.type == "import_statement":
                 self._import_statement(node)
@@ -301,7 +314,7 @@ class _Extractor:
             # every top-level declaration, ``export`` keyword or not.
             for items in self.locals.values():
                 for item in items:
-                    if item.name not in self.exports:
+                    if item.name not in self.exports and item.name not in defaults:
                         self._add(item)
         return {name: self._with_local_types(item) for name, item in self.exports.items()}
 

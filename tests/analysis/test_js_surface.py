@@ -452,3 +452,65 @@ def test_export_equals_of_a_required_module_exposes_its_names() -> None:
     changes = find_breaking_changes(changed, MemoryTree(base), MemoryTree(head), None, None)
 
     assert [(c.symbol, c.kind) for c in changes] == [("post", BreakingKind.removed_export)]
+
+
+def test_type_parameters_with_variance_annotations_are_read() -> None:
+    """TypeScript 4.7's ``in``/``out`` on type parameters (effect's ``ReadonlyRecord<in out K,
+    out A>``) are newer than the grammar: the declaration did not parse, its name was
+    "damaged", and every export of that short name (here the namespace the entry makes of
+    the module) was left out as unsure, so its removal was never reported."""
+    record = (
+        "export type ReadonlyRecord<in out K extends string | symbol, out A> = {\n"
+        "  readonly [P in K]: A;\n};\n"
+        "export declare const empty: <K extends string = never, V = never>() => Record<K, V>;\n"
+    )
+    base = {
+        "index.d.ts": "export * as ReadonlyRecord from './ReadonlyRecord.js';\n",
+        "ReadonlyRecord.d.ts": record,
+    }
+    head = {
+        "index.d.ts": "export * as Record from './ReadonlyRecord.js';\n",
+        "ReadonlyRecord.d.ts": record,
+    }
+
+    assert read_module("ReadonlyRecord.d.ts", record).damaged == ()
+    changes = package_diff(base, head).changes
+    assert ("ReadonlyRecord", BreakingKind.removed_export) in {(c.symbol, c.kind) for c in changes}
+
+
+def test_a_name_whose_declaration_does_not_parse_is_still_lost_to_node10() -> None:
+    """remeda 2 moved its types into ``exports`` only; its old ``prop`` was emitted as a
+    function type with a computed destructuring key, which the grammar cannot read. The name
+    is gone for node10 consumers all the same, whatever its declaration says."""
+    unreadable = (
+        "export declare const prop: <T, K extends keyof T = keyof T>(propName: K) => "
+        "({ [propName]: value }: T) => T[K];\n"
+    )
+    body = "export * from './prop';\nexport declare function add(a: number, b: number): number;\n"
+    old_manifest = {"name": "r", "types": "dist/index.d.ts", "main": "dist/index.js"}
+    new_manifest = {"name": "r", "exports": {".": {"types": "./dist/index.d.ts"}}}
+    base = {"package.json": json.dumps(old_manifest), "dist/index.d.ts": body}
+    base["dist/prop.d.ts"] = unreadable
+    head = {**base, "package.json": json.dumps(new_manifest)}
+    changed = [ChangedFile(path="package.json", status=FileStatus.modified)]
+
+    assert read_module("dist/prop.d.ts", unreadable).damaged == ("prop",)
+    diff = find_js_breaking_changes(changed, MemoryTree(base), MemoryTree(head))
+
+    assert {(c.symbol, c.kind) for c in diff.changes} == {
+        ("add", BreakingKind.removed_export),
+        ("prop", BreakingKind.removed_export),
+    }
+
+
+def test_a_default_exported_function_is_not_also_exported_by_its_own_name() -> None:
+    """``export default function async(…)`` in a declaration file exports ``default`` only
+    (fast-glob 1); the implicit export of a declaration file's unexported declarations does
+    not apply to it, so dropping the default export is no removal of a name ``async``."""
+    before = (
+        "export interface Options { cwd?: string; }\n"
+        "export default function async(source: string, options?: Options): Promise<string[]>;\n"
+        "export declare function sync(source: string): string[];\n"
+    )
+
+    assert set(read_module("fglob.d.ts", before).exports) == {"Options", "default", "sync"}
