@@ -59,6 +59,10 @@ EXTRA_SEED_OFFSET = 100
 """The extra npm tuning draw's seed is the set's seed plus this (issue 29, TypeScript)."""
 LAYOUT_SEED_OFFSET = 200
 """The layout draw's seed: the set's seed plus this (``--layout-npm-tuning``)."""
+ENTRY_SEED_OFFSET = 300
+"""The entry-shape draw's seed: the set's seed plus this (``--entry-npm-tuning``)."""
+MANY_DECLARATIONS = 200
+"""A tarball with at least this many declaration files counts as a large typings tree."""
 LARGE_SDIST_BYTES = 4_000_000
 """The stratum's first filter, from the registry's file list: smaller sdists are not fetched."""
 MAX_SDIST_BYTES = 40_000_000
@@ -351,13 +355,77 @@ def declaration_layout(archive: Path) -> list[str]:
     return sorted(traits) if declarations else []
 
 
-def typescript_eligible(work: WorkDir, layout: bool = False) -> Callable[[ReleasePair], bool]:
+_EXPORT_EQUALS = re.compile(r"^\s*export\s*=\s*[\w$.]+\s*;?", re.MULTILINE)
+_UMD = re.compile(r"^\s*export\s+as\s+namespace\s+[\w$]+", re.MULTILINE)
+_IMPORTED = re.compile(
+    r"^\s*import\s+(?:\*\s+as\s+[\w$]+\s+from|[\w$]+\s*=\s*require\s*\()", re.MULTILINE
+)
+
+
+def _typings_entry(manifest: dict) -> str:  # type: ignore[type-arg]
+    """The main entry's declaration file as ``moduleResolution: node`` reads it: ``types`` or
+    ``typings``, else ``main`` with ``.d.ts``, else ``index.d.ts`` (a path in the tarball)."""
+    for key in ("types", "typings"):
+        value = manifest.get(key)
+        if isinstance(value, str) and value.strip("./"):
+            path = value.removeprefix("./")
+            return path if path.endswith(".ts") else f"{path.removesuffix('.js')}.d.ts"
+    main = manifest.get("main")
+    if isinstance(main, str) and main.strip("./"):
+        return re.sub(r"\.c?js$", "", main.removeprefix("./")) + ".d.ts"
+    return "index.d.ts"
+
+
+def entry_layout(archive: Path) -> list[str]:
+    """What a release tarball's main typings entry is shaped like, among the shapes the
+    earlier tuning draws held few of: an entry that is ``export =`` of a module it imports
+    (``import * as x from``, ``import x = require``; the names live in another, often
+    bundled, file), any ``export =`` entry, a UMD global (``export as namespace``), or a
+    large typings tree (at least :data:`MANY_DECLARATIONS` declaration files). Empty when
+    none."""
+    traits: set[str] = set()
+    declarations = 0
+    texts: dict[str, str] = {}
+    manifest: dict = {}  # type: ignore[type-arg]
+    for path, read in archive_members(archive):
+        if path == "package.json":
+            try:
+                loaded = json.loads(read().decode("utf-8", "replace"))
+            except json.JSONDecodeError:
+                continue
+            manifest = loaded if isinstance(loaded, dict) else {}
+        elif path.endswith((".d.ts", ".d.mts", ".d.cts")) and "node_modules/" not in path:
+            declarations += 1
+            if path.count("/") <= 3:
+                texts[path] = read().decode("utf-8", "replace")
+    if not declarations:
+        return []
+    entry = texts.get(_typings_entry(manifest), "")
+    if _EXPORT_EQUALS.search(entry):
+        traits.add("export-equals")
+        if _IMPORTED.search(entry):
+            traits.add("export-equals-imported")
+    if _UMD.search(entry):
+        traits.add("umd-namespace")
+    if declarations >= MANY_DECLARATIONS:
+        traits.add("many-declarations")
+    return sorted(traits)
+
+
+def typescript_eligible(
+    work: WorkDir, layout: bool = False, entry: bool = False
+) -> Callable[[ReleasePair], bool]:
     """The npm test; ``layout`` also asks the newer release for one of
-    :func:`declaration_layout`'s traits (checked before the oracle runs)."""
+    :func:`declaration_layout`'s traits, ``entry`` for one of :func:`entry_layout`'s
+    (checked before the oracle runs)."""
 
     def test(pair: ReleasePair) -> bool:
         if layout:
             verdict = _cached(work, pair, "ts-layout", lambda: _layout_verdict(work, pair))
+            if not verdict["eligible"]:
+                return False
+        if entry:
+            verdict = _cached(work, pair, "ts-entry", lambda: _entry_verdict(work, pair))
             if not verdict["eligible"]:
                 return False
         return bool(_cached(work, pair, "ts-oracle", lambda: _ts_breaks(work, pair))["eligible"])
@@ -368,6 +436,11 @@ def typescript_eligible(work: WorkDir, layout: bool = False) -> Callable[[Releas
 def _layout_verdict(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
     traits = declaration_layout(npm_tarball(work.downloads, pair.package, pair.head))
     return {"eligible": bool(traits), "traits": traits, "reason": "no such layout"}
+
+
+def _entry_verdict(work: WorkDir, pair: ReleasePair) -> dict:  # type: ignore[type-arg]
+    traits = entry_layout(npm_tarball(work.downloads, pair.package, pair.head))
+    return {"eligible": bool(traits), "traits": traits, "reason": "no such entry"}
 
 
 # --- the draw -----------------------------------------------------------------------------
@@ -429,16 +502,20 @@ def extra_tuning_pairs(
     return [replace(pair, half="tune") for pair in pairs]
 
 
+_STRATA = {"extra": "npm-extra", "layout": "npm-layout", "entry": "npm-entry"}
+_OFFSETS = {"extra": EXTRA_SEED_OFFSET, "layout": LAYOUT_SEED_OFFSET, "entry": ENTRY_SEED_OFFSET}
+
+
 def extra_tuning(
-    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10, layout: bool = False
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 10, kind: str = "extra"
 ) -> list[DrawnPair]:
     """:func:`extra_tuning_pairs` for the committed set, described like its other pairs;
-    ``layout``: the layout draw (its own seed offset, :func:`declaration_layout` asked too)."""
+    ``kind`` ``layout``: the layout draw (its own seed offset, :func:`declaration_layout`
+    asked too); ``entry``: the entry-shape draw (:func:`entry_layout`)."""
     taken = {p.package for p in drawn}
-    offset = LAYOUT_SEED_OFFSET if layout else EXTRA_SEED_OFFSET
-    eligible = typescript_eligible(work, layout=layout)
-    pairs = extra_tuning_pairs(taken, seed, count, eligible, offset=offset)
-    stratum = "npm-layout" if layout else "npm-extra"
+    eligible = typescript_eligible(work, layout=kind == "layout", entry=kind == "entry")
+    pairs = extra_tuning_pairs(taken, seed, count, eligible, offset=_OFFSETS[kind])
+    stratum = _STRATA[kind]
     return [_described(work, pair, stratum) for pair in pairs]
 
 
@@ -519,6 +596,15 @@ def main(argv: list[str] | None = None) -> int:
         f"re-export chains or a bundled declaration file (seed + {LAYOUT_SEED_OFFSET})",
     )
     parser.add_argument(
+        "--entry-npm-tuning",
+        type=int,
+        metavar="N",
+        help="keep the committed set and add N npm pairs to the tuning half whose newer "
+        "release's typings entry is export = (of an imported module or any), a UMD global "
+        f"(export as namespace), or a tree of >= {MANY_DECLARATIONS} declaration files "
+        f"(seed + {ENTRY_SEED_OFFSET})",
+    )
+    parser.add_argument(
         "--only-python",
         action="store_true",
         help="redraw the PyPI pairs, keep the npm pairs of the committed set",
@@ -530,7 +616,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.extra_python_tuning:
         return _extend_python(work, args.output, args.seed, args.extra_python_tuning)
     if args.layout_npm_tuning:
-        return _extend(work, args.output, args.seed, args.layout_npm_tuning, layout=True)
+        return _extend(work, args.output, args.seed, args.layout_npm_tuning, kind="layout")
+    if args.entry_npm_tuning:
+        return _extend(work, args.output, args.seed, args.entry_npm_tuning, kind="entry")
     npm_drawn = None
     if args.only_python:
         npm_drawn = [p for p in load_set(args.output) if p.ecosystem == "npm"]
@@ -561,19 +649,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _extend(work: WorkDir, output: Path, seed: int, count: int, layout: bool = False) -> int:
+def _extend(work: WorkDir, output: Path, seed: int, count: int, kind: str = "extra") -> int:
     """Append an extra npm tuning draw to the committed set (earlier pairs of the same
-    stratum are replaced; the other extra stratum's are kept and not drawn again)."""
+    stratum are replaced; the other extra strata's are kept and not drawn again)."""
     document = json.loads(output.read_text(encoding="utf-8"))
-    stratum = "npm-layout" if layout else "npm-extra"
+    stratum = _STRATA[kind]
     kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] != stratum]
     try:
-        extra = extra_tuning(work, kept, seed, count, layout=layout)
+        extra = extra_tuning(work, kept, seed, count, kind=kind)
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
     document["counts"][stratum] = count
-    if layout:
+    if kind == "entry":
+        document["rules"][stratum] = (
+            f"the npm rule, seed + {ENTRY_SEED_OFFSET}, packages not drawn before, tuning half "
+            "only, the newer release's typings entry export = (of an imported module or any), "
+            f"export as namespace, or >= {MANY_DECLARATIONS} declaration files"
+        )
+    elif kind == "layout":
         document["rules"][stratum] = (
             f"the npm rule, seed + {LAYOUT_SEED_OFFSET}, packages not drawn before, tuning half "
             "only, the newer release's typings with an exports map (types condition or "
