@@ -96,3 +96,34 @@ def test_the_layout_draw_reads_typings_layouts_from_an_npm_tarball(tmp_path: Pat
     assert declaration_layout(_npm_tarball(tmp_path / "c.tgz", no_types)) == []
     bundled = {**plain, "index.d.ts": "export declare const x: 1;\n" * 5000}
     assert declaration_layout(_npm_tarball(tmp_path / "d.tgz", bundled)) == ["bundled"]
+
+
+def test_the_entry_draw_reads_the_typings_entrys_shape_from_an_npm_tarball(tmp_path: Path) -> None:
+    """The entry-shape stratum asks node10's typings entry for ``export =`` (of an imported
+    module or not) and ``export as namespace``, or the tarball for many declaration files;
+    a plain ES-module entry has none of these and is not drawn."""
+    from bench.impact.eval_set import MANY_DECLARATIONS, entry_layout
+
+    umd = {
+        "package.json": '{"types": "index.d.ts", "main": "dist/x.js"}',
+        "index.d.ts": "import * as x from './types/dist/x';\nexport as namespace x;\nexport = x;\n",
+        "types/dist/x.d.ts": "declare function init(): void;\nexport { init };\n",
+    }
+    by_main = {
+        "package.json": '{"main": "./lib/api.js"}',
+        "lib/api.d.ts": "declare const api: { get(): void };\nexport = api;\n",
+    }
+    plain = {
+        "package.json": '{"types": "index.d.ts"}',
+        "index.d.ts": "export declare function run(): void;\n",
+    }
+    many = {**plain, **{f"types/m{i}.d.ts": "export {};\n" for i in range(MANY_DECLARATIONS)}}
+
+    assert entry_layout(_npm_tarball(tmp_path / "a.tgz", umd)) == [
+        "export-equals",
+        "export-equals-imported",
+        "umd-namespace",
+    ]
+    assert entry_layout(_npm_tarball(tmp_path / "b.tgz", by_main)) == ["export-equals"]
+    assert entry_layout(_npm_tarball(tmp_path / "c.tgz", plain)) == []
+    assert entry_layout(_npm_tarball(tmp_path / "d.tgz", many)) == ["many-declarations"]
