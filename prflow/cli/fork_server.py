@@ -31,6 +31,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import types
 from typing import Any, NoReturn
 
@@ -121,6 +122,7 @@ class ForkServer:
             conn.close()
             return
         header, fds = fork_protocol.receive_request(conn)
+        conn.settimeout(None)  # blocking again: MSG_DONTWAIT peeks answer at once
         refusal = self._refusal(header)
         if refusal is not None:
             for fd in fds:
@@ -128,12 +130,16 @@ class ForkServer:
             fork_protocol.send_line(conn, {"refused": refusal})
             conn.close()
             return
+        if _closed_by_peer(conn):  # the launcher gave up waiting: it runs the command itself
+            for fd in fds:
+                os.close(fd)
+            conn.close()
+            return
         pid = os.fork()
         if pid == 0:
             self._become_command(conn, header, fds)
         for fd in fds:
             os.close(fd)
-        conn.settimeout(None)
         self.children[pid] = conn
         self.selector.register(conn, selectors.EVENT_READ, pid)
         with contextlib.suppress(OSError):
@@ -167,9 +173,8 @@ class ForkServer:
         conn = self.children.get(pid)
         if conn is None:
             return
-        with contextlib.suppress(OSError):
-            if conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
-                return  # the launcher sends nothing; ignore stray bytes
+        if not _closed_by_peer(conn):
+            return  # stray bytes (the launcher sends none after its request): dropped
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         self.selector.unregister(conn)
@@ -221,6 +226,16 @@ class ForkServer:
             held.close()
         for other in self.children.values():
             other.close()
+
+
+def _closed_by_peer(conn: socket.socket) -> bool:
+    """Whether the launcher closed its end (or died); bytes it sent are read and dropped."""
+    try:
+        return not conn.recv(4096, socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def _take_process_state(header: dict[str, Any], fds: list[int]) -> None:
@@ -298,6 +313,26 @@ def _exit_code(value: object) -> int:
     return 1
 
 
+BIND_SECONDS = 10.0
+
+
+def _bound_listener() -> socket.socket | None:
+    """The socket on this server's address, waiting for a predecessor (the fork server of a
+    warm worker this one replaced) to notice it is alone and let the address go."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    deadline = time.monotonic() + BIND_SECONDS
+    while True:
+        try:
+            listener.bind(fork_protocol.server_address())
+            return listener
+        except OSError as err:
+            if time.monotonic() >= deadline:
+                print(f"prflow fork server: not serving: {err}", flush=True)
+                listener.close()
+                return None
+            time.sleep(0.2)
+
+
 def main() -> None:
     parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
     if not fork_protocol.enabled():
@@ -307,11 +342,8 @@ def main() -> None:
     if threading.active_count() > 1:
         print("prflow fork server: a preloaded module started a thread; not serving", flush=True)
         return
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        listener.bind(fork_protocol.server_address())
-    except OSError as err:  # another server serves this address already
-        print(f"prflow fork server: not serving: {err}", flush=True)
+    listener = _bound_listener()
+    if listener is None:
         return
     listener.listen(16)
     print(f"prflow fork server {os.getpid()} serving", flush=True)

@@ -32,6 +32,9 @@ FORWARDED_SIGNALS = (
     signal.SIGUSR2,
 )
 CONNECT_SECONDS = 2.0
+ANSWER_SECONDS = 30.0
+"""A server that has not answered by then is wedged: the launcher closes the connection
+(the server forks nothing for a closed one) and runs the command itself."""
 EXIT_FAILED = 3
 EXIT_INTERRUPTED = 130
 
@@ -115,10 +118,11 @@ def _follow(sock: socket.socket) -> int | None:
     """Wait for the fork server's answers; forward signals while the command runs."""
     forwarder = Forwarder()
     previous = {signum: signal.signal(signum, forwarder) for signum in FORWARDED_SIGNALS}
-    sock.settimeout(None)
+    sock.settimeout(ANSWER_SECONDS)
     reader = sock.makefile("rb")
     try:
         first = _answer(reader)
+        sock.settimeout(None)
         if first is None or "pid" not in first:
             if forwarder.pending:  # Ctrl-C (or a kill) before any command ran
                 print("prflow: interrupted", file=sys.stderr)
@@ -143,9 +147,10 @@ def _answer(reader: object) -> dict[str, Any] | None:
         line = reader.readline()  # type: ignore[attr-defined]
     except OSError:
         return None
-    if not line:
+    try:
+        answer = json.loads(line) if line else None
+    except ValueError:
         return None
-    answer = json.loads(line)
     return answer if isinstance(answer, dict) else None
 
 
