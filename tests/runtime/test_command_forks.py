@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from prflow.cli import fork_protocol
 from prflow.cli.fork_server import ForkServer
 from tests.support.cli_runs import CliRun, embedded_environment, free_port, run_prflow
 from tests.support.fixtures_git import GitRepoBuilder
@@ -213,7 +214,8 @@ async def test_a_killed_launcher_takes_its_forked_command_with_it(
     launcher = await _launch({**env, "TEMPORAL_ADDRESS": blackhole}, repo)
     child = _forked_child(fork_server)
     # The command runs as the launcher would have: its priority and limits, not the server's.
-    assert _wait_for(lambda: os.getpriority(os.PRIO_PROCESS, child) == LAUNCHER_NICENESS, 10)
+    niceness = os.getpriority(os.PRIO_PROCESS, 0) + LAUNCHER_NICENESS  # the test's, then nice
+    assert _wait_for(lambda: os.getpriority(os.PRIO_PROCESS, child) == niceness, 10)
     limit = (LAUNCHER_OPEN_FILES, LAUNCHER_OPEN_FILES)
     assert _wait_for(lambda: resource.prlimit(child, resource.RLIMIT_NOFILE) == limit, 10)
     launcher.kill()
@@ -250,7 +252,12 @@ def test_a_fork_server_whose_worker_exited_ends(env: dict[str, str], tmp_path: P
 def test_a_server_older_than_the_code_refuses_and_drains() -> None:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         server = ForkServer(listener, stamp="the code as it was", parent=os.getppid())
-        header = {"env": dict(os.environ), "path": sys.path}
+        header = {
+            "env": dict(os.environ),
+            "path": sys.path,
+            "nice": os.getpriority(os.PRIO_PROCESS, 0),
+            "limits": fork_protocol.process_limits(),
+        }
         refusal = server._refusal(header)
         assert refusal is not None and "code changed" in refusal
         assert not server.accepting
