@@ -77,10 +77,10 @@ def _without_inherited(breaking: list[BreakingChange], head: SourceTree) -> list
     inherited from a base class of the package (pexpect 4.0 moved ``spawn.expect`` into
     ``SpawnBase``: ``child.expect(...)`` still works)."""
     members = {
-        b.symbol: (b.symbol.split(".")[-2], b.symbol.split(".")[-1])
+        b.symbol: (b.symbol.split(".")[0], b.symbol.split(".")[1])
         for b in breaking
         if b.kind == BreakingKind.removed_export
-        and b.symbol.count(".") >= 1
+        and b.symbol.count(".") == 1  # ``Class.member``; a nested class's name says too little
         and _python_module(b.file) != b.symbol
         and b.language == "python"
     }

@@ -66,7 +66,11 @@ def test_members_defined_or_inherited_in_the_head_are_kept() -> None:
 
 
 def test_only_members_the_head_lacks_become_removed_targets() -> None:
+    """A nested class's member (``BaseModel.Meta.database``) is not judged by the nested
+    class's name alone: many classes have a ``Meta``."""
     breaking = [_removed("spawn.expect"), _removed("spawn.interact")]
-    targets = find_targets([], breaking, MemoryTree({}), MemoryTree(HEAD))
+    breaking.append(_removed("BaseModel.Meta.database"))
+    head = {**HEAD, "pexpect/models.py": "class Other:\n    class Meta:\n        database = 1\n"}
+    targets = find_targets([], breaking, MemoryTree({}), MemoryTree(head))
     names = {t.name for t in targets if t.kind == TargetKind.symbol}
-    assert names == {"spawn.interact"}
+    assert names == {"spawn.interact", "BaseModel.Meta.database"}
