@@ -48,6 +48,9 @@ def _removed(symbol: str) -> BreakingChange:
 
 
 def test_members_defined_or_inherited_in_the_head_are_kept() -> None:
+    """Found through the class's own body, its ``self.x = ...`` assignments and its bases
+    (read by indentation where the file is not today's Python); a member no class has, or a
+    class the head lacks, is not kept."""
     wanted = {
         ("spawn", "expect"),
         ("spawn", "isalive"),
