@@ -12,7 +12,9 @@ Which pairs that gives depends on what pip can fetch and build where the draw ru
 the draw is committed: ``eval_set.json`` beside this file holds the pairs of each half
 and every candidate judged ineligible with its reason, and the bench reads it;
 ``python -m bench.docsync --redraw`` draws again here and rewrites it, saying how the new
-draw differs.
+draw differs. ``--extra-tuning N`` (:func:`extend_tuning`) leaves the held-out half as
+committed: it retires tuning pairs the current rules call packaging-only and adds N tuning
+pairs from a draw of its own.
 """
 
 from __future__ import annotations
