@@ -110,8 +110,8 @@ class ForkServer:
         conn.settimeout(HEADER_SECONDS)
         try:
             self._take(conn)
-        except (OSError, ValueError) as err:
-            print(f"prflow fork server: request dropped: {err}", flush=True)
+        except Exception as err:  # a bad request must not end the server
+            print(f"prflow fork server: request dropped: {err!r}", flush=True)
             conn.close()
 
     def _take(self, conn: socket.socket) -> None:
