@@ -122,24 +122,22 @@ class ForkServer:
             conn.close()
             return
         header, fds = fork_protocol.receive_request(conn)
-        conn.settimeout(None)  # blocking again: MSG_DONTWAIT peeks answer at once
-        refusal = self._refusal(header)
-        if refusal is not None:
-            for fd in fds:
+        try:
+            conn.settimeout(None)  # blocking again: MSG_DONTWAIT peeks answer at once
+            refusal = self._refusal(header)
+            if refusal is not None:
+                fork_protocol.send_line(conn, {"refused": refusal})
+                conn.close()
+                return
+            if _closed_by_peer(conn):  # the launcher gave up waiting: it runs it itself
+                conn.close()
+                return
+            pid = os.fork()
+            if pid == 0:
+                self._become_command(conn, header, fds)
+        finally:
+            for fd in fds:  # the child has its copies
                 os.close(fd)
-            fork_protocol.send_line(conn, {"refused": refusal})
-            conn.close()
-            return
-        if _closed_by_peer(conn):  # the launcher gave up waiting: it runs the command itself
-            for fd in fds:
-                os.close(fd)
-            conn.close()
-            return
-        pid = os.fork()
-        if pid == 0:
-            self._become_command(conn, header, fds)
-        for fd in fds:
-            os.close(fd)
         self.children[pid] = conn
         self.selector.register(conn, selectors.EVENT_READ, pid)
         with contextlib.suppress(OSError):
