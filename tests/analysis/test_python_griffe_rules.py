@@ -125,3 +125,54 @@ def test_a_new_override_without_a_return_annotation_is_no_type_change(tmp_path: 
     changes, griffe_paths = _both(tmp_path, base, head, ["pkg/nodes.py"])
     assert griffe_paths == set()
     assert changes == []
+
+
+def test_instance_attributes_are_the_ones_griffe_reads_in_init(tmp_path: Path) -> None:
+    """griffe counts ``self.<name> = ...`` written in ``__init__`` itself: not in a function
+    nested in it, not under another name for ``self``, not from a statement with a subscript
+    target. Names it never listed cannot be removed; the one it lists still can."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/plot.py": (
+            "class Series:\n    def __init__(self, data):\n        cache = {}\n"
+            "        self.points = cache['p'] = list(data)\n"
+            "        def later():\n            self.figure = None\n"
+            "        self.later = later\n"
+            "        if data:\n            self.var_x = data[0]\n"
+            "\n\nclass Other:\n    def __init__(this):\n        this.size = 1\n"
+        ),
+    }
+    head = {
+        **base,
+        "pkg/plot.py": (
+            "class Series:\n    def __init__(self, data):\n        self.later = None\n"
+            "\n\nclass Other:\n    def __init__(this):\n        pass\n"
+        ),
+    }
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/plot.py"])
+    assert griffe_paths == {"pkg.plot.Series.var_x"}
+    assert {p for c in changes for p in c.public_paths} == griffe_paths
+
+
+def test_an_init_attribute_replaces_a_method_written_above_init(tmp_path: Path) -> None:
+    """griffe sets members in source order, so ``self.fig = ...`` in ``__init__`` hides a
+    ``def fig`` written above it: ``fig`` is an attribute to griffe, and the method's new
+    required parameter is no change it reports. prflow reads the class the same way."""
+    text = (
+        "class Backend:\n    def fig(self):\n        return None\n\n"
+        "    def __init__(self):\n        self.fig = object()\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/backend.py": text}
+    head = {**base, "pkg/backend.py": text.replace("def fig(self):", "def fig(self, size):")}
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/backend.py"])
+    assert griffe_paths == set()
+    assert changes == []
+
+    # ...while a ``def fig`` written below ``__init__`` is the member, and its call broke
+    moved = text.split("    def __init__", maxsplit=1)[0].replace("class Backend:\n", "")
+    below = "class Backend:\n    def __init__(self):\n        self.fig = object()\n\n" + moved
+    base = {"pkg/__init__.py": "", "pkg/backend.py": below}
+    head = {**base, "pkg/backend.py": below.replace("def fig(self):", "def fig(self, size):")}
+    changes, griffe_paths = _both(tmp_path / "2", base, head, ["pkg/backend.py"])
+    assert griffe_paths == {"pkg.backend.Backend.fig"}
+    assert {p for c in changes for p in c.public_paths} == griffe_paths
