@@ -176,3 +176,24 @@ def test_an_init_attribute_replaces_a_method_written_above_init(tmp_path: Path) 
     changes, griffe_paths = _both(tmp_path / "2", base, head, ["pkg/backend.py"])
     assert griffe_paths == {"pkg.backend.Backend.fig"}
     assert {p for c in changes for p in c.public_paths} == griffe_paths
+
+
+def test_a_name_left_out_of_a_new_all_but_still_bound_is_not_removed(tmp_path: Path) -> None:
+    """A style module that gains ``__all__ = ['DarkStyle']`` keeps its colour constants and
+    helper: ``from pkg.dark import RED`` still works, and griffe looks an old public name up
+    among all the new module's members. Only a name no longer bound at all is removed."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/dark.py": (
+            "RED = '#f00'\nBLUE = '#00f'\n\n\ndef make_style(colors):\n    return colors\n\n\n"
+            "class DarkStyle:\n    background = RED\n"
+        ),
+    }
+    head = {
+        **base,
+        "pkg/dark.py": "__all__ = ['DarkStyle']\n\n"
+        + base["pkg/dark.py"].replace("BLUE = '#00f'\n", ""),
+    }
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/dark.py"])
+    assert griffe_paths == {"pkg.dark.BLUE"}
+    assert {p for c in changes for p in c.public_paths} == griffe_paths
