@@ -197,3 +197,45 @@ def test_a_name_left_out_of_a_new_all_but_still_bound_is_not_removed(tmp_path: P
     changes, griffe_paths = _both(tmp_path, base, head, ["pkg/dark.py"])
     assert griffe_paths == {"pkg.dark.BLUE"}
     assert {p for c in changes for p in c.public_paths} == griffe_paths
+
+
+def test_an_object_that_became_an_import_of_another_is_not_compared_there(tmp_path: Path) -> None:
+    """griffe compares nothing at a path whose object was defined there and is imported there
+    from elsewhere at head: a typed stub ``def reset(text)`` that became an import of a
+    factory-made ``reset``, a class moved to another module and imported back. Where a public
+    alias (``__all__``) reached the moved class at base, griffe compares it through the alias,
+    and so does prflow."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/console.py": (
+            "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+            "    def reset(text: str) -> str: ...\n"
+        ),
+        "pkg/plot.py": (
+            "class Series:\n    def __init__(self):\n        self.var_x = None\n\n"
+            "    def points(self, n):\n        return n\n"
+        ),
+    }
+    head = {
+        "pkg/__init__.py": "",
+        "pkg/colour.py": (
+            "def _make(code):\n    return lambda text: code + text\n\n\nreset = _make('0')\n"
+        ),
+        "pkg/console.py": "from .colour import reset\n",
+        "pkg/series.py": (
+            "class Series:\n    def __init__(self):\n        pass\n\n"
+            "    def points(self):\n        return 0\n"
+        ),
+        "pkg/plot.py": "from .series import Series\n",
+    }
+    changed = [*base, "pkg/colour.py", "pkg/series.py"]
+    changes, griffe_paths = _both(tmp_path, base, head, changed)
+    assert griffe_paths == set()
+    assert changes == []
+
+    # the same move, the class public through ``__all__`` of the package at base
+    base["pkg/__init__.py"] = "from .plot import Series\n\n__all__ = ['Series']\n"
+    head["pkg/__init__.py"] = "from .series import Series\n\n__all__ = ['Series']\n"
+    changes, griffe_paths = _both(tmp_path / "2", base, head, changed)
+    assert griffe_paths == {"pkg.plot.Series.var_x", "pkg.series.Series.points"}
+    assert {"pkg.Series.var_x", "pkg.Series.points"} <= {p for c in changes for p in c.public_paths}
