@@ -21,7 +21,8 @@ main entry within its time limit and lists at least one break.
 
 More tuning pairs (``--extra-npm-tuning N``) come from a further npm draw with its own
 seed over the packages the set does not hold yet; they all go to the tuning half, so the
-held-out half is never looked at while tuning and stays as first drawn.
+held-out half is never looked at while tuning and stays as first drawn. ``--mid-python-tuning
+N`` does the same for PyPI packages of at least :data:`MID_MODULES` modules.
 
 A size stratum guarantees large packages without naming any: a first draw,
 with its own seed offset, keeps only Python pairs whose package has at least
