@@ -23,7 +23,7 @@ from prflow.analysis.stale_docs import find_stale_doc_refs
 from prflow.analysis.test_gaps import find_test_gaps
 from prflow.analysis.ts_compiler import CompilerLocator
 from prflow.changes import ChangedFile, FileCategory, Totals
-from prflow.config import cache_dir, cached_settings
+from prflow.config import cached_settings
 from prflow.git.repo import GitRepoReader, changed_files
 from prflow.impact.agent_context import context_message
 from prflow.impact.evidence import CitedText, Unreadable, cited_text, partition_findings
@@ -46,6 +46,7 @@ from prflow.impact.stage_inputs import (
 from prflow.llm.token_estimate import tool_schema_chars
 from prflow.repo_models import ResolvedRange, repository_name
 from prflow.severity import Severity
+from prflow.state_dirs import cache_dir
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.store.parse_cache import StoreParseCache
 

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from activities.sandbox import SandboxCommand, give_to, node_options, run_sandboxed
-from prflow.config import cache_dir
 from prflow.errors import UserError
 from prflow.file_lock import exclusive_lock
 from prflow.sandbox.choice import SandboxChoice, Tools
 from prflow.sandbox.layout import SANDBOX_HOME, Bind
+from prflow.state_dirs import cache_dir
 from prflow.test_runs.environment import EnvSpec, ProjectKind
 from prflow.tools.paths import resolve_inside
 from prflow.tools.reader import ToolError

@@ -35,11 +35,12 @@ from activities.workspace_git import (
     load_state,
     repo_at,
 )
-from prflow.config import cache_dir, cached_settings
+from prflow.config import cached_settings
 from prflow.errors import USER_ERROR_TYPE, UserError
 from prflow.file_lock import exclusive_lock
 from prflow.git.repo import GitRepo, GitRepoReader, commit_of, is_remote, open_repo
 from prflow.git.repo import _write_tree as write_tree
+from prflow.state_dirs import cache_dir
 from prflow.store.blobs import get_json, get_text, put_json, put_text
 from prflow.tools.reader import GrepHit, ToolError
 from prflow.workspace.edits import UnreadableFile, apply_batch

@@ -37,6 +37,7 @@ from prflow.durations import parse_duration
 from prflow.errors import UserError
 from prflow.limits import MAX_ITERATIONS, MAX_SECONDS, MAX_TOKENS, MAX_USD
 from prflow.sandbox.models import ResourceLimits, SandboxMode
+from prflow.state_dirs import data_dir
 
 ModelTier = Literal["budget", "mid", "premium"]
 
@@ -44,16 +45,6 @@ ENV_PREFIX = "PRFLOW_"
 CONFIG_ENV = "PRFLOW_CONFIG"
 TEMPORAL_ADDRESS_HINT = "host:port, such as temporal.internal:7233 (no scheme)"
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})$")
-
-
-def data_dir() -> Path:
-    """Directory for durable local state (SQLite ledger, dev-server history)."""
-    return Path(os.environ.get("PRFLOW_DATA_DIR") or platformdirs.user_data_dir("prflow"))
-
-
-def cache_dir() -> Path:
-    """Directory for rebuildable state (bare mirrors, commit snapshots)."""
-    return Path(os.environ.get("PRFLOW_CACHE_DIR") or platformdirs.user_cache_dir("prflow"))
 
 
 class TemporalSettings(BaseModel):

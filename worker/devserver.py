@@ -25,8 +25,9 @@ from typing import TypeVar
 from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client
 
-from prflow.config import Settings, data_dir
+from prflow.config import Settings
 from prflow.errors import UserError
+from prflow.state_dirs import data_dir
 from worker import server_owner
 from worker.client import quiet_runtime
 from worker.ports import LOOPBACK, port_is_free

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 from temporalio.client import Client
 
-from prflow.config import Settings, data_dir
+from prflow.config import Settings
 from prflow.last_words import at_forced_exit
+from prflow.state_dirs import data_dir
 from prflow.task_queues import QueueNames, queue_names
 from worker import server_users, warm
 from worker.client import connect, embedded_address

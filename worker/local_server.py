@@ -13,8 +13,9 @@ import os
 from temporalio.client import Client
 from temporalio.runtime import Runtime as TemporalCoreRuntime
 
-from prflow.config import Settings, data_dir
+from prflow.config import Settings
 from prflow.errors import UserError
+from prflow.state_dirs import data_dir
 from worker import server_owner
 from worker.client import connect, embedded_address
 from worker.ports import port_is_free

@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from prflow.config import data_dir
+from prflow.state_dirs import data_dir
 from worker.ports import port_is_free
 from worker.processes import is_running
 

@@ -30,10 +30,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from prflow import __version__
-from prflow.config import Settings, config_file, data_dir, load_settings
+from prflow.code_stamp import code_stamp
+from prflow.config import Settings, config_file, load_settings
 from prflow.errors import UserError
 from prflow.file_lock import exclusive_lock
+from prflow.state_dirs import data_dir
 from worker.processes import is_running
 
 STATE_FILE = "warm-worker.json"
@@ -52,7 +53,6 @@ SECRET_VARIABLES = (
     "PRFLOW_GITHUB_APP_PRIVATE_KEY_PATH",
     "PRFLOW_GITHUB_APP_INSTALLATION_ID",
 )
-_CODE_PACKAGES = ("prflow", "workflows", "activities", "worker")
 
 
 class WarmState(BaseModel):
@@ -70,28 +70,6 @@ class WarmState(BaseModel):
 
 def state_path() -> Path:
     return data_dir() / STATE_FILE
-
-
-def code_stamp() -> str:
-    """Changes whenever prflow's code does (an upgrade or an edit to an editable install)."""
-    digest = hashlib.sha256(__version__.encode())
-    root = Path(__file__).resolve().parent.parent
-    for package in _CODE_PACKAGES:
-        for path, mtime_ns in sorted(_sources(str(root / package))):
-            digest.update(f"{path}:{mtime_ns}".encode())
-    return digest.hexdigest()
-
-
-def _sources(directory: str) -> Iterator[tuple[str, int]]:
-    """Every ``.py`` file under ``directory`` with its mtime (``os.scandir``: every command
-    computes the stamp, and this is several times faster than ``Path.rglob`` plus ``stat``)."""
-    with contextlib.suppress(OSError), os.scandir(directory) as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):
-                if entry.is_dir(follow_symlinks=False):
-                    yield from _sources(entry.path)
-                elif entry.name.endswith(".py"):
-                    yield entry.path, entry.stat().st_mtime_ns
 
 
 def fingerprint(settings: Settings) -> str:
@@ -241,13 +219,16 @@ async def _serve(expected_fingerprint: str) -> None:
         preload = loop.run_in_executor(None, _prepare_first_run)
         await _until_idle(client, queues["main"], settings.temporal.warm_seconds, stop_requested)
         with contextlib.suppress(Exception):
-            await preload
+            command_forks = await preload
+            if command_forks is not None:
+                command_forks.terminate()  # it drains: running commands finish first
 
 
-def _prepare_first_run() -> None:
+def _prepare_first_run() -> subprocess.Popen[bytes] | None:
     """Start the parse workers' fork server with the parsers loaded (in its own process),
     import Alembic (which :func:`prflow.store.database.upgrade_to_head` loads on first use),
-    then settle the heap (:func:`settle_heap`).
+    settle the heap (:func:`settle_heap`), then start the command fork server (next
+    commands start with the CLI's libraries loaded); it is returned to be stopped.
     """
     from prflow.analysis.parse_cache import start_parse_workers
 
@@ -256,6 +237,22 @@ def _prepare_first_run() -> None:
     import alembic.config  # noqa: F401
 
     settle_heap()
+    return start_command_forks()
+
+
+COMMAND_FORKS_MODULE = "prflow.cli.fork_server"
+"""Run by module name, not imported: the worker never imports an interface."""
+
+
+def start_command_forks() -> subprocess.Popen[bytes] | None:
+    """The command fork server beside this worker (its log is this worker's), unless
+    ``PRFLOW_FORK_SERVER=0``; it drains and exits once this process is gone."""
+    if sys.platform != "linux" or os.environ.get("PRFLOW_FORK_SERVER", "1") == "0":
+        return None
+    return subprocess.Popen(
+        [sys.executable, "-m", COMMAND_FORKS_MODULE, str(os.getpid())],
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def settle_heap() -> None:

@@ -25,7 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.docsync.edits import EditAudit, audit_edits
-from bench.docsync.eval_set import COUNT, MANIFEST, SEED, DocPair, docsync_set
+from bench.docsync.eval_set import (
+    COUNT,
+    EXTRA_SEED_OFFSET,
+    MANIFEST,
+    SEED,
+    DocPair,
+    docsync_set,
+    extend_tuning,
+)
 from bench.docsync.in_process import findings_in_process
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import (
@@ -242,8 +250,25 @@ def main(argv: list[str] | None = None) -> int:
         help=f"Draw the set again here instead of reading {MANIFEST.name} (rewritten for the "
         "default seed and count)",
     )
+    parser.add_argument(
+        "--extra-tuning",
+        type=int,
+        metavar="N",
+        help=f"Retire packaging-only tuning pairs and add N tuning pairs drawn with seed + "
+        f"{EXTRA_SEED_OFFSET} from packages the committed draw did not look at (rewrites "
+        f"{MANIFEST.name}; the held-out half is unchanged), then stop",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.root)
+    if args.extra_tuning:
+        try:
+            extra = extend_tuning(work, args.extra_tuning)
+        except BenchError as err:
+            print(f"bench: {err}", file=sys.stderr)
+            return 2
+        for item in extra:
+            print(f"extra tuning pair: {item.pair.label} ({len(item.truth)} old-truth docs)")
+        return 0
     try:
         drawn = docsync_set(work, seed=args.seed, count=args.count, redrawn=args.redraw)
         chosen = [

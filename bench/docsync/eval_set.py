@@ -12,7 +12,9 @@ Which pairs that gives depends on what pip can fetch and build where the draw ru
 the draw is committed: ``eval_set.json`` beside this file holds the pairs of each half
 and every candidate judged ineligible with its reason, and the bench reads it;
 ``python -m bench.docsync --redraw`` draws again here and rewrites it, saying how the new
-draw differs.
+draw differs. ``--extra-tuning N`` (:func:`extend_tuning`) leaves the held-out half as
+committed: it retires tuning pairs the current rules call packaging-only and adds N tuning
+pairs from a draw of its own.
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import archive_texts, symbol_names, truth_docs
-from bench.eval_sets import Half, LineKind, ReleasePair, sample_pairs
+from bench.eval_sets import Half, LineKind, ReleasePair, popular_packages, sample_pairs
 from bench.impact.errors import BenchError
 from bench.impact.fetch import _cached_sdist
 from bench.impact.layout import WorkDir
@@ -38,13 +40,16 @@ from prflow.docsync.doc_index import DocGlobs
 
 SEED = 29
 """The issue that asked for the set; any fixed number would do."""
+EXTRA_SEED_OFFSET = 100
+"""The extra tuning draw's seed is the set's seed plus this (``--extra-tuning``)."""
 COUNT = 20
 KIND: LineKind = "major"
 """Major-line boundaries: where upstream breaks APIs and rewrites docs alongside."""
 FETCH_SECONDS = 300
 MIN_DOCS = 3
-"""A release ships docs when it has at least this many doc files (a README alone is not docs)."""
-RULES = "2"
+"""A release ships docs when it has at least this many doc files (a README alone is not docs);
+the head must keep at least this many of the base's (else the pair measures packaging)."""
+RULES = "3"
 """Bump when eligibility or the truth changes: cached decisions of another version are redone."""
 MANIFEST = Path(__file__).resolve().parent / "eval_set.json"
 """The committed draw: every pair with its half, and every candidate judged ineligible with
@@ -162,6 +167,16 @@ def import_root(archive: Path, package: str) -> tuple[str, str] | None:
     return None
 
 
+def packaging_only(base_docs: Mapping[str, str], head_docs: Mapping[str, str]) -> str | None:
+    """Why a pair measures packaging rather than doc sync, or None: the head release keeps
+    fewer than :data:`MIN_DOCS` of the base's doc files (tox 4.0.0's sdist ships none, so every
+    doc reads as "removed upstream" and the "PR" deletes them)."""
+    kept = len(base_docs.keys() & head_docs.keys())
+    if kept >= MIN_DOCS:
+        return None
+    return f"the head keeps {kept} of the base's {len(base_docs)} docs"
+
+
 class Eligibility:
     """The bench's ``eligible`` test, each decision kept on disk (one file per pair, so
     several processes may decide the candidates of one draw ahead of it)."""
@@ -215,6 +230,9 @@ class Eligibility:
         except BenchError as err:
             return no(str(err))
         head_docs = archive_texts(head, globs)
+        packaging = packaging_only(base_docs, head_docs)
+        if packaging is not None:
+            return no(packaging)
         if not any(head_docs.get(path) != text for path, text in base_docs.items()):
             return no(f"no doc changed ({len(base_docs)} docs)")
         root = import_root(head, pair.package)
@@ -257,7 +275,7 @@ class Eligibility:
         )
 
 
-def _pair_record(item: DocPair) -> dict[str, object]:
+def pair_record(item: DocPair) -> dict[str, object]:
     return {
         "package": item.pair.package,
         "base": item.pair.base_version,
@@ -294,7 +312,14 @@ def load_set(path: Path = MANIFEST) -> list[DocPair]:
     if not path.is_file():
         raise BenchError(f"no doc sync evaluation set at {path}: run with --redraw")
     document = json.loads(path.read_text(encoding="utf-8"))
-    return [_from_record(record) for record in document["pairs"]]
+    retired = {_label(record) for record in document.get("retired", [])}
+    pairs = [_from_record(r) for r in document["pairs"] if _label(r) not in retired]
+    extra = document.get("extra_tuning", {}).get("pairs", [])
+    return pairs + [_from_record(record) for record in extra]
+
+
+def _label(record: Mapping[str, object]) -> str:
+    return f"{record['package']} {record['base']}→{record['head']}"
 
 
 def redraw(
@@ -343,7 +368,7 @@ def write_set(
             "docs, the import package is found, and >= 1 changed doc names a griffe-broken "
             "object (bench.docsync.truth.truth_docs)"
         ),
-        "pairs": [_pair_record(item) for item in drawn],
+        "pairs": [pair_record(item) for item in drawn],
         "ineligible": refused,
     }
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -385,3 +410,71 @@ def drift(drawn: list[DocPair], committed: list[DocPair]) -> list[str]:
         elif before[label] != half:
             notes.append(f"{label}: committed in {before[label]}, drawn here in {half}")
     return notes
+
+
+def extend_tuning(
+    work: WorkDir,
+    count: int,
+    *,
+    seed: int = SEED,
+    manifest: Path = MANIFEST,
+    progress: Callable[[str], None] = _progress,
+) -> list[DocPair]:
+    """Add ``count`` tuning pairs to the committed set without touching its held-out half.
+
+    Committed tuning pairs that the current eligibility calls packaging-only
+    (:func:`packaging_only`) are retired from the set, with the reason. The extra pairs come
+    from a draw of their own (``seed`` + :data:`EXTRA_SEED_OFFSET`, the same eligibility test
+    and line kind) over the packages the committed draw never looked at, so no held-out
+    package can come back; all of them go to the tuning half. An earlier extra draw is
+    replaced. Returns the extra pairs."""
+    document = json.loads(manifest.read_text(encoding="utf-8"))
+    eligible = Eligibility(work)
+    retired: list[dict[str, object]] = []
+    for record in document["pairs"]:
+        if record["half"] != "tune":
+            continue
+        package, base, head = str(record["package"]), str(record["base"]), str(record["head"])
+        base_docs = archive_texts(fetch_sdist(work.downloads, package, base), DocGlobs())
+        head_docs = archive_texts(fetch_sdist(work.downloads, package, head), DocGlobs())
+        reason = packaging_only(base_docs, head_docs)
+        if reason is not None:
+            retired.append({"package": package, "base": base, "head": head, "reason": reason})
+            progress(f"retired {_label(record)} from the tuning half: {reason}")
+    looked_at = {str(r["package"]) for r in [*document["pairs"], *document["ineligible"]]}
+    refused: list[dict[str, str]] = []
+
+    def judged(pair: ReleasePair) -> bool:
+        if eligible(pair):
+            return True
+        reason = str(eligible.decision(pair)["reason"])
+        refused.append(
+            {"package": pair.package, "base": pair.base, "head": pair.head, "reason": reason}
+        )
+        return False
+
+    rest = [name for name in popular_packages("pypi") if name not in looked_at]
+    drawn = sample_pairs(
+        "pypi",
+        seed=seed + EXTRA_SEED_OFFSET,
+        count=count,
+        eligible=judged,
+        kind=KIND,
+        packages=rest,
+    )
+    extra = [replace(eligible.doc_pair(pair), half="tune") for pair in drawn]
+    document["retired"] = retired
+    document["extra_tuning"] = {
+        "seed": seed + EXTRA_SEED_OFFSET,
+        "count": count,
+        "rules": RULES,
+        "eligible": "as the set's draw, and the head keeps >= "
+        f"{MIN_DOCS} of the base's docs (bench.docsync.eval_set.packaging_only)",
+        "drawn_from": "packages the committed draw did not look at (neither a pair nor "
+        "judged ineligible); every pair goes to the tuning half",
+        "pairs": [pair_record(item) for item in extra],
+        "ineligible": refused,
+    }
+    manifest.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    progress(f"added {len(extra)} tuning pairs to {manifest}")
+    return extra

@@ -21,7 +21,8 @@ main entry within its time limit and lists at least one break.
 
 More tuning pairs (``--extra-npm-tuning N``) come from a further npm draw with its own
 seed over the packages the set does not hold yet; they all go to the tuning half, so the
-held-out half is never looked at while tuning and stays as first drawn.
+held-out half is never looked at while tuning and stays as first drawn. ``--mid-python-tuning
+N`` does the same for PyPI packages of at least :data:`MID_MODULES` modules.
 
 A size stratum guarantees large packages without naming any: a first draw,
 with its own seed offset, keeps only Python pairs whose package has at least
@@ -60,12 +61,19 @@ EXTRA_SEED_OFFSET = 100
 LAYOUT_SEED_OFFSET = 200
 """The layout draw's seed: the set's seed plus this (``--layout-npm-tuning``)."""
 ENTRY_SEED_OFFSET = 300
-"""The entry-shape draw's seed: the set's seed plus this (``--entry-npm-tuning``)."""
+"""The entry-shape draw's seed: the set's seed plus this (``--entry-npm-tuning``). The same
+offset as :data:`MID_SEED_OFFSET` draws an independent order: the sampler seeds by ecosystem."""
 MANY_DECLARATIONS = 200
 """A tarball with at least this many declaration files counts as a large typings tree."""
 LARGE_SDIST_BYTES = 4_000_000
 """The stratum's first filter, from the registry's file list: smaller sdists are not fetched."""
 MAX_SDIST_BYTES = 40_000_000
+MID_SEED_OFFSET = 300
+"""The mid-size tuning draw's seed: the set's seed plus this (``--mid-python-tuning``)."""
+MID_MODULES = 150
+"""The mid-size stratum's floor: packages with class hierarchies, dunders and re-exports."""
+MID_SDIST_BYTES = 300_000
+"""The mid-size stratum's first filter, from the registry's file list."""
 _COMPILED = (".c", ".cc", ".cpp", ".cxx", ".pyx", ".rs", ".f", ".f90")
 _NOT_API = {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks"}
 _NOT_API |= {"bench", "scripts", "tools", "build", "ci", "setup", "conftest"}
@@ -265,9 +273,13 @@ def _registry_says_no(pair: ReleasePair, minimum_sdist_bytes: int) -> str | None
     return None
 
 
-def python_eligible(work: WorkDir, minimum_modules: int = 0) -> Callable[[ReleasePair], bool]:
-    """The Python test; ``minimum_modules`` makes it the large stratum's."""
-    minimum_bytes = LARGE_SDIST_BYTES if minimum_modules else 0
+def python_eligible(
+    work: WorkDir, minimum_modules: int = 0, minimum_bytes: int | None = None
+) -> Callable[[ReleasePair], bool]:
+    """The Python test; ``minimum_modules`` makes it a size stratum's (its sdists at least
+    ``minimum_bytes`` on the registry's file list, :data:`LARGE_SDIST_BYTES` by default)."""
+    if minimum_bytes is None:
+        minimum_bytes = LARGE_SDIST_BYTES if minimum_modules else 0
     too_small: set[str] = set()  # size belongs to the package: its other pairs are not fetched
 
     def test(pair: ReleasePair) -> bool:
@@ -541,6 +553,21 @@ def extra_python_tuning(
     ]
 
 
+def mid_python_tuning(
+    work: WorkDir, drawn: list[DrawnPair], seed: int = SEED, count: int = 8
+) -> list[DrawnPair]:
+    """More PyPI tuning pairs of mid-size packages (at least :data:`MID_MODULES` modules,
+    seed + :data:`MID_SEED_OFFSET`, packages not in the set yet): the shapes a large package's
+    API has (class hierarchies, dunder methods, re-exports) where the size stratum finds no
+    untaken package of 1,000 modules."""
+    taken = {p.package for p in drawn}
+    eligible = python_eligible(work, MID_MODULES, MID_SDIST_BYTES)
+    pairs = extra_tuning_pairs(
+        taken, seed, count, eligible, ecosystem="pypi", offset=MID_SEED_OFFSET
+    )
+    return [_described(work, pair, "python-mid") for pair in pairs]
+
+
 def _described(work: WorkDir, pair: ReleasePair, stratum: str) -> DrawnPair:
     drawn = DrawnPair(pair.ecosystem, pair.package, pair.base, pair.head, pair.half, stratum)
     if pair.ecosystem != "pypi":
@@ -588,6 +615,13 @@ def main(argv: list[str] | None = None) -> int:
         "packages not in the set yet)",
     )
     parser.add_argument(
+        "--mid-python-tuning",
+        type=int,
+        metavar="N",
+        help=f"keep the committed set and add N PyPI pairs of packages of >= {MID_MODULES} "
+        f"modules to the tuning half (seed + {MID_SEED_OFFSET}, packages not in the set yet)",
+    )
+    parser.add_argument(
         "--layout-npm-tuning",
         type=int,
         metavar="N",
@@ -615,6 +649,8 @@ def main(argv: list[str] | None = None) -> int:
         return _extend(work, args.output, args.seed, args.extra_npm_tuning)
     if args.extra_python_tuning:
         return _extend_python(work, args.output, args.seed, args.extra_python_tuning)
+    if args.mid_python_tuning:
+        return _extend_mid(work, args.output, args.seed, args.mid_python_tuning)
     if args.layout_npm_tuning:
         return _extend(work, args.output, args.seed, args.layout_npm_tuning, kind="layout")
     if args.entry_npm_tuning:
@@ -716,6 +752,30 @@ def _extend_python(work: WorkDir, output: Path, seed: int, count: int) -> int:
     output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
         f"python extra tuning ({len(extra)}): "
+        + ", ".join(f"{p.package} {p.base}→{p.head} ({p.modules} modules)" for p in extra)
+    )
+    return 0
+
+
+def _extend_mid(work: WorkDir, output: Path, seed: int, count: int) -> int:
+    """Append the mid-size PyPI tuning draw to the committed set (an earlier one is replaced)."""
+    document = json.loads(output.read_text(encoding="utf-8"))
+    kept = [DrawnPair(**item) for item in document["pairs"] if item["stratum"] != "python-mid"]
+    try:
+        extra = mid_python_tuning(work, kept, seed, count)
+    except BenchError as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    document["counts"]["python-mid"] = count
+    document["rules"]["python-mid"] = (
+        f"the python rule, packages of >= {MID_MODULES} modules (sdist >= "
+        f"{MID_SDIST_BYTES // 1000} kB on the registry's list first), seed + {MID_SEED_OFFSET}; "
+        "packages not drawn before, tuning half only"
+    )
+    document["pairs"] = [asdict(p) for p in [*kept, *extra]]
+    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(
+        f"python mid-size tuning ({len(extra)}): "
         + ", ".join(f"{p.package} {p.base}→{p.head} ({p.modules} modules)" for p in extra)
     )
     return 0

@@ -21,7 +21,13 @@ from bench.impact.errors import BenchError
 from bench.impact.measure import free_port, run_checked
 from bench.impact.repos import BASE_REF, HEAD_REF
 
-_SCRUBBED = ("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "DATABASE_URL", "ANTHROPIC_API_KEY")
+_SCRUBBED = (
+    "TEMPORAL_ADDRESS",
+    "TEMPORAL_NAMESPACE",
+    "DATABASE_URL",
+    "ANTHROPIC_API_KEY",
+    "PYTHONPATH",  # the console script needs none; a relative one differs per directory
+)
 _SERVER_READY = "Temporal dev server running"
 _SERVER_STOP_SECONDS = 60.0
 

@@ -29,7 +29,14 @@ from pathlib import Path
 
 from bench.impact.__main__ import prepare_repo
 from bench.impact.accuracy import timed_griffe
-from bench.impact.client_time import PHASES, ClientRun, marked_cli, one_run, workflow_times
+from bench.impact.client_time import (
+    PHASES,
+    ClientRun,
+    marked_cli,
+    one_run,
+    wait_for_fork_server,
+    workflow_times,
+)
 from bench.impact.errors import BenchError
 from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
 from bench.impact.pairs import PYTHON_PAIR, PythonPair
@@ -89,6 +96,7 @@ def measure(
     try:
         print(f"bench: {pair.label}: first command (starts the warm worker)", file=sys.stderr)
         cli.impact(repo, report)
+        wait_for_fork_server(cli)
         for round_ in range(runs):
             names = _recommit(repo, round_)
             _cool(state)
@@ -132,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         seconds = statistics.median(a.get(name, 0.0) for a in activities)
         print(f"    activity {name:<28} {seconds:6.3f}s")
     print(f"  client CPU        {statistics.median(r.cpu for r in runs):6.3f}s")
+    forked = sum(r.forked for r in runs)
+    print(f"  forked from the warm fork server: {forked} of {len(runs)} commands")
     print(f"prflow impact (whole command)  {wall:6.3f}s")
     print(f"griffe in process              {anchor:6.3f}s")
     print(f"ratio prflow/griffe (small pair, worker warm, caches cold): {wall / anchor:.2f}x")

@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from activities.test_runs import run_tests_in
     from activities.workspace import open_workspace
-    from prflow.config import cache_dir, cached_settings
+    from prflow.config import cached_settings
+    from prflow.state_dirs import cache_dir
     from prflow.test_runs.models import TestRunInput
     from prflow.workspace.models import WorkspaceOpenInput
 

@@ -424,6 +424,14 @@ class _Comparer:
             self._not_analysed(path, after.reason)
             return
         if isinstance(after, Found):
+            if before.path == path and after.path != path:
+                # Defined here at base, imported here from elsewhere at head (moved, or
+                # replaced by another module's object): griffe 2.4 compares nothing at such
+                # a path (diff.py, ``_type_based_yield``: the old object's path is marked seen
+                # before ``_alias_incompatibilities`` resolves the alias, and the comparison
+                # of the old object with the alias's target returns at once on that path).
+                # The objects are still compared where a public alias reached them at base.
+                return
             self._compare_objects(before, after, path)
 
     def _resolve_new(

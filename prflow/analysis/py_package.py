@@ -535,13 +535,17 @@ class PythonView:
         )
 
     def is_importable(self, module: str, name: str) -> bool:
-        """``from module import name`` still works and the name does not look private."""
+        """``from module import name`` still works: the name is public or still bound there.
+
+        A name a new ``__all__`` leaves out (or one dropped from it) that the module still
+        binds, by definition or import, is no removed object to griffe (2.4, ``diff.py``,
+        ``_member_incompatibilities``: the old public member is looked up among all the new
+        module's members, public or not), and a caller's import of it still works.
+        """
         if self.is_public(module, name):
             return True
         surface = self.surface(module)
-        exports = self.exports(module)
-        bound = surface is not None and name in surface.bindings
-        return bound and exports is None and not is_private_name(name)
+        return surface is not None and name in surface.bindings
 
     def is_public(self, module: str, name: str) -> bool:
         """griffe's rule, an API checker's: a non-empty ``__all__`` decides, else underscores,

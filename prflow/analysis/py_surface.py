@@ -15,6 +15,7 @@ followed by ``except ImportError: def f(...)`` leaves the pure-Python ``f``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Literal
 
 import msgspec
@@ -23,7 +24,7 @@ ParamKind = Literal[
     "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
 ]
 
-SURFACE_VERSION = "py-surface-6"
+SURFACE_VERSION = "py-surface-7"
 """Bump when the extracted shape changes, so cached surfaces are read again."""
 
 
@@ -255,7 +256,13 @@ def read_class(node: ast.ClassDef) -> Class:
         )
         if init_node is not None:
             for name, attribute in _instance_attributes(init_node).items():
-                members.setdefault(name, attribute)
+                # griffe sets members in source order: ``self.fig = ...`` in ``__init__``
+                # replaces a ``def fig`` written above ``__init__``; one written below wins.
+                earlier = members.get(name)
+                if earlier is None or (
+                    isinstance(earlier, Function | Class) and earlier.line < init_node.lineno
+                ):
+                    members[name] = attribute
     elif init is None:
         generated = generated_init(node)
         if generated is not None:
@@ -334,28 +341,55 @@ def _field_default(value: ast.expr | None) -> str | None:
 
 
 def _instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Attribute]:
-    """``self.x = ...`` / ``self.x: T = ...`` in ``__init__``, which griffe counts as members."""
-    if not init.args.args:
-        return {}
-    this = init.args.args[0].arg
+    """``self.x = ...`` / ``self.x: T = ...`` in ``__init__``, as griffe (2.4) counts members.
+
+    griffe's visitor (``agents/visitor.py``, ``handle_attribute``) reads the statements of
+    ``__init__`` itself, not of functions or classes nested in it, and only names spelled
+    ``self.<name>`` (``nodes/assignments.py``, ``get_instance_names``); a statement with a
+    target that is no name or dotted name (``self.x = d[k] = v``) gives it no name at all.
+    """
     found: dict[str, Attribute] = {}
-    for statement in ast.walk(init):
+    for statement in _own_statements(init.body):
         targets: list[ast.expr] = []
         annotation: ast.expr | None = None
         if isinstance(statement, ast.Assign):
             targets = statement.targets
         elif isinstance(statement, ast.AnnAssign):
             targets, annotation = [statement.target], statement.annotation
-        for target in targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == this
-            ):
+        dotted = [_dotted(target) for target in targets]
+        if not targets or any(name is None for name in dotted):
+            continue
+        for name in dotted:
+            assert name is not None
+            owner, _, attribute = name.partition(".")
+            if owner == "self" and attribute and "." not in attribute:
                 found.setdefault(
-                    target.attr, Attribute(target.attr, target.lineno, _text(annotation), None)
+                    attribute, Attribute(attribute, statement.lineno, _text(annotation), None)
                 )
     return found
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """A function's statements, nested blocks included, nested functions and classes not."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                yield from _own_statements([child])
+            elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                yield from _own_statements(child.body)
+
+
+def _dotted(target: ast.expr) -> str | None:
+    """``a.b.c`` for a name or attribute chain of names, else None (griffe's ``get_name``)."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        owner = _dotted(target.value)
+        return f"{owner}.{target.attr}" if owner is not None else None
+    return None
 
 
 class _ModuleReader(_ScopeReader):

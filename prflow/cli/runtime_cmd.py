@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from prflow.config import Settings, data_dir, load_settings
+from prflow.config import Settings, load_settings
 from prflow.errors import UserError
+from prflow.state_dirs import data_dir
 
 if TYPE_CHECKING:
     from temporalio.client import Client

@@ -32,17 +32,18 @@ DEFAULT_DOC_GLOBS = (
     "README*",
 )
 _HISTORY = re.compile(
-    r"^(changelog|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d"
+    r"^(change[-_]?log|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d"
     r"|migrat(?:e|ion|ing)|upgrad(?:e|ing)|porting)",
     re.IGNORECASE,
 )
 """History files by name. A migration or upgrade guide (``migrate_from_0_21.rst``,
 ``upgrading.md``) names removed APIs on purpose: it says what replaced them."""
 _HISTORY_DIRS = re.compile(
-    r"(?:^|/)(changelogs?|changes|history|news|releases?|release[-_]notes|whats-?new)/",
+    r"(?:^|/)(change[-_]?logs?|changes|history|news|releases?|release[-_]?notes|whats-?new)/",
     re.IGNORECASE,
 )
-"""Release notes live in folders too (``doc/release/api_1.0.rst``): history is not rewritten."""
+"""Release notes live in folders too (``doc/release/api_1.0.rst``, markdown's
+``docs/change_log/index.md``): history is not rewritten."""
 _SKIPPED_DIRS = ("node_modules/", "vendor/", ".git/", "site-packages/")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*(?:\n|\Z)", re.DOTALL)
 _MAPPING_KEYS = ("attention", "docsync", "watch")

@@ -5,7 +5,8 @@ where it is named like code (:mod:`prflow.docsync.mentions`); for one whose
 signature or type changed, a call that can see the change or a line naming a
 changed parameter scores in full, with that parameter on the evidence; a call
 that cannot see it, a bare reference or a prose mention much less (an example
-passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not).
+passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not); a removed
+symbol named only in prose, a title or a link's text is no use of it either.
 A doc's score is its best evidence plus a little for each further target it
 names. Front-matter
 mappings score like a mention of the file's strongest change. Then scores flow
@@ -48,7 +49,9 @@ from prflow.docsync.models import (
 from prflow.source_tree import SourceTree
 
 PROSE_FACTOR = 0.35
-"""A prose mention of a changed-but-present symbol counts this share of a call."""
+"""A prose mention (no code span, no call) counts this share of a use: of a changed symbol,
+and of a removed one too (markdown's "The WikiLinks extension" names the extension, not the
+removed ``WikiLinks`` class); listed, probably fine, unless code names it too."""
 REFERENCE_FACTOR = 0.4
 """A reference in code (``:meth:`X.y```, an import) to a symbol whose signature changed,
 without a call or a changed parameter, counts this share of a call."""
@@ -125,6 +128,8 @@ class _SymbolMatcher:
                 weight *= REFERENCE_FACTOR
             elif mention.strength is Strength.prose:
                 weight *= PROSE_FACTOR
+        elif mention.strength is Strength.prose:
+            weight *= PROSE_FACTOR
         return _Hit(weight, mention.seen)
 
 

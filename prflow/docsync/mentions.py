@@ -268,6 +268,8 @@ class SymbolMentions:
     before: Signature | None = None
     after: Signature | None = None
     """How callers passed arguments at base and pass them at head (both, or neither known)."""
+    module: bool = False
+    """The symbol is a module (its source file is the module of that name)."""
 
     @classmethod
     def of(
@@ -301,6 +303,7 @@ class SymbolMentions:
             vague=not constructor and is_vague(last),
             before=before if known else None,
             after=after if known else None,
+            module=bool(module) and module == ".".join(parts),
         )
 
     def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
@@ -328,6 +331,14 @@ class SymbolMentions:
             return _NONE
         if not in_code and ":`" in line.text:
             line = self._without_roles(line)
+            if self.member not in line.text:
+                return _NONE
+        if not in_code:
+            line = _without_titles_and_links(line)
+            if self.member not in line.text:
+                return _NONE
+        if self.module:
+            line = _without_non_modules(line)
             if self.member not in line.text:
                 return _NONE
         if self.owner is None and not self.constructor and self.member in bound:
@@ -519,6 +530,47 @@ def _receiver(before: str) -> str | None:
 def _unprompted(arguments: str) -> str:
     """A call's arguments without the doctest prompts of its continuation lines."""
     return re.sub(r"\n\s*(?:>>>|\.\.\.)(?: |$)", "\n", arguments)
+
+
+_TITLE = re.compile(r"^\s*(?:#{1,6}\s|title\s*:)")
+"""A Markdown heading or a ``title:`` metadata line: the page's name, not code."""
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
+_RST_LINK = re.compile(r"`[^`<]*<[^>`]+>`__?")
+
+
+def _without_titles_and_links(line: LineContext) -> LineContext:
+    """A prose line without what names no API object in prose: a link's target (a page or
+    URL: ``(smart_strong.md)``), a link's plain text (a page title: ``[WikiLinks](...)``), a
+    reST hyperlink, and the words of a heading or ``title:`` line. Code spans stay."""
+    text = _RST_LINK.sub(" ", line.text)
+    text = _MD_LINK.sub(lambda m: m.group(1) if "`" in m.group(1) else " ", text)
+    if _TITLE.match(text):
+        text = " ".join(m.group(0) for m in re.finditer(r"(`+)(.+?)\1", text))
+    if text == line.text:
+        return line
+    spans = tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+    return dataclasses.replace(line, text=text, code=spans)
+
+
+_NON_MODULE_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:py:)?(?:auto)?(?:class|exception|function|method|attribute|data"
+    r"|decorator|classmethod|staticmethod|property)::"
+)
+_NON_MODULE_ROLE = re.compile(r":(?:py:)?(?:class|exc|func|meth|attr|data):`[^`]*`")
+
+
+def _without_non_modules(line: LineContext) -> LineContext:
+    """For a module: the line without what names a class or function of the same name
+    (pexpect's ``.. autoclass:: ANSI`` under ``.. automodule:: pexpect.ANSI`` documents the
+    class ``ANSI``, not the removed top-level module ``ANSI``)."""
+    if _NON_MODULE_DIRECTIVE.match(line.text):
+        return dataclasses.replace(line, text="", code=())
+    text = _NON_MODULE_ROLE.sub(" ", line.text)
+    if text == line.text:
+        return line
+    code = line.code if len(line.code) == 1 and line.code[0] == line.text else None
+    spans = code or tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+    return dataclasses.replace(line, text=text, code=spans)
 
 
 def _without_spans(text: str) -> str:

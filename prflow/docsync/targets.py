@@ -23,6 +23,7 @@ from prflow.analysis.categories import is_test_file
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.analysis.stale_docs import _python_module
 from prflow.changes import ChangedFile, FileCategory, FileStatus
+from prflow.docsync.inherited import kept_members
 from prflow.docsync.mentions import changed_params, is_vague
 from prflow.docsync.models import Change, Target, TargetKind
 from prflow.source_tree import SourceTree
@@ -57,6 +58,7 @@ def find_targets(
 ) -> list[Target]:
     """Every target, de-duplicated by (kind, name) keeping the strongest change."""
     found: dict[tuple[TargetKind, str], Target] = {}
+    breaking = _without_inherited(breaking, head)
     for target in [
         *_symbol_targets(breaking),
         *_removed_module_members(changed, breaking, base, head),
@@ -68,6 +70,25 @@ def find_targets(
         if key not in found or target.weight > found[key].weight:
             found[key] = target
     return sorted(found.values(), key=lambda t: (-t.weight, t.kind, t.name))
+
+
+def _without_inherited(breaking: list[BreakingChange], head: SourceTree) -> list[BreakingChange]:
+    """Impact's report without the removed members the head's class still has, defined or
+    inherited from a base class of the package (pexpect 4.0 moved ``spawn.expect`` into
+    ``SpawnBase``: ``child.expect(...)`` still works)."""
+    members = {
+        b.symbol: (b.symbol.split(".")[0], b.symbol.split(".")[1])
+        for b in breaking
+        if b.kind == BreakingKind.removed_export
+        and b.symbol.count(".") == 1  # ``Class.member``; a nested class's name says too little
+        and _python_module(b.file) != b.symbol
+        and b.language == "python"
+    }
+    if not members:
+        return breaking
+    roots = {_package_root(b.file) for b in breaking if b.symbol in members}
+    kept = kept_members(head, roots, set(members.values()))
+    return [b for b in breaking if members.get(b.symbol) not in kept]
 
 
 def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:

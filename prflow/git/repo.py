@@ -31,12 +31,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from prflow.changes import ChangedFile, FileStatus
-from prflow.config import cache_dir, cached_settings
+from prflow.config import cached_settings
 from prflow.credentials import redact, refuse_credentials
 from prflow.errors import Unreachable, UserError
 from prflow.file_lock import exclusive_lock
 from prflow.file_names import display_fs, display_name, fs_candidates
 from prflow.repo_models import RepoSpec, ResolvedRange
+from prflow.state_dirs import cache_dir
 
 if TYPE_CHECKING:  # loaded where used: the CLI's ref checks import this module, not these
     from prflow.imports import ImportGraph

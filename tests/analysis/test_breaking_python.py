@@ -203,12 +203,18 @@ def test_symbol_dropped_from_package_reexports_with_dunder_all_is_removed() -> N
     assert change.before == "helper (re-export of pkg._core.helper)"
 
 
-def test_symbol_dropped_from_dunder_all_is_removed() -> None:
+def test_symbol_dropped_from_dunder_all_is_removed_only_when_no_longer_bound() -> None:
+    """``from pkg import helper`` keeps working while ``pkg`` still imports ``helper``, and
+    griffe (2.4) looks an old public name up among all the new module's members: dropping it
+    from ``__all__`` alone is no removed object. Dropping the import too is."""
     core = "def helper() -> int:\n    return 1\n"
     base = {"pkg/__init__.py": "from .core import helper\n__all__ = ['helper']\n"}
     head = {"pkg/__init__.py": "from .core import helper\n__all__ = []\n"}
     base["pkg/core.py"] = head["pkg/core.py"] = core
 
+    assert breaking(base, head) == []
+
+    head["pkg/__init__.py"] = "__all__ = []\n"
     [change] = breaking(base, head)
 
     assert (change.file, change.symbol, change.kind) == (

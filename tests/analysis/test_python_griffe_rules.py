@@ -125,3 +125,117 @@ def test_a_new_override_without_a_return_annotation_is_no_type_change(tmp_path: 
     changes, griffe_paths = _both(tmp_path, base, head, ["pkg/nodes.py"])
     assert griffe_paths == set()
     assert changes == []
+
+
+def test_instance_attributes_are_the_ones_griffe_reads_in_init(tmp_path: Path) -> None:
+    """griffe counts ``self.<name> = ...`` written in ``__init__`` itself: not in a function
+    nested in it, not under another name for ``self``, not from a statement with a subscript
+    target. Names it never listed cannot be removed; the one it lists still can."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/plot.py": (
+            "class Series:\n    def __init__(self, data):\n        cache = {}\n"
+            "        self.points = cache['p'] = list(data)\n"
+            "        def later():\n            self.figure = None\n"
+            "        self.later = later\n"
+            "        if data:\n            self.var_x = data[0]\n"
+            "\n\nclass Other:\n    def __init__(this):\n        this.size = 1\n"
+        ),
+    }
+    head = {
+        **base,
+        "pkg/plot.py": (
+            "class Series:\n    def __init__(self, data):\n        self.later = None\n"
+            "\n\nclass Other:\n    def __init__(this):\n        pass\n"
+        ),
+    }
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/plot.py"])
+    assert griffe_paths == {"pkg.plot.Series.var_x"}
+    assert {p for c in changes for p in c.public_paths} == griffe_paths
+
+
+def test_an_init_attribute_replaces_a_method_written_above_init(tmp_path: Path) -> None:
+    """griffe sets members in source order, so ``self.fig = ...`` in ``__init__`` hides a
+    ``def fig`` written above it: ``fig`` is an attribute to griffe, and the method's new
+    required parameter is no change it reports. prflow reads the class the same way."""
+    text = (
+        "class Backend:\n    def fig(self):\n        return None\n\n"
+        "    def __init__(self):\n        self.fig = object()\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/backend.py": text}
+    head = {**base, "pkg/backend.py": text.replace("def fig(self):", "def fig(self, size):")}
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/backend.py"])
+    assert griffe_paths == set()
+    assert changes == []
+
+    # ...while a ``def fig`` written below ``__init__`` is the member, and its call broke
+    moved = text.split("    def __init__", maxsplit=1)[0].replace("class Backend:\n", "")
+    below = "class Backend:\n    def __init__(self):\n        self.fig = object()\n\n" + moved
+    base = {"pkg/__init__.py": "", "pkg/backend.py": below}
+    head = {**base, "pkg/backend.py": below.replace("def fig(self):", "def fig(self, size):")}
+    changes, griffe_paths = _both(tmp_path / "2", base, head, ["pkg/backend.py"])
+    assert griffe_paths == {"pkg.backend.Backend.fig"}
+    assert {p for c in changes for p in c.public_paths} == griffe_paths
+
+
+def test_a_name_left_out_of_a_new_all_but_still_bound_is_not_removed(tmp_path: Path) -> None:
+    """A style module that gains ``__all__ = ['DarkStyle']`` keeps its colour constants and
+    helper: ``from pkg.dark import RED`` still works, and griffe looks an old public name up
+    among all the new module's members. Only a name no longer bound at all is removed."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/dark.py": (
+            "RED = '#f00'\nBLUE = '#00f'\n\n\ndef make_style(colors):\n    return colors\n\n\n"
+            "class DarkStyle:\n    background = RED\n"
+        ),
+    }
+    head = {
+        **base,
+        "pkg/dark.py": "__all__ = ['DarkStyle']\n\n"
+        + base["pkg/dark.py"].replace("BLUE = '#00f'\n", ""),
+    }
+    changes, griffe_paths = _both(tmp_path, base, head, ["pkg/dark.py"])
+    assert griffe_paths == {"pkg.dark.BLUE"}
+    assert {p for c in changes for p in c.public_paths} == griffe_paths
+
+
+def test_an_object_that_became_an_import_of_another_is_not_compared_there(tmp_path: Path) -> None:
+    """griffe compares nothing at a path whose object was defined there and is imported there
+    from elsewhere at head: a typed stub ``def reset(text)`` that became an import of a
+    factory-made ``reset``, a class moved to another module and imported back. Where a public
+    alias (``__all__``) reached the moved class at base, griffe compares it through the alias,
+    and so does prflow."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/console.py": (
+            "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+            "    def reset(text: str) -> str: ...\n"
+        ),
+        "pkg/plot.py": (
+            "class Series:\n    def __init__(self):\n        self.var_x = None\n\n"
+            "    def points(self, n):\n        return n\n"
+        ),
+    }
+    head = {
+        "pkg/__init__.py": "",
+        "pkg/colour.py": (
+            "def _make(code):\n    return lambda text: code + text\n\n\nreset = _make('0')\n"
+        ),
+        "pkg/console.py": "from .colour import reset\n",
+        "pkg/series.py": (
+            "class Series:\n    def __init__(self):\n        pass\n\n"
+            "    def points(self):\n        return 0\n"
+        ),
+        "pkg/plot.py": "from .series import Series\n",
+    }
+    changed = [*base, "pkg/colour.py", "pkg/series.py"]
+    changes, griffe_paths = _both(tmp_path, base, head, changed)
+    assert griffe_paths == set()
+    assert changes == []
+
+    # the same move, the class public through ``__all__`` of the package at base
+    base["pkg/__init__.py"] = "from .plot import Series\n\n__all__ = ['Series']\n"
+    head["pkg/__init__.py"] = "from .series import Series\n\n__all__ = ['Series']\n"
+    changes, griffe_paths = _both(tmp_path / "2", base, head, changed)
+    assert griffe_paths == {"pkg.plot.Series.var_x", "pkg.series.Series.points"}
+    assert {"pkg.Series.var_x", "pkg.Series.points"} <= {p for c in changes for p in c.public_paths}

@@ -3,9 +3,17 @@ it differs from the committed one (above all a pair that changed halves)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from bench.docsync.eval_set import DocPair, drift, load_set, write_set
+from bench.docsync.eval_set import (
+    DocPair,
+    drift,
+    load_set,
+    packaging_only,
+    pair_record,
+    write_set,
+)
 from bench.eval_sets import Half
 from bench.impact.pairs import PythonPair
 
@@ -52,3 +60,30 @@ def test_the_committed_set_reads_back_as_written(tmp_path: Path) -> None:
     write_set(drawn, refused, seed=29, count=2, path=manifest)
     assert load_set(manifest) == drawn
     assert '"reason": "ships 0 docs"' in manifest.read_text()
+
+
+def test_a_head_that_keeps_too_few_of_the_base_docs_measures_packaging() -> None:
+    """tox 4.0.0's sdist ships none of 3.28.0's docs: every doc reads as "removed upstream"
+    and the "PR" deletes them, so the pair says nothing about doc sync and is not eligible;
+    a head that keeps its docs (edited or not) is."""
+    base = {"README.md": "r", "docs/a.rst": "a", "docs/b.rst": "b", "docs/c.rst": "c"}
+    assert packaging_only(base, {"README.md": "r"}) == "the head keeps 1 of the base's 4 docs"
+    assert packaging_only(base, {}) == "the head keeps 0 of the base's 4 docs"
+    edited = {"README.md": "r2", "docs/a.rst": "a2", "docs/b.rst": "b", "docs/new.rst": "n"}
+    assert packaging_only(base, edited) is None
+
+
+def test_retired_pairs_leave_the_set_and_extra_tuning_pairs_join_it(tmp_path: Path) -> None:
+    """The extra tuning draw and the retirement of a packaging-only pair are kept in the
+    committed file beside the draw; the set read back drops the retired pair, keeps every
+    held-out pair as drawn and adds the extra pairs to the tuning half."""
+    manifest = tmp_path / "eval_set.json"
+    write_set(list(COMMITTED), [], seed=29, count=3, path=manifest)
+    document = json.loads(manifest.read_text())
+    document["retired"] = [
+        {"package": "pathspec", "base": "0.12.1", "head": "1.0.0", "reason": "keeps 0"}
+    ]
+    extra = DocPair(PythonPair("rich", "13.9.4", "14.0.0", "rich", "."), "tune", frozenset(), 3)
+    document["extra_tuning"] = {"pairs": [pair_record(extra)], "ineligible": []}
+    manifest.write_text(json.dumps(document))
+    assert load_set(manifest) == [COMMITTED[0], COMMITTED[1], extra]

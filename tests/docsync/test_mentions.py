@@ -251,6 +251,9 @@ def test_release_notes_in_their_own_folders_are_history() -> None:
     assert not globs.matches("docs/whatsnew/v2.0.rst")
     assert not globs.matches("docs/news/1234.feature.md")
     assert not globs.matches("doc/release_2.0.rst")
+    # markdown 3.0's change log lives in docs/change_log/, spelt with an underscore
+    assert not globs.matches("docs/change_log/index.md")
+    assert not globs.matches("docs/change-log.md")
     assert globs.matches("docs/releasing.md")  # how to make a release is a guide
     assert globs.matches("docs/api.rst")
 
@@ -309,3 +312,60 @@ def test_super_names_the_class_whose_base_member_is_called() -> None:
         from_crawler,
     )
     assert buckets == {"queue.rst": Bucket.must_update, "bare.rst": Bucket.must_update}
+
+
+def test_a_class_directive_or_role_does_not_name_a_removed_module_of_that_name() -> None:
+    """pexpect 4.0 removed the top-level shim module ``ANSI``; ``.. autoclass:: ANSI`` under
+    ``.. automodule:: pexpect.ANSI`` documents the class ``pexpect.ANSI.ANSI``, still there.
+    An import or a ``:mod:`` role of the module is a use of it."""
+    module = Target(
+        kind=TargetKind.symbol,
+        name="ANSI",
+        change=Change.removed,
+        weight=1.0,
+        source="ANSI.py",
+    )
+    buckets = _buckets(
+        {
+            "api/ansi.rst": ".. automodule:: pexpect.ANSI\n\n.. autoclass:: ANSI\n   :members:\n",
+            "role.rst": "The :class:`ANSI` terminal emulates a screen.\n",
+            "imported.rst": "Old code did::\n\n    import ANSI\n",
+            "mod_role.rst": "See :mod:`ANSI`.\n",
+        },
+        module,
+    )
+    assert buckets == {"imported.rst": Bucket.must_update, "mod_role.rst": Bucket.must_update}
+
+
+def test_titles_links_and_prose_do_not_use_a_removed_name() -> None:
+    """markdown 3.0 removed the ``WikiLinks`` pattern class and the ``smart_strong`` module;
+    its docs still say "WikiLinks" as the extension's name, in a ``title:`` line, a link's
+    text and prose, and link to ``smart_strong.md``. None of those is a use of the class or
+    the module: only code is (a code span, a call, an import). Prose that names a removed
+    identifier is listed, probably fine."""
+    wikilinks = Target(kind=TargetKind.symbol, name="WikiLinks", change=Change.removed, weight=1.0)
+    strong = Target(
+        kind=TargetKind.symbol,
+        name="markdown.extensions.smart_strong",
+        change=Change.removed,
+        weight=1.0,
+        source="markdown/extensions/smart_strong.py",
+    )
+    buckets = _buckets(
+        {
+            "title.md": "title: WikiLinks Extension\n\n# WikiLinks\n",
+            "link.md": "* [WikiLinks](wikilinks.md)\n* [Smart Strong](smart_strong.md)\n",
+            "prose.md": "The WikiLinks extension adds support for [WikiLinks][].\n",
+            "code.md": "Subclass `WikiLinks` to change the pattern.\n",
+            "import.md": "```python\nfrom markdown.extensions.smart_strong import X\n```\n",
+            "code_title.md": "# The `WikiLinks` class\n",
+        },
+        wikilinks,
+        strong,
+    )
+    assert buckets == {
+        "prose.md": Bucket.probably_fine,
+        "code.md": Bucket.must_update,
+        "import.md": Bucket.must_update,
+        "code_title.md": Bucket.must_update,
+    }

@@ -81,6 +81,33 @@ async def test_the_first_run_leaves_a_warm_worker_that_later_runs_only_use(
     assert port_is_free(port), "stopping the warm worker stops the server it started"
 
 
+async def test_runs_after_the_first_start_forked_from_the_warm_fork_server(
+    warm_env: tuple[dict[str, str], int], sample: Path, tmp_path: Path
+) -> None:
+    env, _port = warm_env
+    times = tmp_path / "times.jsonl"
+    env = {**env, "PRFLOW_CLI_TIMES": str(times)}
+    first = await run_prflow("impact", *RANGE, env=env, cwd=sample)
+    assert first.code == 0, first.describe()
+
+    def last_forked() -> bool:
+        record = json.loads(times.read_text().splitlines()[-1])
+        return bool(record["facts"].get("forked") == "1")
+
+    # The warm worker starts its fork server once it is ready for runs; within a minute
+    # a command finds it, hands it the command, and gets the same report.
+    for _ in range(60):
+        later = await run_prflow("impact", *RANGE, env=env, cwd=sample)
+        assert later.code == 0, later.describe()
+        assert json.loads(later.stdout)["risk"] == json.loads(first.stdout)["risk"]
+        if last_forked():
+            break
+        await asyncio.sleep(1)
+    assert last_forked(), "no command was forked from the warm worker's fork server"
+    report = json.loads(later.stdout)
+    assert report["breaking_changes"] == json.loads(first.stdout)["breaking_changes"]
+
+
 async def test_a_run_from_another_environment_never_uses_the_warm_workers_queues(
     warm_env: tuple[dict[str, str], int], sample: Path
 ) -> None:

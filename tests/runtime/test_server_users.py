@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from prflow.config import data_dir
+from prflow.state_dirs import data_dir
 from tests.support.cli_runs import free_port
 from worker import server_users
 from worker.ports import port_is_free

@@ -15,7 +15,8 @@ import gc, json, weakref
 import prflow.analysis.parse_cache as parse_cache
 import worker.warm
 
-parse_cache.start_parse_workers = lambda *args: None  # no fork server in this check
+parse_cache.start_parse_workers = lambda *args: None  # no fork servers in this check
+worker.warm.start_command_forks = lambda: None
 
 
 class Node:

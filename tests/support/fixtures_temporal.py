@@ -31,8 +31,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from prflow.config import Settings, cache_dir, data_dir, load_settings
+from prflow.config import Settings, load_settings
 from prflow.kinds import QueueRole
+from prflow.state_dirs import cache_dir, data_dir
 from tests.replay.session_histories import check_session_histories
 from worker.devserver import temporal_binary, time_skipping_server_binary
 from worker.runner import running_workers

@@ -9,8 +9,9 @@ import pytest
 
 from activities.test_runs import outcomes_of, run_tests_in
 from activities.workspace import edit_workspace, open_workspace
-from prflow.config import cache_dir, cached_settings
+from prflow.config import cached_settings
 from prflow.sandbox.models import SandboxKind
+from prflow.state_dirs import cache_dir
 from prflow.test_runs.compare import compare
 from prflow.test_runs.models import Outcome, TestRunInput
 from prflow.workspace.edits import ReplaceEdit

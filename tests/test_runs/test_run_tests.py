@@ -13,10 +13,11 @@ import pytest
 from activities import sandbox
 from activities.test_runs import outcomes_of, run_tests_in
 from activities.workspace import edit_workspace, open_workspace
-from prflow.config import cache_dir, cached_settings
+from prflow.config import cached_settings
 from prflow.errors import UserError
 from prflow.sandbox.choice import NO_BWRAP, Tools
 from prflow.sandbox.models import SandboxKind
+from prflow.state_dirs import cache_dir
 from prflow.store.blobs import get_text
 from prflow.test_runs.compare import compare
 from prflow.test_runs.models import Outcome, TestRunInput
