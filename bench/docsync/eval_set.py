@@ -275,6 +275,23 @@ class Eligibility:
         )
 
 
+def _judge_noting_refusals(
+    eligible: Eligibility, refused: list[dict[str, str]]
+) -> Callable[[ReleasePair], bool]:
+    """``eligible`` as the sampler's test, each refused candidate noted with its reason."""
+
+    def judged(pair: ReleasePair) -> bool:
+        if eligible(pair):
+            return True
+        reason = str(eligible.decision(pair)["reason"])
+        refused.append(
+            {"package": pair.package, "base": pair.base, "head": pair.head, "reason": reason}
+        )
+        return False
+
+    return judged
+
+
 def pair_record(item: DocPair) -> dict[str, object]:
     return {
         "package": item.pair.package,
@@ -336,14 +353,7 @@ def redraw(
     eligible = Eligibility(work)
     refused: list[dict[str, str]] = []
 
-    def judged(pair: ReleasePair) -> bool:
-        if eligible(pair):
-            return True
-        reason = str(eligible.decision(pair)["reason"])
-        refused.append(
-            {"package": pair.package, "base": pair.base, "head": pair.head, "reason": reason}
-        )
-        return False
+    judged = _judge_noting_refusals(eligible, refused)
 
     drawn = sample_pairs("pypi", seed=seed, count=count, eligible=judged, kind=KIND)
     progress(f"drew {len(drawn)} pairs with seed {seed}")
@@ -444,14 +454,7 @@ def extend_tuning(
     looked_at = {str(r["package"]) for r in [*document["pairs"], *document["ineligible"]]}
     refused: list[dict[str, str]] = []
 
-    def judged(pair: ReleasePair) -> bool:
-        if eligible(pair):
-            return True
-        reason = str(eligible.decision(pair)["reason"])
-        refused.append(
-            {"package": pair.package, "base": pair.base, "head": pair.head, "reason": reason}
-        )
-        return False
+    judged = _judge_noting_refusals(eligible, refused)
 
     rest = [name for name in popular_packages("pypi") if name not in looked_at]
     drawn = sample_pairs(

@@ -40,6 +40,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from bench.eval_sets import Ecosystem, ReleasePair, by_half, popular_packages, sample_pairs
 from bench.eval_sets.registry import DEFAULT_CACHE, _document
@@ -748,13 +749,7 @@ def _extend_python(work: WorkDir, output: Path, seed: int, count: int) -> int:
         f"{EXTRA_SEED_OFFSET} + 1), then seed + {EXTRA_SEED_OFFSET}; packages not drawn "
         "before, tuning half only"
     )
-    document["pairs"] = [asdict(p) for p in [*kept, *extra]]
-    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(
-        f"python extra tuning ({len(extra)}): "
-        + ", ".join(f"{p.package} {p.base}→{p.head} ({p.modules} modules)" for p in extra)
-    )
-    return 0
+    return _write_extended(document, kept, extra, output, "python extra tuning")
 
 
 def _extend_mid(work: WorkDir, output: Path, seed: int, count: int) -> int:
@@ -772,10 +767,21 @@ def _extend_mid(work: WorkDir, output: Path, seed: int, count: int) -> int:
         f"{MID_SDIST_BYTES // 1000} kB on the registry's list first), seed + {MID_SEED_OFFSET}; "
         "packages not drawn before, tuning half only"
     )
+    return _write_extended(document, kept, extra, output, "python mid-size tuning")
+
+
+def _write_extended(
+    document: dict[str, Any],
+    kept: list[DrawnPair],
+    extra: list[DrawnPair],
+    output: Path,
+    label: str,
+) -> int:
+    """Write the set with ``extra`` after ``kept`` and say what was added."""
     document["pairs"] = [asdict(p) for p in [*kept, *extra]]
     output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
-        f"python mid-size tuning ({len(extra)}): "
+        f"{label} ({len(extra)}): "
         + ", ".join(f"{p.package} {p.base}→{p.head} ({p.modules} modules)" for p in extra)
     )
     return 0
