@@ -48,6 +48,22 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _cwd(pid: int) -> Path | None:
+    try:
+        return Path(os.readlink(f"/proc/{pid}/cwd"))
+    except OSError:
+        return None
+
+
+def _status(pid: int) -> str:
+    """For an assertion message: what the process is doing."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()[:600]
+        return status + "wchan: " + Path(f"/proc/{pid}/wchan").read_text()
+    except OSError as err:
+        return str(err)
+
+
 def _wait_for(condition: object, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -215,8 +231,13 @@ async def test_a_killed_launcher_takes_its_forked_command_with_it(
     child = _forked_child(fork_server)
     # The command runs as the launcher would have: its priority and limits, not the server's.
     niceness = os.getpriority(os.PRIO_PROCESS, 0) + LAUNCHER_NICENESS  # the test's, then nice
-    assert _wait_for(lambda: os.getpriority(os.PRIO_PROCESS, child) == niceness, 10)
     limit = (LAUNCHER_OPEN_FILES, LAUNCHER_OPEN_FILES)
+    assert _wait_for(lambda: _cwd(child) == repo.resolve(), 30), _status(child)
+    assert _wait_for(lambda: os.getpriority(os.PRIO_PROCESS, child) == niceness, 10), (
+        os.getpriority(os.PRIO_PROCESS, child),
+        niceness,
+        _status(child),
+    )
     assert _wait_for(lambda: resource.prlimit(child, resource.RLIMIT_NOFILE) == limit, 10)
     launcher.kill()
     await launcher.wait()
