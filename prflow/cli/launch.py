@@ -31,6 +31,8 @@ FORWARDED_SIGNALS = (
     signal.SIGUSR1,
     signal.SIGUSR2,
 )
+STOPPING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT})
+"""Of those, the ones that end a command that has not started yet (not a resize)."""
 CONNECT_SECONDS = 2.0
 ANSWER_SECONDS = 30.0
 """A server that has not answered by then is wedged: the launcher closes the connection
@@ -124,7 +126,7 @@ def _follow(sock: socket.socket) -> int | None:
         first = _answer(reader)
         sock.settimeout(None)
         if first is None or "pid" not in first:
-            if forwarder.pending:  # Ctrl-C (or a kill) before any command ran
+            if STOPPING_SIGNALS & set(forwarder.pending):  # Ctrl-C (or a kill) came first
                 print("prflow: interrupted", file=sys.stderr)
                 return EXIT_INTERRUPTED
             if first is not None and os.environ.get("PRFLOW_DEBUG"):
