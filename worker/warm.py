@@ -34,6 +34,7 @@ from prflow.code_stamp import code_stamp
 from prflow.config import Settings, config_file, load_settings
 from prflow.errors import UserError
 from prflow.file_lock import exclusive_lock
+from prflow.fork_switch import forks_enabled
 from prflow.state_dirs import data_dir
 from worker.processes import is_running
 
@@ -247,7 +248,7 @@ COMMAND_FORKS_MODULE = "prflow.cli.fork_server"
 def start_command_forks() -> subprocess.Popen[bytes] | None:
     """The command fork server beside this worker (its log is this worker's), unless
     ``PRFLOW_FORK_SERVER=0``; it drains and exits once this process is gone."""
-    if sys.platform != "linux" or os.environ.get("PRFLOW_FORK_SERVER", "1") == "0":
+    if not forks_enabled():
         return None
     return subprocess.Popen(
         [sys.executable, "-m", COMMAND_FORKS_MODULE, str(os.getpid())],

@@ -85,12 +85,10 @@ def _command_asked(args: list[str]) -> str | None:
     """
     if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
         return None  # shell completion lists every command
-    for arg in args:
-        if arg == "--":
-            return None
-        if not arg.startswith("-"):
-            return arg if arg in COMMANDS else None
-    return None
+    from prflow.cli.argv import command_word  # the launcher's reading of the same words
+
+    word = command_word(args)
+    return word if word in COMMANDS else None
 
 
 def _asks_version(args: list[str]) -> bool:

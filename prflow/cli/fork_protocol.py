@@ -26,9 +26,6 @@ from typing import Any
 from prflow.code_stamp import code_root
 from prflow.state_dirs import data_dir
 
-DISABLE_ENV = "PRFLOW_FORK_SERVER"
-"""``PRFLOW_FORK_SERVER=0`` runs every command in its own process, without the server."""
-
 UNFORKED_COMMANDS = frozenset({"server", "worker", "mcp"})
 """Long-lived commands: their start-up is no cost worth saving, and they should belong to
 the process tree the user started."""
@@ -62,11 +59,6 @@ LIMITS = (
 _LENGTH = struct.Struct("!I")
 MAX_HEADER_BYTES = 4 * 1024 * 1024
 STREAM_FDS = 3  # stdin, stdout, stderr; the working directory's descriptor comes fourth
-
-
-def enabled() -> bool:
-    """Whether commands may be forked here: Linux (abstract sockets), not switched off."""
-    return sys.platform == "linux" and os.environ.get(DISABLE_ENV, "1") != "0"
 
 
 def server_address() -> str:

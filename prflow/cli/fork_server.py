@@ -37,6 +37,7 @@ from typing import Any, NoReturn
 
 from prflow.cli import fork_protocol
 from prflow.code_stamp import code_stamp
+from prflow.fork_switch import forks_enabled
 
 PARENT_CHECK_SECONDS = 2.0
 HEADER_SECONDS = 5.0
@@ -68,6 +69,10 @@ class ForkServer:
         self.wakeup_read, self.wakeup_write = socket.socketpair()
         self.children: dict[int, socket.socket] = {}
         self.accepting = True
+        # What a command must not exceed or differ from: this process's, fixed at start.
+        self.environment = fork_protocol.import_time_environment(os.environ)
+        self.nice = os.getpriority(os.PRIO_PROCESS, 0)
+        self.limits = fork_protocol.process_limits()
 
     def serve(self) -> None:
         """Serve until draining and childless."""
@@ -148,17 +153,15 @@ class ForkServer:
         environment = header.get("env")
         if not isinstance(environment, dict):
             return "no environment"
-        if fork_protocol.import_time_environment(environment) != (
-            fork_protocol.import_time_environment(os.environ)
-        ):
+        if fork_protocol.import_time_environment(environment) != self.environment:
             return "the interpreter's start-up variables differ from the server's"
         if header.get("path", [None])[1:] != sys.path[1:]:
             return "sys.path differs from the server's"
-        if int(header.get("nice", 0)) < os.getpriority(os.PRIO_PROCESS, 0):
+        if int(header.get("nice", 0)) < self.nice:
             return "the command runs at a higher priority than the server can give it"
-        own = fork_protocol.process_limits()
         for name, (_soft, hard) in dict(header.get("limits", {})).items():
-            if name not in own or fork_protocol.limit_above(int(hard), own[name][1]):
+            own = self.limits.get(name)
+            if own is None or fork_protocol.limit_above(int(hard), own[1]):
                 return f"the command may use more than the server's {name}"
         if code_stamp() != self.stamp:
             self.drain("prflow's code changed")
@@ -333,7 +336,7 @@ def _bound_listener() -> socket.socket | None:
 
 def main() -> None:
     parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
-    if not fork_protocol.enabled():
+    if not forks_enabled():
         return
     stamp = code_stamp()
     preload()

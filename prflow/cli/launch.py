@@ -21,6 +21,9 @@ from types import FrameType
 from typing import Any
 
 from prflow.cli import fork_protocol
+from prflow.cli.argv import command_word
+from prflow.fork_switch import forks_enabled
+from worker.processes import is_running
 
 FORWARDED_SIGNALS = (
     signal.SIGINT,
@@ -63,18 +66,9 @@ class Forwarder:
         self.pending.clear()
 
 
-def _command_word(args: list[str]) -> str | None:
-    for arg in args:
-        if arg == "--":
-            return None
-        if not arg.startswith("-"):
-            return arg
-    return None
-
-
 def forkable(args: list[str]) -> bool:
     """Whether this command may run in the fork server at all."""
-    return fork_protocol.enabled() and _command_word(args) not in fork_protocol.UNFORKED_COMMANDS
+    return forks_enabled() and command_word(args) not in fork_protocol.UNFORKED_COMMANDS
 
 
 def run_forked(args: list[str]) -> int | None:
@@ -159,13 +153,7 @@ def _answer(reader: object) -> dict[str, Any] | None:
 def _server_lost(pid: int) -> int:
     """The fork server died while the command ran: wait for the command to end, since it
     still writes to this terminal, then say its exit code is unknown."""
-    while True:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        except PermissionError:
-            break
+    while is_running(pid):
         time.sleep(0.1)
     print(
         "prflow: error: the command's fork server stopped, so its exit code is unknown; "

@@ -28,6 +28,7 @@ from prflow.cli.fork_server import ForkServer
 from tests.support.cli_runs import CliRun, embedded_environment, free_port, run_prflow
 from tests.support.fixtures_git import GitRepoBuilder
 from tests.support.fixtures_temporal import prflow_script
+from worker.processes import is_running
 
 SERVER_READY_SECONDS = 60.0
 
@@ -38,14 +39,6 @@ def _children(pid: int) -> list[int]:
     except OSError:
         return []
     return [int(part) for part in text.split()]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _cwd(pid: int) -> Path | None:
@@ -221,7 +214,7 @@ async def test_ctrl_c_on_the_launcher_interrupts_the_forked_command(
 
     assert run.code == 130, run.describe()
     assert run.stderr_lines == ["prflow: interrupted"], run.describe()
-    assert _wait_for(lambda: not _alive(child), 10), "the forked command outlived Ctrl-C"
+    assert _wait_for(lambda: not is_running(child), 10), "the forked command outlived Ctrl-C"
 
 
 async def test_a_killed_launcher_takes_its_forked_command_with_it(
@@ -243,7 +236,7 @@ async def test_a_killed_launcher_takes_its_forked_command_with_it(
     launcher.kill()
     await launcher.wait()
 
-    assert _wait_for(lambda: not _alive(child), 10), "the forked command outlived its launcher"
+    assert _wait_for(lambda: not is_running(child), 10), "the forked command outlived its launcher"
     assert fork_server.process is not None and fork_server.process.poll() is None
 
 
@@ -267,7 +260,7 @@ def test_a_fork_server_whose_worker_exited_ends(env: dict[str, str], tmp_path: P
         check=True,
     )
     server = int(started.stdout.split()[0])
-    assert _wait_for(lambda: not _alive(server), 15), log.read_text()
+    assert _wait_for(lambda: not is_running(server), 15), log.read_text()
     assert "draining" in log.read_text()
 
 
