@@ -92,9 +92,11 @@ def static_analysis(inp: StaticInput) -> StaticSummary:
     base_tree = reader.tree(rng.merge_base_sha)
     head_tree = reader.tree(rng.head_sha, near=rng.merge_base_sha)
     activity.heartbeat("import graphs")
+    near_base = (rng.merge_base_sha, changed)
+    reader.parse_for_graphs([(rng.merge_base_sha, None), (rng.head_sha, near_base)])
     # Base first: the head graph then keeps base edges for every file the PR did not edit.
     base_graph = reader.import_graph(rng.merge_base_sha)
-    head_graph = reader.import_graph(rng.head_sha, near=(rng.merge_base_sha, changed))
+    head_graph = reader.import_graph(rng.head_sha, near=near_base)
     activity.heartbeat("breaking changes")
     checkout = Path(rng.location)
     api = analyse_breaking_changes(

@@ -55,6 +55,9 @@ SELF_TAGGING = "impact-tags-itself"
 AGENT_AS_CHILD = "impact-agent-as-child"
 """Patch: the agent runs as a child agent workflow that continues-as-new, so a run of
 hundreds of turns keeps every history small (earlier runs ran it inline)."""
+LOCAL_STEPS = "impact-local-steps"
+"""Patch: resolving a range without a PR, listing the changes and building the report
+run as local activities (earlier runs scheduled them through the task queue)."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -71,9 +74,10 @@ class ImpactWorkflow(KindWorkflow):
                 repo=f"{pr.owner}/{pr.repo}" if pr else request.repo, pr=pr.number if pr else None
             )
         kit.start_deadline(request.deadline_seconds)
-        rng = await self._resolve(request)
+        local = workflow.patched(LOCAL_STEPS)
+        rng = await self._resolve(request, local)
         changes: ChangeSet = await kit.step(
-            "changes", collect_changes, rng, timeout=timedelta(minutes=10)
+            "changes", collect_changes, rng, timeout=timedelta(minutes=10), local=local
         )
         kit.set("changes", PhaseState.done, f"{changes.totals.files} files")
         static: StaticSummary = await kit.step(
@@ -101,6 +105,7 @@ class ImpactWorkflow(KindWorkflow):
                 workflow_id=workflow.info().workflow_id,
             ),
             timeout=timedelta(minutes=5),
+            local=local,
         )
         kit.set("report", PhaseState.done, f"risk {report.score}/100 ({report.level})")
         workflow.upsert_search_attributes(
@@ -124,7 +129,7 @@ class ImpactWorkflow(KindWorkflow):
             inline=report.inline,
         )
 
-    async def _resolve(self, request: ImpactRequest) -> ResolvedRange:
+    async def _resolve(self, request: ImpactRequest, local: bool) -> ResolvedRange:
         rng, _ = await resolve_target(
             self.kit,
             pull_request=request.pull_request,
@@ -132,6 +137,7 @@ class ImpactWorkflow(KindWorkflow):
             base=request.base,
             head=request.head,
             github_task_queue=github_queue(request.github_task_queue),
+            local=local,
         )
         return rng
 

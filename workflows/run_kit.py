@@ -141,10 +141,26 @@ class RunKit:
         task_queue: str | None = None,
         summary: str | None = None,
         heartbeat: timedelta | None = HEARTBEAT_TIMEOUT,
+        local: bool = False,
     ) -> _R:
-        """Mark ``phase`` running and run one activity with the platform's policies."""
+        """Mark ``phase`` running and run one activity with the platform's policies.
+
+        ``local``: run it as a local activity, in this workflow's worker, without a trip
+        through the server's task queue and a workflow task after it (a short step on
+        the workflow's own queue: a few tens of milliseconds saved per step on a small
+        PR). A local activity cannot heartbeat; a crashed worker retries it whole.
+        """
         self.set(phase, PhaseState.running)
         name = getattr(getattr(activity, "__temporal_activity_definition", None), "name", "")
+        if local:
+            done: _R = await workflow.execute_local_activity(
+                activity,  # type: ignore[arg-type]
+                arg,
+                start_to_close_timeout=timeout,
+                retry_policy=retry,
+                summary=summary or f"{phase}: {name}",
+            )
+            return done
         result: _R = await workflow.execute_activity(
             activity,  # type: ignore[arg-type]
             arg,

@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.repo_tools import resolve_range_activity
     from prflow.github_models import PullRequestInfo
     from prflow.pr_identifier import PullRequestRef
-    from prflow.repo_models import RepoSpec, ResolvedRange, ResolveRangeInput
+    from prflow.repo_models import RepoSpec, ResolvedRange, ResolveRangeInput, looks_like_url
     from prflow.run_progress import PhaseState
     from workflows.run_kit import NETWORK_RETRY, RunKit
 
@@ -30,8 +30,14 @@ async def resolve_target(
     head: str | None,
     github_task_queue: str | None,
     phase: str = "resolve",
+    local: bool = False,
 ) -> tuple[ResolvedRange, PullRequestInfo | None]:
-    """Pin the run's range to commits; marks ``phase`` running, then done."""
+    """Pin the run's range to commits; marks ``phase`` running, then done.
+
+    ``local``: resolve a range of a local checkout as a local activity (a clone URL or
+    a pull request's clone is fetched, which can take minutes and must heartbeat: always
+    a full activity).
+    """
     kit.set(phase, PhaseState.running)
     location, pr_number = repo, None
     info: PullRequestInfo | None = None
@@ -58,6 +64,7 @@ async def resolve_target(
         ),
         timeout=timedelta(minutes=20),
         summary=f"resolve {base or 'default'}..{head or 'HEAD'}",
+        local=local and pull_request is None and not looks_like_url(location or "."),
     )
     kit.set(phase, PhaseState.done, f"{rng.base_sha[:10]}..{rng.head_sha[:10]}")
     return rng, info

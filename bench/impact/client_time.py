@@ -30,6 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.impact.__main__ import prepare_repo
 from bench.impact.errors import BenchError
@@ -94,7 +95,8 @@ async def workflow_times(
     port: int, workflow_id: str, run_id: str
 ) -> tuple[float, dict[str, float]]:
     """The run's own time, start to close, and each activity's scheduled-to-closed seconds
-    (summed by activity name), as the server recorded them."""
+    (summed by activity name), as the server recorded them; a local activity's from its
+    marker (first scheduled to completed, ``(local)`` after its name)."""
     from temporalio.client import Client
 
     client = await Client.connect(f"127.0.0.1:{port}")
@@ -114,8 +116,26 @@ async def workflow_times(
                 event.activity_task_completed_event_attributes.scheduled_event_id
             ]
             activities[name] = activities.get(name, 0.0) + at - began
+        elif event.HasField("marker_recorded_event_attributes"):
+            local = _local_activity(event.marker_recorded_event_attributes)
+            if local is not None:
+                activities[local[0]] = activities.get(local[0], 0.0) + local[1]
     total = (described.close_time - described.start_time).total_seconds()
     return total, activities
+
+
+def _local_activity(marker: Any) -> tuple[str, float] | None:
+    """``(name (local), seconds)`` of a local activity's marker, None for another marker."""
+    if marker.marker_name != "core_local_activity" or "data" not in marker.details:
+        return None
+    data = json.loads(marker.details["data"].payloads[0].data)
+
+    def seconds(stamp: dict[str, int]) -> float:
+        return stamp["seconds"] + stamp["nanos"] / 1e9
+
+    # the schedule time is the workflow task's clock: a first step can read a little short
+    took = seconds(data["complete_time"]) - seconds(data["original_schedule_time"])
+    return f"{data['activity_type']} (local)", max(took, 0.0)
 
 
 def _children_cpu() -> float:

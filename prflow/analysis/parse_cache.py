@@ -118,9 +118,8 @@ class ParsedFiles:
 
     def get_many(self, tree: SourceTree, paths: Iterable[str]) -> dict[str, bytes]:
         """Results for ``paths`` that exist, fit the limits and were parsed in time."""
-        wanted = [p for p in dict.fromkeys(paths) if (id(tree), p) not in self._results]
-        if wanted:
-            self._load(tree, wanted)
+        paths = list(paths)
+        self.prefetch([(tree, paths)])
         found: dict[str, bytes] = {}
         for path in paths:
             result = self._results.get((id(tree), path))
@@ -128,29 +127,44 @@ class ParsedFiles:
                 found[path] = result
         return found
 
-    def _load(self, tree: SourceTree, paths: list[str]) -> None:
+    def prefetch(self, batches: Sequence[tuple[SourceTree, Sequence[str]]]) -> None:
+        """Parse what ``batches`` (files of one or more trees) miss in the cache, as one batch.
+
+        Two trees' files parsed together keep both cores busy through one pool, where
+        one pool per tree would wait twice for its slowest file and start twice (a release
+        pair's base and head: 61 and 32 files of httpx). Results go to the cache and to
+        this object, so later :meth:`get_many` calls find them.
+        """
+        items: list[tuple[SourceTree, str]] = []
+        for tree, paths in batches:
+            for path in dict.fromkeys(paths):
+                if (id(tree), path) not in self._results:
+                    items.append((tree, path))
+        if items:
+            self._load(items)
+
+    def _load(self, items: Sequence[tuple[SourceTree, str]]) -> None:
         texts: dict[str, str] = {}
-        keys: dict[str, str] = {}
-        for path in paths:
+        keys: dict[tuple[int, str], str] = {}
+        for tree, path in items:
             self._results[(id(tree), path)] = None
             text = self._readable_text(tree, path)
             if text is None:
                 continue
-            texts[path] = text
-            keys[path] = self.spec.key(git_blob_sha(text.encode("utf-8", errors="replace")))
+            key = self.spec.key(git_blob_sha(text.encode("utf-8", errors="replace")))
+            keys[(id(tree), path)] = key
+            texts.setdefault(key, text)
         cached = self.cache.get_many(sorted(set(keys.values())))
-        missing: dict[str, str] = {}
-        for path, key in keys.items():
-            if key in cached:
-                self._results[(id(tree), path)] = cached[key]
-            elif key not in missing.values():
-                missing[path] = key
-        fresh = self._parse(missing, texts)
-        self.cache.put_many({missing[path]: data for path, data in fresh.items()})
-        by_key = {missing[path]: data for path, data in fresh.items()}
-        for path, key in keys.items():
-            if self._results[(id(tree), path)] is None and key in by_key:
-                self._results[(id(tree), path)] = by_key[key]
+        # one parse per distinct content, named by the first path that has it
+        jobs: dict[str, str] = {}
+        for (_, path), key in keys.items():
+            if key not in cached:
+                jobs.setdefault(key, path)
+        fresh = self._parse(jobs, texts)
+        self.cache.put_many(fresh)
+        by_key = {**cached, **fresh}
+        for slot, key in keys.items():
+            self._results[slot] = by_key.get(key)
 
     def _readable_text(self, tree: SourceTree, path: str) -> str | None:
         size = tree.size_of(path)
@@ -180,44 +194,53 @@ class ParsedFiles:
         """Record that ``path`` was not analysed (the first reason wins)."""
         self.skipped.setdefault(path, NotAnalysed(path=path, reason=reason))
 
-    def _parse(self, missing: Mapping[str, str], texts: Mapping[str, str]) -> dict[str, bytes]:
-        paths = sorted(missing)
-        self.parsed_count += len(paths)
-        if self.progress is not None and paths:
-            self.progress(f"parsing {len(paths)} files")
+    def _parse(self, jobs: Mapping[str, str], texts: Mapping[str, str]) -> dict[str, bytes]:
+        """Parse each content once: ``jobs`` maps a cache key to a path holding that content
+        (the parser's file name, and the name a skip is recorded under), ``texts`` the key
+        to the text. Returns results by key."""
+        keys = sorted(jobs, key=lambda key: (jobs[key], key))
+        self.parsed_count += len(keys)
+        if self.progress is not None and keys:
+            self.progress(f"parsing {len(keys)} files")
         threshold = (
             self.limits.parallel_from_when_ready if _workers.ready else self.limits.parallel_from
         )
-        big = [p for p in paths if self._oversized(texts[p])]
+        given_up: set[str] = set()
+
+        def skip(key: str, reason: str) -> None:
+            given_up.add(key)
+            self.skip(jobs[key], reason)
+
+        big = [k for k in keys if self._oversized(texts[k])]
         done: dict[str, bytes] = {}
         if big:
             # the time budget grows with the size: a 3 MB file gets three files' time
-            scale = max(-(-len(texts[p]) // self.limits.max_bytes) for p in big)
+            scale = max(-(-len(texts[k]) // self.limits.max_bytes) for k in big)
             budget = replace(self.limits, seconds_per_file=self.limits.seconds_per_file * scale)
             try:
                 _parse_in_workers(
-                    self.spec.parse, big, texts, budget, self.skip, self.progress, done
+                    self.spec.parse, big, jobs, texts, budget, skip, self.progress, done
                 )
             except (OSError, RuntimeError):  # no worker processes: never parse these inline
-                for path in big:
-                    if path not in done:
-                        self.skip(path, "too big to parse without a worker process")
-            paths = [p for p in paths if p not in big]
-        if len(paths) >= threshold:
+                for key in big:
+                    if key not in done:
+                        skip(key, "too big to parse without a worker process")
+            keys = [k for k in keys if k not in big]
+        if len(keys) >= threshold:
             try:
                 _parse_in_workers(
-                    self.spec.parse, paths, texts, self.limits, self.skip, self.progress, done
+                    self.spec.parse, keys, jobs, texts, self.limits, skip, self.progress, done
                 )
                 return done
             except (OSError, RuntimeError):
                 # no worker processes here (restricted host, odd __main__): parse the rest
                 # inline, keeping what the workers finished and what they gave up on
-                paths = [p for p in paths if p not in done and p not in self.skipped]
-        for path in paths:
+                keys = [k for k in keys if k not in done and k not in given_up]
+        for key in keys:
             try:
-                done[path] = self.spec.parse(texts[path], path)
+                done[key] = self.spec.parse(texts[key], jobs[key])
             except Exception as exc:  # a parser bug on one file must not sink the rest
-                self.skip(path, f"parser failed: {type(exc).__name__}: {exc}")
+                skip(key, f"parser failed: {type(exc).__name__}: {exc}")
         return done
 
 
@@ -257,7 +280,8 @@ class _NoWorkers(RuntimeError):
 
 def _parse_in_workers(
     parse: Parser,
-    paths: list[str],
+    keys: list[str],
+    paths: Mapping[str, str],
     texts: Mapping[str, str],
     limits: InputLimits,
     skip: Callable[[str, str], None],
@@ -270,10 +294,11 @@ def _parse_in_workers(
     the parser's module (:func:`_load_parser`) before any file's clock runs, so a slow
     start (a busy machine, a cold import) never counts against the first files. Results are
     written into ``done`` as they come, so a caller whose later pool cannot start keeps
-    them. Raises :class:`_NoWorkers` (a ``RuntimeError``) or ``OSError`` when no
-    pool can be started.
+    them. ``keys`` name the jobs (``paths[key]`` is the file name the parser is given,
+    ``texts[key]`` its text); ``skip`` and ``done`` take keys. Raises :class:`_NoWorkers`
+    (a ``RuntimeError``) or ``OSError`` when no pool can be started.
     """
-    pending = list(paths)
+    pending = list(keys)
     # forkserver: forking a process that runs worker threads can copy held locks.
     context = multiprocessing.get_context("forkserver")
     while pending:
@@ -293,19 +318,19 @@ def _parse_in_workers(
                 ) from exc
             # In submission order: by the time file i is waited for, every earlier file is
             # done, so file i already runs on a started process and its wait is its parse.
-            jobs = [(path, pool.apply_async(parse, (texts[path], path))) for path in pending]
+            jobs = [(key, pool.apply_async(parse, (texts[key], paths[key]))) for key in pending]
             pending = []
-            for index, (path, job) in enumerate(jobs):
+            for index, (key, job) in enumerate(jobs):
                 if progress is not None and index % 50 == 0:
                     progress(f"parsed {index} of {len(jobs)} files")
                 try:
-                    done[path] = job.get(timeout=limits.seconds_per_file)
+                    done[key] = job.get(timeout=limits.seconds_per_file)
                 except multiprocessing.TimeoutError:
-                    skip(path, f"parsing took longer than {limits.seconds_per_file:g} s")
-                    pending = [p for p, j in jobs[index + 1 :] if not _finished(j, done, p)]
+                    skip(key, f"parsing took longer than {limits.seconds_per_file:g} s")
+                    pending = [k for k, j in jobs[index + 1 :] if not _finished(j, done, k)]
                     break
                 except Exception as exc:  # a parser bug on one file must not sink the rest
-                    skip(path, f"parser failed: {type(exc).__name__}")
+                    skip(key, f"parser failed: {type(exc).__name__}")
         finally:
             pool.terminate()
             pool.join()
@@ -357,10 +382,10 @@ def _main_left_out() -> Iterator[None]:
 
 
 def _finished(
-    job: multiprocessing.pool.AsyncResult[bytes], done: dict[str, bytes], path: str
+    job: multiprocessing.pool.AsyncResult[bytes], done: dict[str, bytes], key: str
 ) -> bool:
     """Keep a result that was ready when the pool had to be replaced."""
     if not job.ready() or not job.successful():
         return False
-    done[path] = job.get()
+    done[key] = job.get()
     return True

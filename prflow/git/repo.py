@@ -772,6 +772,35 @@ def import_graph(
     return graph
 
 
+def parse_for_graphs(
+    repo: GitRepo, wanted: Sequence[tuple[str, tuple[str, Sequence[ChangedFile]] | None]]
+) -> None:
+    """Parse, as one batch, the Python files :func:`import_graph` will read for each
+    ``(sha, near)`` of ``wanted`` (``near`` as :func:`import_graph` takes it) whose graph is
+    not known yet.
+
+    A release pair's base and head then share one pool of parse processes instead of
+    each waiting on its own (the head's edited files parse beside the base's). A ``near``
+    commit's graph is taken as built by then (the activity builds the base's first); the
+    results land in the parse cache the builds read.
+    """
+    from prflow.analysis.parse_cache import ParsedFiles
+    from prflow.analysis.py_summary import summary_parser
+    from prflow.imports.build import plan_reads
+    from prflow.store.parse_cache import StoreParseCache
+
+    batches: list[tuple[SourceTree, Sequence[str]]] = []
+    for sha, near in wanted:
+        if _known_graph(repo, sha):
+            continue
+        tree = snapshot_tree(repo, sha, near[0] if near is not None else None)
+        reuse_tree = snapshot_tree(repo, near[0]) if near is not None else None
+        changed = near[1] if near is not None else None
+        batches.append((tree, plan_reads(tree, reuse_tree, changed).python_to_parse(tree)))
+    db = cached_settings().resolved_database_url()
+    ParsedFiles(summary_parser(), StoreParseCache(db)).prefetch(batches)
+
+
 def _known_graph(repo: GitRepo, sha: str) -> bool:
     """True when the graph of ``sha`` is in memory or stored (it need not be built)."""
     if _GRAPHS.get((repo.key, sha)) is not None:
@@ -847,6 +876,12 @@ class GitRepoReader:
         self, sha: str, near: tuple[str, Sequence[ChangedFile]] | None = None
     ) -> ImportGraph:
         return import_graph(self.repo, sha, near)
+
+    def parse_for_graphs(
+        self, wanted: Sequence[tuple[str, tuple[str, Sequence[ChangedFile]] | None]]
+    ) -> None:
+        """See :func:`parse_for_graphs`."""
+        parse_for_graphs(self.repo, wanted)
 
 
 def _grep(repo: GitRepo, sha: str, pattern: str, glob: str | None) -> list[GrepHit]:

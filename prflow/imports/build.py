@@ -94,6 +94,37 @@ def _code_paths(tree: SourceTree) -> list[str]:
     return [path for path in tree.paths() if not is_skipped(path) and _is_code(path)]
 
 
+@dataclass(frozen=True)
+class ReadPlan:
+    """Which of a tree's code files a graph build reads, and whether the rest keep edges."""
+
+    code_paths: list[str]
+    to_read: list[str]
+    keeps_edges: bool
+    """True: files not in ``to_read`` keep their edges from the reused graph."""
+
+    def python_to_parse(self, tree: SourceTree) -> list[str]:
+        """The Python files of ``to_read`` whose import statements the build asks parsed."""
+        return [p for p in self.to_read if is_python_file(p) and not _too_large(tree, p)]
+
+
+def plan_reads(
+    tree: SourceTree,
+    reuse_tree: SourceTree | None = None,
+    changed: Sequence[ChangedFile] | None = None,
+) -> ReadPlan:
+    """What building ``tree``'s graph reads, given the tree (and change) a known graph is of.
+
+    Also what a caller parses ahead of the build (several trees in one batch, see
+    :meth:`prflow.analysis.parse_cache.ParsedFiles.prefetch`): the same choice, made once.
+    """
+    code_paths = _code_paths(tree)
+    edited = reusable_edits(changed) if reuse_tree is not None and changed is not None else None
+    keeps = reuse_tree is not None and edited is not None and _code_paths(reuse_tree) == code_paths
+    to_read = [p for p in code_paths if not keeps or (edited is not None and p in edited)]
+    return ReadPlan(code_paths=code_paths, to_read=to_read, keeps_edges=keeps)
+
+
 def build_import_graph(
     tree: SourceTree,
     python_imports: PythonImportSource | None = None,
@@ -106,10 +137,10 @@ def build_import_graph(
     difference allows it (see :func:`reusable_edits`); the result is the same graph.
     """
     paths = [path for path in tree.paths() if not is_skipped(path)]
-    code_paths = [path for path in paths if _is_code(path)]
-    edited = reusable_edits(reuse.changed) if reuse is not None else None
+    plan = plan_reads(tree, reuse.tree if reuse else None, reuse.changed if reuse else None)
+    code_paths = plan.code_paths
     kept: dict[str, list[ImportEdge]] | None = None
-    if reuse is not None and edited is not None and _code_paths(reuse.tree) == code_paths:
+    if reuse is not None and plan.keeps_edges:
         kept = {}
         for edge in reuse.graph.edges:
             kept.setdefault(edge.importer, []).append(edge)
@@ -118,8 +149,8 @@ def build_import_graph(
         files=frozenset(path for path in code_paths if is_js_file(path)),
         configs=TsConfigIndex(tree, paths),
     )
-    to_read = [p for p in code_paths if kept is None or (edited is not None and p in edited)]
-    wanted = [p for p in to_read if is_python_file(p) and not _too_large(tree, p)]
+    to_read = plan.to_read
+    wanted = plan.python_to_parse(tree)
     parsed = python_imports(wanted) if python_imports is not None and wanted else {}
     reading = frozenset(to_read)
     edges: list[ImportEdge] = []

@@ -77,6 +77,49 @@ def test_once_the_server_is_up_sixteen_files_go_to_the_workers_by_default() -> N
     assert pids and os.getpid() not in pids
 
 
+def _counting_parser() -> tuple[ParserSpec, list[str]]:
+    seen: list[str] = []
+
+    def parse(text: str, path: str) -> bytes:
+        seen.append(path)
+        return f"{path}:{text}".encode()
+
+    return ParserSpec("echo", "1", parse), seen
+
+
+def test_two_trees_parsed_as_one_batch_keep_each_sides_own_content() -> None:
+    # A release pair's base and head have the same paths with other contents: one batch
+    # must parse both versions (not take the first for both) and each content once.
+    base = MemoryTree({"pkg/a.py": "A = 1\n", "pkg/same.py": "S = 0\n"})
+    head = MemoryTree({"pkg/a.py": "A = 2\n", "pkg/same.py": "S = 0\n", "pkg/new.py": "N\n"})
+    spec, seen = _counting_parser()
+    cache = MemoryParseCache()
+    parsed = ParsedFiles(spec, cache)
+    parsed.prefetch([(base, sorted(base.paths())), (head, sorted(head.paths()))])
+    assert sorted(seen) == ["pkg/a.py", "pkg/a.py", "pkg/new.py", "pkg/same.py"]
+    assert parsed.get(base, "pkg/a.py") == b"pkg/a.py:A = 1\n"
+    assert parsed.get(head, "pkg/a.py") == b"pkg/a.py:A = 2\n"
+    assert parsed.get(head, "pkg/same.py") == b"pkg/same.py:S = 0\n"
+    assert len(seen) == 4  # the lookups after the batch parse nothing again
+    # a later reader of the same cache (the graph build) parses nothing either
+    again = ParsedFiles(spec, cache)
+    assert again.get_many(head, sorted(head.paths()))["pkg/a.py"] == b"pkg/a.py:A = 2\n"
+    assert len(seen) == 4
+
+
+def test_two_trees_in_workers_give_what_each_tree_parsed_alone_gives() -> None:
+    start_parse_workers()
+    base = MemoryTree(FILES)
+    head = MemoryTree({**FILES, "pkg/mod3.py": "def f3(a):\n    return a\n"})
+    limits = InputLimits(parallel_from=2, parallel_from_when_ready=2)
+    together = ParsedFiles(summary_parser(), MemoryParseCache(), limits)
+    together.prefetch([(base, sorted(FILES)), (head, sorted(FILES))])
+    for tree in (base, head):
+        alone = ParsedFiles(summary_parser(), MemoryParseCache(), limits)
+        assert together.get_many(tree, sorted(FILES)) == alone.get_many(tree, sorted(FILES))
+    assert together.get(base, "pkg/mod3.py") != together.get(head, "pkg/mod3.py")
+
+
 def _slow_start_parser() -> ParserSpec:
     # by name, so this process never imports it (and never sleeps): only the workers do
     module = "tests.analysis.slow_start_parser"

@@ -9,7 +9,7 @@ from prflow.analysis.breaking_python import find_python_breaking_changes, python
 from prflow.analysis.parse_cache import MemoryParseCache, ParsedFiles
 from prflow.analysis.py_summary import cached_imports
 from prflow.changes import ChangedFile, FileStatus
-from prflow.imports.build import GraphReuse, build_import_graph, reusable_edits
+from prflow.imports.build import GraphReuse, build_import_graph, plan_reads, reusable_edits
 from prflow.source_tree import MemoryTree
 from prflow.store.parse_cache import StoreParseCache
 
@@ -114,3 +114,30 @@ def test_edits_to_docs_keep_the_other_graph_but_json_and_moves_do_not() -> None:
     assert reusable_edits([code, doc]) == frozenset({"pkg/client.py"})
     assert reusable_edits([code, config]) is None
     assert reusable_edits([moved]) is None
+
+
+def test_files_planned_and_parsed_ahead_leave_both_graph_builds_nothing_to_parse() -> None:
+    # The activity parses base and head in one batch before building either graph; the
+    # plan must name exactly what each build reads, or a build parses again (or misses).
+    added = [*CHANGED, ChangedFile(path="pkg/new.py", status=FileStatus.added)]
+    for head_files, changed in ((HEAD, CHANGED), ({**HEAD, "pkg/new.py": "X = 1\n"}, added)):
+        base, head = MemoryTree(BASE), MemoryTree(head_files)
+        cache = MemoryParseCache()
+        ahead = ParsedFiles(python_parser(), cache)
+        ahead.prefetch(
+            [
+                (base, plan_reads(base).python_to_parse(base)),
+                (head, plan_reads(head, base, changed).python_to_parse(head)),
+            ]
+        )
+        assert ahead.parsed_count == len(BASE) + len(changed)
+        first = ParsedFiles(python_parser(), cache)
+        base_graph = build_import_graph(base, cached_imports(first, base))
+        second = ParsedFiles(python_parser(), cache)
+        head_graph = build_import_graph(
+            head, cached_imports(second, head), GraphReuse(base_graph, base, changed)
+        )
+        assert (first.parsed_count, second.parsed_count) == (0, 0)
+        assert head_graph == build_import_graph(
+            head, cached_imports(ParsedFiles(python_parser(), MemoryParseCache()), head)
+        )
