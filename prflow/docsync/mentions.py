@@ -500,6 +500,8 @@ class SymbolMentions:
         before, after = code[: match.start()], code[match.end() :]
         if _DEFINES.search(before):
             return False  # the doc defines its own function or class of that name
+        if self.owner is not None and not self.constructor and _IMPORT.match(code):
+            return False  # ``from peewee import database``: a module's name, never a member
         if before.endswith("."):
             receiver = _receiver(before)
             if receiver is None:
