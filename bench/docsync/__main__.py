@@ -28,11 +28,16 @@ from bench.docsync.edits import EditAudit, audit_edits
 from bench.docsync.eval_set import (
     COUNT,
     EXTRA_SEED_OFFSET,
+    HELD_OUT_SEED_OFFSET,
     MANIFEST,
     SEED,
+    TUNED_IN_ROUND_ONE,
     DocPair,
     docsync_set,
+    extend_held_out,
     extend_tuning,
+    extra_held_out_labels,
+    fetch_sdist,
 )
 from bench.docsync.in_process import findings_in_process
 from bench.docsync.repo import build_repo, griffe_objects
@@ -46,7 +51,6 @@ from bench.docsync.truth import (
 )
 from bench.eval_sets import HALVES, Half
 from bench.impact.errors import BenchError
-from bench.impact.fetch import python_sdist
 from bench.impact.layout import DEFAULT_ROOT, WorkDir
 from bench.impact.measure import run_checked
 from bench.impact.prflow_cli import PrflowCli
@@ -119,8 +123,10 @@ def _evidence_changed(
 def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> PairScore:
     pair = item.pair
     _progress(f"{HALF_TITLES[item.half]}: {pair.label}")
-    base = python_sdist(work.downloads, pair.package, pair.base_version)
-    head = python_sdist(work.downloads, pair.package, pair.head_version)
+    # the draw's fetch (build backends at hand, then isolated): on a fresh machine the plain
+    # isolated fetch cannot prepare scrapy 1.8.4's metadata
+    base = fetch_sdist(work.downloads, pair.package, pair.base_version)
+    head = fetch_sdist(work.downloads, pair.package, pair.head_version)
     repo = build_repo(pair, work, base, head)
     globs = DocGlobs()
     base_docs, head_docs = archive_texts(base, globs), archive_texts(head, globs)
@@ -212,6 +218,12 @@ def print_half(half: Half, scores: Sequence[PairScore]) -> None:
                 f"reason, {e.diffs_apply} diffs apply to head, {e.unique_at_head} old texts "
                 "unique at head"
             )
+    print_totals(title, scores)
+    print()
+
+
+def print_totals(title: str, scores: Sequence[PairScore]) -> None:
+    """Recall and precision over ``scores``, strict truth first, then the old one."""
     flagged = sum(len(s.flagged) for s in scores)
     truth = sum(len(s.truth) for s in scores)
     hits = sum(s.hits for s in scores)
@@ -230,7 +242,6 @@ def print_half(half: Half, scores: Sequence[PairScore]) -> None:
         f"{title}: the first evidence line is one upstream changed in "
         f"{_ratio(pointed, hits)} of the strict-truth docs found"
     )
-    print()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -258,16 +269,29 @@ def main(argv: list[str] | None = None) -> int:
         f"{EXTRA_SEED_OFFSET} from packages the committed draw did not look at (rewrites "
         f"{MANIFEST.name}; the held-out half is unchanged), then stop",
     )
+    parser.add_argument(
+        "--extra-held-out",
+        type=int,
+        metavar="N",
+        help=f"Add N held-out pairs drawn with seed + {HELD_OUT_SEED_OFFSET} from packages "
+        f"neither the committed draw nor the extra tuning draw looked at (rewrites "
+        f"{MANIFEST.name}; nothing else changes), then stop",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.root)
-    if args.extra_tuning:
+    for count, extend, title in (
+        (args.extra_tuning, extend_tuning, "tuning"),
+        (args.extra_held_out, extend_held_out, "held-out"),
+    ):
+        if not count:
+            continue
         try:
-            extra = extend_tuning(work, args.extra_tuning)
+            extra = extend(work, count)
         except BenchError as err:
             print(f"bench: {err}", file=sys.stderr)
             return 2
         for item in extra:
-            print(f"extra tuning pair: {item.pair.label} ({len(item.truth)} old-truth docs)")
+            print(f"extra {title} pair: {item.pair.label} ({len(item.truth)} old-truth docs)")
         return 0
     try:
         drawn = docsync_set(work, seed=args.seed, count=args.count, redrawn=args.redraw)
@@ -288,6 +312,21 @@ def main(argv: list[str] | None = None) -> int:
         in_half = [s for s in scores if s.item.half == half]
         if in_half:
             print_half(half, in_half)
+    held_out = [s for s in scores if s.item.half == "held_out"]
+    fresh = extra_held_out_labels()
+    for title, subset in (
+        (
+            "held-out half without the pairs round 1 tuned on",
+            [s for s in held_out if s.item.pair.package not in TUNED_IN_ROUND_ONE],
+        ),
+        (
+            "held-out half, the extra draw alone",
+            [s for s in held_out if s.item.pair.label in fresh],
+        ),
+    ):
+        if subset and len(subset) < len(held_out):
+            print_totals(f"{title} ({len(subset)} pairs)", subset)
+            print()
     timed = [s for s in scores if s.docsync_seconds is not None and s.impact_seconds is not None]
     if timed:
         docsync = sum(s.docsync_seconds or 0.0 for s in timed)

@@ -42,6 +42,8 @@ SEED = 29
 """The issue that asked for the set; any fixed number would do."""
 EXTRA_SEED_OFFSET = 100
 """The extra tuning draw's seed is the set's seed plus this (``--extra-tuning``)."""
+HELD_OUT_SEED_OFFSET = 200
+"""The extra held-out draw's seed is the set's seed plus this (``--extra-held-out``)."""
 COUNT = 20
 KIND: LineKind = "major"
 """Major-line boundaries: where upstream breaks APIs and rewrites docs alongside."""
@@ -55,6 +57,9 @@ MANIFEST = Path(__file__).resolve().parent / "eval_set.json"
 """The committed draw: every pair with its half, and every candidate judged ineligible with
 the reason. Eligibility depends on what pip can fetch and build where the draw runs, so
 the bench reads the set from here instead of drawing it again (``--redraw`` does)."""
+TUNED_IN_ROUND_ONE = frozenset({"gunicorn", "requests-oauthlib", "sqlalchemy"})
+"""Committed held-out packages the first round tuned on (another machine drew them into its
+tuning half): the bench also scores the held-out half without them."""
 _NOT_PACKAGES = re.compile(r"^(tests?|testing|docs?|examples?|benchmarks?|scripts?|tools?)$")
 
 
@@ -332,7 +337,8 @@ def load_set(path: Path = MANIFEST) -> list[DocPair]:
     retired = {_label(record) for record in document.get("retired", [])}
     pairs = [_from_record(r) for r in document["pairs"] if _label(r) not in retired]
     extra = document.get("extra_tuning", {}).get("pairs", [])
-    return pairs + [_from_record(record) for record in extra]
+    held_out = document.get("extra_held_out", {}).get("pairs", [])
+    return pairs + [_from_record(record) for record in [*extra, *held_out]]
 
 
 def _label(record: Mapping[str, object]) -> str:
@@ -452,20 +458,7 @@ def extend_tuning(
             retired.append({"package": package, "base": base, "head": head, "reason": reason})
             progress(f"retired {_label(record)} from the tuning half: {reason}")
     looked_at = {str(r["package"]) for r in [*document["pairs"], *document["ineligible"]]}
-    refused: list[dict[str, str]] = []
-
-    judged = _judge_noting_refusals(eligible, refused)
-
-    rest = [name for name in popular_packages("pypi") if name not in looked_at]
-    drawn = sample_pairs(
-        "pypi",
-        seed=seed + EXTRA_SEED_OFFSET,
-        count=count,
-        eligible=judged,
-        kind=KIND,
-        packages=rest,
-    )
-    extra = [replace(eligible.doc_pair(pair), half="tune") for pair in drawn]
+    extra, refused = _extra_draw(eligible, seed + EXTRA_SEED_OFFSET, count, looked_at, "tune")
     document["retired"] = retired
     document["extra_tuning"] = {
         "seed": seed + EXTRA_SEED_OFFSET,
@@ -480,4 +473,76 @@ def extend_tuning(
     }
     manifest.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
     progress(f"added {len(extra)} tuning pairs to {manifest}")
+    return extra
+
+
+def _extra_draw(
+    eligible: Eligibility, seed: int, count: int, looked_at: set[str], half: Half
+) -> tuple[list[DocPair], list[dict[str, str]]]:
+    """``count`` pairs drawn with ``seed`` from the packages not in ``looked_at``, all put in
+    ``half``, and every candidate judged ineligible with its reason."""
+    refused: list[dict[str, str]] = []
+    judged = _judge_noting_refusals(eligible, refused)
+    rest = [name for name in popular_packages("pypi") if name not in looked_at]
+    drawn = sample_pairs("pypi", seed=seed, count=count, eligible=judged, kind=KIND, packages=rest)
+    return [replace(eligible.doc_pair(pair), half=half) for pair in drawn], refused
+
+
+def extra_held_out_labels(manifest: Path = MANIFEST) -> set[str]:
+    """The labels (``pkg base→head``) of the extra held-out draw's pairs, if any."""
+    if not manifest.is_file():
+        return set()
+    document = json.loads(manifest.read_text(encoding="utf-8"))
+    return {_label(r) for r in document.get("extra_held_out", {}).get("pairs", [])}
+
+
+def looked_at_packages(document: Mapping[str, object]) -> set[str]:
+    """Every package the committed draw and the extra tuning draw looked at: their pairs and
+    the candidates they judged ineligible (a fresh held-out draw must not meet them again)."""
+    records: list[object] = [*_records(document, "pairs"), *_records(document, "ineligible")]
+    extra = document.get("extra_tuning")
+    if isinstance(extra, Mapping):
+        records += [*_records(extra, "pairs"), *_records(extra, "ineligible")]
+    return {str(r["package"]) for r in records if isinstance(r, Mapping)}
+
+
+def _records(document: Mapping[str, object], key: str) -> list[object]:
+    found = document.get(key, [])
+    return list(found) if isinstance(found, list) else []
+
+
+def extend_held_out(
+    work: WorkDir,
+    count: int,
+    *,
+    seed: int = SEED,
+    manifest: Path = MANIFEST,
+    progress: Callable[[str], None] = _progress,
+) -> list[DocPair]:
+    """Add ``count`` never-seen pairs to the held-out half.
+
+    The committed held-out half is small and the first round tuned on three of its pairs
+    (another machine drew them into its tuning half), so a fresh draw of its own
+    (``seed`` + :data:`HELD_OUT_SEED_OFFSET`, the same eligibility test and line kind) over
+    the packages neither the committed draw nor the extra tuning draw looked at (pairs or
+    judged ineligible) adds pairs no rule was made on; all of them go to the held-out half.
+    An earlier extra held-out draw is replaced. Returns the extra pairs."""
+    document = json.loads(manifest.read_text(encoding="utf-8"))
+    eligible = Eligibility(work)
+    held_seed = seed + HELD_OUT_SEED_OFFSET
+    looked_at = looked_at_packages(document)
+    extra, refused = _extra_draw(eligible, held_seed, count, looked_at, "held_out")
+    document["extra_held_out"] = {
+        "seed": held_seed,
+        "count": count,
+        "rules": RULES,
+        "eligible": "as the set's draw, and the head keeps >= "
+        f"{MIN_DOCS} of the base's docs (bench.docsync.eval_set.packaging_only)",
+        "drawn_from": "packages neither the committed draw nor the extra tuning draw looked "
+        "at (neither a pair nor judged ineligible); every pair goes to the held-out half",
+        "pairs": [pair_record(item) for item in extra],
+        "ineligible": refused,
+    }
+    manifest.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    progress(f"added {len(extra)} held-out pairs to {manifest}")
     return extra

@@ -5,7 +5,9 @@ where it is named like code (:mod:`prflow.docsync.mentions`); for one whose
 signature or type changed, a call that can see the change or a line naming a
 changed parameter scores in full, with that parameter on the evidence; a call
 that cannot see it, a bare reference or a prose mention much less (an example
-passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not); a removed
+passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not); for a
+changed return type, only a line using the result's shape (an attribute, an item,
+unpacking, iteration; :mod:`prflow.docsync.results`) scores in full; a removed
 symbol named only in prose, a title or a link's text is no use of it either.
 A doc's score is its best evidence plus a little for each further target it
 names. Front-matter
@@ -55,6 +57,9 @@ removed ``WikiLinks`` class); listed, probably fine, unless code names it too.""
 REFERENCE_FACTOR = 0.4
 """A reference in code (``:meth:`X.y```, an import) to a symbol whose signature changed,
 without a call or a changed parameter, counts this share of a call."""
+RESULT_USE_WEIGHT = 0.9
+"""A line using the result of a call whose return type changed (``fetch(u).status``,
+``a, b = fetch(u)``) is as wrong as a call passing a changed parameter: must update."""
 EXTRA_TARGET_BONUS = 0.05
 STRONG_EVIDENCE = 0.5
 MAPPED_WEAK = 0.6
@@ -69,6 +74,7 @@ _EXCERPT = 200
 class _Hit:
     score: float
     seen: tuple[str, ...] = ()
+    returns: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,9 @@ class _SymbolMatcher:
         if mention.strength is Strength.none:
             return None
         weight = self.target.weight
+        if mention.result is not None and self.target.returns:
+            returns = f"{mention.result.value} of the result; {self.target.returns}"
+            return _Hit(max(weight, RESULT_USE_WEIGHT), mention.seen, returns)
         if self.target.change in (Change.signature, Change.modified):
             if mention.strength is Strength.reference:
                 weight *= REFERENCE_FACTOR
@@ -138,7 +147,9 @@ def matcher_for(target: Target) -> _Matcher | _SymbolMatcher | None:
     name = target.name
     if target.kind == TargetKind.symbol:
         signatures = (target.before, target.after)
-        mentions = SymbolMentions.of(name, target.source, tuple(target.params), signatures)
+        mentions = SymbolMentions.of(
+            name, target.source, tuple(target.params), signatures, returns=bool(target.returns)
+        )
         return _SymbolMatcher(target, mentions) if mentions is not None else None
     if target.kind == TargetKind.path:
         path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
@@ -246,6 +257,7 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) ->
                 excerpt=line.strip()[:_EXCERPT],
                 score=round(score, 3),
                 seen=list(hit.seen),
+                returns=hit.returns,
             )
     return list(best.values())
 

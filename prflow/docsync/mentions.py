@@ -39,6 +39,7 @@ from enum import IntEnum
 from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
 from prflow.analysis.stale_docs import _LineContext as LineContext
 from prflow.docsync.calls import CallArguments, Signature, balanced, parameters, seen_changes
+from prflow.docsync.results import ResultUse, result_use
 
 _PLAIN_WORD = re.compile(r"[a-z]+")
 _CODE_DIRECTIVE = re.compile(
@@ -246,6 +247,8 @@ class Mention:
 
     strength: Strength
     seen: tuple[str, ...] = ()
+    result: ResultUse | None = None
+    """For a changed return type: how the line uses the call's result (None: it does not)."""
 
 
 _NONE = Mention(Strength.none)
@@ -270,6 +273,8 @@ class SymbolMentions:
     """How callers passed arguments at base and pass them at head (both, or neither known)."""
     module: bool = False
     """The symbol is a module (its source file is the module of that name)."""
+    returns: bool = False
+    """Its return type changed: a call whose result the line uses can see that."""
 
     @classmethod
     def of(
@@ -278,6 +283,8 @@ class SymbolMentions:
         source: str | None = None,
         params: tuple[str, ...] = (),
         signatures: tuple[str | None, str | None] = (None, None),
+        *,
+        returns: bool = False,
     ) -> SymbolMentions | None:
         """None when the name is too vague to look for (other dunders, a common class).
         ``signatures``: impact's renderings at base and head, for a changed signature."""
@@ -304,6 +311,7 @@ class SymbolMentions:
             before=before if known else None,
             after=after if known else None,
             module=bool(module) and module == ".".join(parts),
+            returns=returns,
         )
 
     def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
@@ -409,7 +417,8 @@ class SymbolMentions:
 
     def _called(self, text: str, tail: str) -> Mention:
         """A call: strong when it can see the change (it passes a changed parameter, or
-        lacks one now required), naming what it sees; a reference when it cannot."""
+        lacks one now required; for a changed return type, it uses the result's shape),
+        naming what it sees; a reference when it cannot."""
         best = _NONE
         if _SIGNATURE_DIRECTIVE.match(text):
             return best  # ``.. method:: name(args)`` declares, it does not call
@@ -418,10 +427,18 @@ class SymbolMentions:
                 continue  # ``def from_crawler(cls, crawler)``: the reader's own method
             if not self._receiver_ok(_receiver(text[: match.start()])):
                 continue
-            seen = self._sees_change(text[match.end() - 1 :] + tail)
-            if seen is not None:
-                return Mention(Strength.strong, seen)
-            best = Mention(Strength.reference)
+            call = text[match.end() - 1 :] + tail
+            seen = self._sees_change(call)
+            used = result_use(text[: match.start()], call) if self.returns else None
+            if used is not None:
+                return Mention(Strength.strong, seen or (), used)
+            if seen is not None and (seen or not self.returns):
+                candidate = Mention(Strength.strong, seen)
+                if not self.returns:
+                    return candidate
+                best = max(best, candidate, key=lambda m: m.strength)
+                continue
+            best = max(best, Mention(Strength.reference), key=lambda m: m.strength)
         return best
 
     def _sees_change(self, call: str) -> tuple[str, ...] | None:
@@ -483,6 +500,8 @@ class SymbolMentions:
         before, after = code[: match.start()], code[match.end() :]
         if _DEFINES.search(before):
             return False  # the doc defines its own function or class of that name
+        if self.owner is not None and not self.constructor and _IMPORT.match(code):
+            return False  # ``from peewee import database``: a module's name, never a member
         if before.endswith("."):
             receiver = _receiver(before)
             if receiver is None:

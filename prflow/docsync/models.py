@@ -42,6 +42,11 @@ class Target(BaseModel):
     )
     before: str | None = Field(default=None, description="For a changed signature: at base")
     after: str | None = Field(default=None, description="For a changed signature: at head")
+    returns: str | None = Field(
+        default=None,
+        description="For a function whose return type changed: what changed "
+        "(``return type `dict` -> `Response```); only a use of the result can see it",
+    )
     leaf_alive: bool = Field(
         default=False,
         description="For a removed config key: its last part is still a key of the file at "
@@ -69,6 +74,11 @@ class Evidence(BaseModel):
         default_factory=list,
         description="For a changed signature: the changed parameters this line passes, lacks "
         "or names (what makes it stale)",
+    )
+    returns: str | None = Field(
+        default=None,
+        description="For a changed return type: how the line uses the call's result and "
+        "what changed (``attribute of the result; return type `dict` -> `Response```)",
     )
     via: str | None = Field(default=None, description="For a link: the affected doc linked to")
 

@@ -130,11 +130,16 @@ def _evidence(item: Evidence) -> str:
 
 
 def seen_text(item: Evidence) -> str:
-    """`` (changed parameter `timeout`)``: what the line passes, lacks or names that changed."""
-    if not item.seen:
-        return ""
-    names = ", ".join(f"`{_cell(name)}`" for name in item.seen)
-    return f" (changed parameter{'s' if len(item.seen) > 1 else ''} {names})"
+    """`` (changed parameter `timeout`)``: what the line passes, lacks or names that changed;
+    `` (attribute of the result; return type `dict` -> `Response`)``: how it uses a result
+    whose type changed."""
+    said = ""
+    if item.seen:
+        names = ", ".join(f"`{_cell(name)}`" for name in item.seen)
+        said = f" (changed parameter{'s' if len(item.seen) > 1 else ''} {names})"
+    if item.returns:
+        said += f" ({_cell(item.returns)})"
+    return said
 
 
 def _cell(text: str) -> str:

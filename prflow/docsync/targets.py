@@ -3,7 +3,8 @@
 Symbols come from impact's API surface diff (:mod:`prflow.analysis.breaking`),
 so a rename or a changed signature is judged once for both kinds; a module that
 impact reports removed also removes the public functions and classes it defined,
-unless the head still defines them elsewhere in the package (they moved). The rest is
+unless the head still defines them elsewhere in the package (they moved); a function
+whose return type changed carries what changed (:mod:`prflow.docsync.results`). The rest is
 read from the changed files' removed and added lines: an option, key or
 variable that was in the base and is gone from the head's changed files is
 removed; one on a line that changed but still exists is modified.
@@ -26,6 +27,7 @@ from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.inherited import kept_members
 from prflow.docsync.mentions import changed_params, is_vague
 from prflow.docsync.models import Change, Target, TargetKind
+from prflow.docsync.results import return_change
 from prflow.source_tree import SourceTree
 
 WEIGHTS = {
@@ -59,6 +61,7 @@ def find_targets(
     """Every target, de-duplicated by (kind, name) keeping the strongest change."""
     found: dict[tuple[TargetKind, str], Target] = {}
     breaking = _without_inherited(breaking, head)
+    returns = _return_changes(breaking)
     for target in [
         *_symbol_targets(breaking),
         *_removed_module_members(changed, breaking, base, head),
@@ -69,6 +72,9 @@ def find_targets(
         key = (target.kind, target.name)
         if key not in found or target.weight > found[key].weight:
             found[key] = target
+    for (kind, name), target in found.items():
+        if kind == TargetKind.symbol and name in returns and target.returns is None:
+            found[(kind, name)] = target.model_copy(update={"returns": returns[name]})
     return sorted(found.values(), key=lambda t: (-t.weight, t.kind, t.name))
 
 
@@ -89,6 +95,20 @@ def _without_inherited(breaking: list[BreakingChange], head: SourceTree) -> list
     roots = {_package_root(b.file) for b in breaking if b.symbol in members}
     kept = kept_members(head, roots, set(members.values()))
     return [b for b in breaking if members.get(b.symbol) not in kept]
+
+
+def _return_changes(breaking: Iterable[BreakingChange]) -> dict[str, str]:
+    """Symbol -> what changed in its return type, from a ``changed_type`` detail or the
+    renderings of any report on it (a changed signature may change the return type too;
+    whichever target wins for the symbol carries it)."""
+    found: dict[str, str] = {}
+    for item in breaking:
+        if item.kind not in (BreakingKind.changed_type, BreakingKind.changed_signature):
+            continue
+        change = return_change(item.before, item.after, item.detail)
+        if change is not None:
+            found.setdefault(item.symbol, change)
+    return found
 
 
 def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:

@@ -9,7 +9,9 @@ from pathlib import Path
 from bench.docsync.eval_set import (
     DocPair,
     drift,
+    extra_held_out_labels,
     load_set,
+    looked_at_packages,
     packaging_only,
     pair_record,
     write_set,
@@ -87,3 +89,27 @@ def test_retired_pairs_leave_the_set_and_extra_tuning_pairs_join_it(tmp_path: Pa
     document["extra_tuning"] = {"pairs": [pair_record(extra)], "ineligible": []}
     manifest.write_text(json.dumps(document))
     assert load_set(manifest) == [COMMITTED[0], COMMITTED[1], extra]
+
+
+def test_a_fresh_held_out_draw_avoids_every_package_looked_at_and_joins_held_out(
+    tmp_path: Path,
+) -> None:
+    """The extra held-out draw must not meet a package any earlier draw saw: neither the
+    committed draw's pairs and refusals nor the extra tuning draw's; its pairs read back in
+    the held-out half, after the tuning ones, and the bench can tell them apart."""
+    manifest = tmp_path / "eval_set.json"
+    refused = [{"package": "six", "base": "1.0", "head": "2.0", "reason": "ships 0 docs"}]
+    write_set(list(COMMITTED), refused, seed=29, count=3, path=manifest)
+    document = json.loads(manifest.read_text())
+    tuning = DocPair(PythonPair("rich", "13.9.4", "14.0.0", "rich", "."), "tune", frozenset(), 3)
+    document["extra_tuning"] = {
+        "pairs": [pair_record(tuning)],
+        "ineligible": [{"package": "attrs", "base": "1", "head": "2", "reason": "no docs"}],
+    }
+    assert looked_at_packages(document) == {"pymongo", "tox", "pathspec", "six", "rich", "attrs"}
+    fresh = DocPair(PythonPair("lxml", "4.9.4", "5.0.0", "lxml", "src"), "held_out", frozenset(), 2)
+    document["extra_held_out"] = {"seed": 229, "pairs": [pair_record(fresh)], "ineligible": []}
+    manifest.write_text(json.dumps(document))
+    assert load_set(manifest) == [*COMMITTED, tuning, fresh]
+    assert extra_held_out_labels(manifest) == {"lxml 4.9.4→5.0.0"}
+    assert extra_held_out_labels(tmp_path / "missing.json") == set()

@@ -369,3 +369,22 @@ def test_titles_links_and_prose_do_not_use_a_removed_name() -> None:
         "import.md": Bucket.must_update,
         "code_title.md": Bucket.must_update,
     }
+
+
+def test_an_import_names_a_module_s_name_never_a_class_member() -> None:
+    """peewee 2.0 removed ``BaseModel.Meta.database``; ``from peewee import database``
+    imports a module-level name, which no change to a class's member can affect."""
+    member = Target(
+        kind=TargetKind.symbol, name="Model.database", change=Change.removed, weight=1.0
+    )
+    top = Target(kind=TargetKind.symbol, name="connect_db", change=Change.removed, weight=1.0)
+    buckets = _buckets(
+        {
+            "imported.rst": "Connect::\n\n    >>> from peewee import database\n",
+            "used.rst": "Connect::\n\n    >>> db = Model.database\n",
+            "top.md": "```python\nfrom peewee import connect_db\n```\n",
+        },
+        member,
+        top,
+    )
+    assert buckets == {"used.rst": Bucket.must_update, "top.md": Bucket.must_update}
