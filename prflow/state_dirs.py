@@ -1,18 +1,31 @@
-"""Where prflow keeps state on this machine: light enough for the command launcher."""
+"""Where prflow keeps state on this machine: light enough for the command launcher.
+
+``platformdirs`` is imported only when a directory is not set in the environment: the
+launcher names its fork server by the data directory on every command, and the import
+(with what it pulls in) is about a quarter of the launcher's own start-up.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-import platformdirs
-
 
 def data_dir() -> Path:
     """Directory for durable local state (SQLite ledger, dev-server history)."""
-    return Path(os.environ.get("PRFLOW_DATA_DIR") or platformdirs.user_data_dir("prflow"))
+    chosen = os.environ.get("PRFLOW_DATA_DIR")
+    if chosen:
+        return Path(chosen)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("prflow"))
 
 
 def cache_dir() -> Path:
     """Directory for rebuildable state (bare mirrors, commit snapshots)."""
-    return Path(os.environ.get("PRFLOW_CACHE_DIR") or platformdirs.user_cache_dir("prflow"))
+    chosen = os.environ.get("PRFLOW_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("prflow"))

@@ -95,8 +95,8 @@ async def workflow_times(
     port: int, workflow_id: str, run_id: str
 ) -> tuple[float, dict[str, float]]:
     """The run's own time, start to close, and each activity's scheduled-to-closed seconds
-    (summed by activity name), as the server recorded them; a local activity's from its
-    marker (first scheduled to completed, ``(local)`` after its name)."""
+    (summed by activity name), as the server recorded them; a local activity is listed by
+    its marker (``(local)`` after its name) with :data:`LOCAL` for its time."""
     from temporalio.client import Client
 
     client = await Client.connect(f"127.0.0.1:{port}")
@@ -119,23 +119,22 @@ async def workflow_times(
         elif event.HasField("marker_recorded_event_attributes"):
             local = _local_activity(event.marker_recorded_event_attributes)
             if local is not None:
-                activities[local[0]] = activities.get(local[0], 0.0) + local[1]
+                activities.setdefault(local, LOCAL)
     total = (described.close_time - described.start_time).total_seconds()
     return total, activities
 
 
-def _local_activity(marker: Any) -> tuple[str, float] | None:
-    """``(name (local), seconds)`` of a local activity's marker, None for another marker."""
+LOCAL = -1.0
+"""The time :func:`workflow_times` gives a local activity: the history has none."""
+
+
+def _local_activity(marker: Any) -> str | None:
+    """``name (local)`` of a local activity's marker, None for another marker. The server
+    keeps no start time for a local activity (it ran inside a workflow task)."""
     if marker.marker_name != "core_local_activity" or "data" not in marker.details:
         return None
     data = json.loads(marker.details["data"].payloads[0].data)
-
-    def seconds(stamp: dict[str, int]) -> float:
-        return stamp["seconds"] + stamp["nanos"] / 1e9
-
-    # the schedule time is the workflow task's clock: a first step can read a little short
-    took = seconds(data["complete_time"]) - seconds(data["original_schedule_time"])
-    return f"{data['activity_type']} (local)", max(took, 0.0)
+    return f"{data['activity_type']} (local)"
 
 
 def _children_cpu() -> float:

@@ -30,6 +30,7 @@ from pathlib import Path
 from bench.impact.__main__ import prepare_repo
 from bench.impact.accuracy import timed_griffe
 from bench.impact.client_time import (
+    LOCAL,
     PHASES,
     ClientRun,
     marked_cli,
@@ -138,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  workflow (server) {statistics.median(r.workflow for r in runs):6.3f}s")
     for name in activities[0]:
         seconds = statistics.median(a.get(name, 0.0) for a in activities)
-        print(f"    activity {name:<28} {seconds:6.3f}s")
+        shown = "  (in a workflow task)" if seconds == LOCAL else f"{seconds:6.3f}s"
+        print(f"    activity {name:<28} {shown}")
     print(f"  client CPU        {statistics.median(r.cpu for r in runs):6.3f}s")
     forked = sum(r.forked for r in runs)
     print(f"  forked from the warm fork server: {forked} of {len(runs)} commands")

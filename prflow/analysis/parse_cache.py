@@ -198,7 +198,9 @@ class ParsedFiles:
         """Parse each content once: ``jobs`` maps a cache key to a path holding that content
         (the parser's file name, and the name a skip is recorded under), ``texts`` the key
         to the text. Returns results by key."""
-        keys = sorted(jobs, key=lambda key: (jobs[key], key))
+        # longest first: the last file a pool process takes is then a short one, so neither
+        # process idles long while the other finishes a big module
+        keys = sorted(jobs, key=lambda key: (-len(texts[key]), jobs[key], key))
         self.parsed_count += len(keys)
         if self.progress is not None and keys:
             self.progress(f"parsing {len(keys)} files")
@@ -303,10 +305,11 @@ def _parse_in_workers(
     context = multiprocessing.get_context("forkserver")
     while pending:
         with _main_left_out():
-            pool = context.Pool(
+            pool = _ParsePool(
                 processes=max(1, min(2, multiprocessing.cpu_count())),
                 initializer=_load_parser,
                 initargs=(_pickled(parse),),
+                context=context,
             )
         try:
             try:
@@ -334,6 +337,21 @@ def _parse_in_workers(
         finally:
             pool.terminate()
             pool.join()
+
+
+class _ParsePool(multiprocessing.pool.Pool):
+    """A pool whose worker-keeping thread sleeps while results stream in.
+
+    The standard pool's thread also wakes on its result pipe, and while results wait there
+    (until the result thread reads them) it loops without blocking: about 1,000 turns and
+    40-60 ms of the parent's CPU for a release pair's 91 files, on the two cores the parse
+    processes need, holding the GIL the activity's own thread wants. It still wakes when a
+    worker exits (to replace it) and on the pool's notifier (close, terminate, an emptied
+    job cache), as ``multiprocessing.pool.ThreadPool`` does.
+    """
+
+    def _get_sentinels(self) -> list[object]:
+        return [self._change_notifier._reader]  # type: ignore[attr-defined]
 
 
 def _pickled(parse: Parser) -> bytes:

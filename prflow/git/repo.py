@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # loaded where used: the CLI's ref checks import this module,
 LOCAL_TIMEOUT = 300.0
 ANY_EXIT = tuple(range(256))
 """``ok_codes`` for a caller that reads git's exit code itself."""
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 NETWORK_TIMEOUT = 1_800.0
 
 _SCRUBBED_ENV = (
@@ -205,25 +206,46 @@ def _remote_url(location: str) -> str:
     return location.strip().rstrip("/")
 
 
+_OPENED_LIMIT = 256
+_opened: dict[str, GitRepo] = {}
+"""Checkouts this process opened, by absolute path: a warm worker's activities reopen the
+same checkout for every step, and finding its git directory costs two git processes."""
+
+
 def open_local(location: str) -> GitRepo:
     """A local checkout or bare repository, read in place."""
     path = Path(location).expanduser()
+    known = _opened.get(str(path.absolute()))
+    if known is not None and known.git_dir.is_dir():
+        return known  # what git would answer again: the layout on disk decides it
     if not path.exists():
         raise UserError(
             f"repository path {location} does not exist; pass a git checkout directory or a "
             "clone URL"
         )
-    try:
-        done = run_git(["-C", str(path), "rev-parse", "--absolute-git-dir"])
-    except GitError:
-        raise UserError(
-            f"{location} is not a git repository; pass the directory of a git checkout "
-            "(where `git status` works) or a clone URL"
-        ) from None
-    git_dir = Path(_stdout(done))
-    top = run_git(["-C", str(path), "rev-parse", "--show-toplevel"], ok_codes=(0, 128))
-    shown = _stdout(top) if top.returncode == 0 and _stdout(top) else str(git_dir)
-    return GitRepo(git_dir=git_dir, key=_key_of(str(git_dir)), location=shown, remote=False)
+    # a checkout answers both in one process; a bare repository has no top level
+    both = run_git(
+        ["-C", str(path), "rev-parse", "--absolute-git-dir", "--show-toplevel"],
+        ok_codes=(0, 128),
+    )
+    lines = both.stdout.decode("utf-8", errors="replace").splitlines()
+    if both.returncode == 0 and len(lines) == 2 and all(lines):
+        git_dir, shown = Path(lines[0]), lines[1]
+    else:
+        try:
+            done = run_git(["-C", str(path), "rev-parse", "--absolute-git-dir"])
+        except GitError:
+            raise UserError(
+                f"{location} is not a git repository; pass the directory of a git checkout "
+                "(where `git status` works) or a clone URL"
+            ) from None
+        git_dir = Path(_stdout(done))
+        shown = str(git_dir)
+    repo = GitRepo(git_dir=git_dir, key=_key_of(str(git_dir)), location=shown, remote=False)
+    if len(_opened) >= _OPENED_LIMIT:
+        _opened.clear()
+    _opened[str(path.absolute())] = repo
+    return repo
 
 
 def mirror_dir(url: str) -> Path:
@@ -328,6 +350,22 @@ def commit_of(repo: GitRepo, rev: str) -> str | None:
     return sha if done.returncode == 0 and sha else None
 
 
+def _commits_of(repo: GitRepo, base: str, head: str) -> tuple[str, str] | None:
+    """Both refs' commits from one git process, or None when either does not name one
+    (then each is resolved alone, for the error that says which)."""
+    if base.startswith("-") or head.startswith("-"):
+        return None
+    done = run_git(
+        ["rev-parse", "--end-of-options", f"{base}^{{commit}}", f"{head}^{{commit}}"],
+        git_dir=repo.git_dir,
+        ok_codes=ANY_EXIT,
+    )
+    shas = done.stdout.decode("ascii", errors="replace").split()
+    if done.returncode != 0 or len(shas) != 2 or not all(_SHA.fullmatch(sha) for sha in shas):
+        return None
+    return shas[0], shas[1]
+
+
 def _resolve_ref(repo: GitRepo, ref: str, role: str) -> str:
     sha = commit_of(repo, ref)
     if sha is None and repo.remote and ref.startswith("origin/"):
@@ -348,8 +386,9 @@ def resolve_range(spec: RepoSpec, base: str | None, head: str) -> ResolvedRange:
     """
     repo = open_repo(spec.location, refresh=True, pr_number=spec.pr_number)
     base = base or default_base(repo)
-    base_sha = _resolve_ref(repo, base, "base")
-    head_sha = _resolve_ref(repo, head, "head")
+    both = _commits_of(repo, base, head)
+    base_sha = both[0] if both else _resolve_ref(repo, base, "base")
+    head_sha = both[1] if both else _resolve_ref(repo, head, "head")
     done = run_git(["merge-base", base_sha, head_sha], git_dir=repo.git_dir, ok_codes=(0, 1))
     if done.returncode != 0 and _is_shallow(repo):
         raise UserError(
@@ -395,28 +434,39 @@ def repo_for_range(r: ResolvedRange) -> GitRepo:
     return repo
 
 
-def _has_commit(repo: GitRepo, sha: str) -> bool:
+def _missing_commits(repo: GitRepo, shas: Sequence[str]) -> list[str]:
+    """Which of ``shas`` are not commits of ``repo``: one ``git cat-file --batch-check``
+    for all of them (every activity checks a range's three commits before reading)."""
+    wanted = list(dict.fromkeys(shas))
+    if not wanted:
+        return []
     done = run_git(
-        ["cat-file", "-e", f"{sha}^{{commit}}"], git_dir=repo.git_dir, ok_codes=(0, 1, 128)
+        ["cat-file", "--batch-check=%(objecttype)"],
+        git_dir=repo.git_dir,
+        stdin="".join(f"{sha}\n" for sha in wanted).encode(),
+        ok_codes=(0, 1, 128),
     )
-    return done.returncode == 0
+    kinds = done.stdout.decode("utf-8", errors="replace").splitlines()
+    if done.returncode != 0 or len(kinds) != len(wanted):
+        return wanted
+    return [sha for sha, kind in zip(wanted, kinds, strict=True) if kind.strip() != "commit"]
 
 
 def ensure_commits(repo: GitRepo, shas: Sequence[str]) -> None:
     """Fetch into the mirror when a commit another worker saw is missing here."""
-    missing = [sha for sha in dict.fromkeys(shas) if not _has_commit(repo, sha)]
+    missing = _missing_commits(repo, shas)
     if missing and repo.remote:
         with _mirror_lock(repo.git_dir):
             run_git(["fetch", "--quiet", "origin"], git_dir=repo.git_dir, timeout=NETWORK_TIMEOUT)
             for sha in missing:
-                if not _has_commit(repo, sha):
+                if _missing_commits(repo, [sha]):
                     run_git(
                         ["fetch", "--quiet", "origin", sha],
                         git_dir=repo.git_dir,
                         ok_codes=(0, 1, 128),
                         timeout=NETWORK_TIMEOUT,
                     )
-        missing = [sha for sha in missing if not _has_commit(repo, sha)]
+        missing = _missing_commits(repo, missing)
     if missing:
         raise UserError(
             f"commit {missing[0][:12]} is no longer in {repo.location} (history rewritten?); "

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from prflow.errors import UserError
-from prflow.git.repo import resolve_range
+from prflow.git.repo import ensure_commits, open_local, resolve_range
 from prflow.repo_models import RepoSpec
 from tests.support.fixtures_git import GitRepoBuilder, PullRequestRepo
 
@@ -72,3 +74,48 @@ def test_unrelated_histories_are_a_user_error(git_repo: GitRepoBuilder, prflow_c
 
     with pytest.raises(UserError, match="share no history"):
         resolve_range(RepoSpec(location=str(git_repo.path)), "main", "island")
+
+
+def test_an_unknown_base_is_named_as_the_base(pr_repo: PullRequestRepo) -> None:
+    # both refs are read by one git process; a failure is still told ref by ref
+    with pytest.raises(UserError) as caught:
+        resolve_range(RepoSpec(location=str(pr_repo.path)), "no-such-base", "feature")
+
+    assert "base ref 'no-such-base'" in caught.value.message
+
+
+def test_a_bare_repository_resolves_and_is_named_by_its_git_directory(
+    pr_repo: PullRequestRepo, tmp_path: Path
+) -> None:
+    bare = tmp_path / "shop.git"
+    subprocess.run(
+        ["git", "clone", "--quiet", "--bare", str(pr_repo.path), str(bare)],
+        check=True,
+        capture_output=True,
+    )
+
+    r = resolve_range(RepoSpec(location=str(bare)), "main", "feature")
+
+    assert (r.base_sha, r.head_sha) == (pr_repo.main_sha, pr_repo.head_sha)
+    assert r.location == str(bare)
+
+
+def test_a_checkout_reopened_after_its_git_directory_went_is_no_repository(
+    git_repo: GitRepoBuilder, prflow_cache: Path
+) -> None:
+    # a worker remembers checkouts it opened; one whose .git is gone must not resolve
+    git_repo.write("a.txt", "a\n")
+    git_repo.commit("first")
+    resolve_range(RepoSpec(location=str(git_repo.path)), "main", "main")
+    shutil.rmtree(git_repo.path / ".git")
+
+    with pytest.raises(UserError, match="not a git repository"):
+        resolve_range(RepoSpec(location=str(git_repo.path)), "main", "main")
+
+
+def test_a_range_whose_commit_is_gone_says_so(pr_repo: PullRequestRepo) -> None:
+    r = resolve_range(RepoSpec(location=str(pr_repo.path)), "main", "feature")
+    ensure_commits(open_local(str(pr_repo.path)), [r.base_sha, r.head_sha])  # all present
+
+    with pytest.raises(UserError, match="no longer in"):
+        ensure_commits(open_local(str(pr_repo.path)), [r.base_sha, "0" * 40])
