@@ -41,6 +41,7 @@ from bench.impact.client_time import (
 from bench.impact.errors import BenchError
 from bench.impact.layout import DEFAULT_ROOT, WorkDir, fresh_dir
 from bench.impact.pairs import PYTHON_PAIR, PythonPair
+from bench.impact.process_cpu import tree_cpu_seconds, warm_worker_pid
 from bench.impact.repos import BASE_REF, HEAD_REF, git
 from bench.impact.snapshots import snapshot_pair
 
@@ -84,7 +85,7 @@ def _cool(state: Path) -> None:
 
 def measure(
     pair: PythonPair, work: WorkDir, runs: int
-) -> tuple[list[ClientRun], list[float], list[int], list[dict[str, float]]]:
+) -> tuple[list[ClientRun], list[float], list[int], list[dict[str, float]], list[float]]:
     repo = prepare_repo(pair, work).resolve()
     base, head = snapshot_pair(repo, work.anchor(pair))
     search = pair.search_path.strip("./")
@@ -94,14 +95,19 @@ def measure(
     griffe: list[float] = []
     found: list[int] = []
     activities: list[dict[str, float]] = []
+    worker_cpu: list[float] = []
     try:
         print(f"bench: {pair.label}: first command (starts the warm worker)", file=sys.stderr)
         cli.impact(repo, report)
         wait_for_fork_server(cli)
+        worker = warm_worker_pid(state / "data")
         for round_ in range(runs):
             names = _recommit(repo, round_)
             _cool(state)
+            before = tree_cpu_seconds(worker) if worker is not None else 0.0
             run, figures = one_run(cli, repo, report, times, *names)
+            if worker is not None:
+                worker_cpu.append(tree_cpu_seconds(worker) - before)
             results.append(run)
             facts = json.loads(times.read_text(encoding="utf-8").splitlines()[-1])["facts"]
             _, per_activity = asyncio.run(
@@ -112,7 +118,7 @@ def measure(
             griffe.append(timed_griffe(base / search, head / search, pair.import_package))
     finally:
         cli.stop_warm_worker()
-    return results, griffe, found, activities
+    return results, griffe, found, activities, worker_cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     try:
-        runs, griffe, found, activities = measure(
+        runs, griffe, found, activities, worker_cpu = measure(
             PYTHON_PAIR, WorkDir(args.work_dir.resolve()), args.runs
         )
     except BenchError as err:
@@ -142,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         shown = "  (in a workflow task)" if seconds == LOCAL else f"{seconds:6.3f}s"
         print(f"    activity {name:<28} {shown}")
     print(f"  client CPU        {statistics.median(r.cpu for r in runs):6.3f}s")
+    if worker_cpu:
+        print(f"  warm worker CPU   {statistics.median(worker_cpu):6.3f}s (its process tree)")
     forked = sum(r.forked for r in runs)
     print(f"  forked from the warm fork server: {forked} of {len(runs)} commands")
     print(f"prflow impact (whole command)  {wall:6.3f}s")
