@@ -21,6 +21,7 @@ import multiprocessing.pool
 import pickle
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -155,10 +156,16 @@ class ParsedFiles:
             keys[(id(tree), path)] = key
             texts.setdefault(key, text)
         cached = self.cache.get_many(sorted(set(keys.values())))
-        # one parse per distinct content, named by the first path that has it
+        # one parse per distinct content, named by the first path that has it; a content
+        # whose parse ran out of time moments ago is not given its budget again
         jobs: dict[str, str] = {}
         for (_, path), key in keys.items():
-            if key not in cached:
+            if key in cached:
+                continue
+            reason = TIMED_OUT.reason(key)
+            if reason is not None:
+                self.skip(path, reason)
+            else:
                 jobs.setdefault(key, path)
         fresh = self._parse(jobs, texts)
         self.cache.put_many(fresh)
@@ -246,6 +253,42 @@ class ParsedFiles:
         return done
 
 
+class TimedOut:
+    """Contents whose parse ran out of time in this process lately, with the reason.
+
+    One run asks for a file's parse several times (the prefetch of both sides, each
+    side's import graph, the API comparison): a hostile file that exhausts its budget
+    would cost that budget each time. Within :attr:`seconds` it is listed as not
+    analysed at once, with the same reason; after that it gets a fresh try (a budget
+    lost to a moment of load is not held against a file for long).
+    """
+
+    def __init__(self, seconds: float = 600.0, limit: int = 1024) -> None:
+        self.seconds = seconds
+        self.limit = limit
+        self._reasons: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def note(self, key: str, reason: str) -> None:
+        with self._lock:
+            if len(self._reasons) >= self.limit:
+                self._reasons.clear()
+            self._reasons[key] = (time.monotonic(), reason)
+
+    def reason(self, key: str) -> str | None:
+        with self._lock:
+            found = self._reasons.get(key)
+            if found is None:
+                return None
+            if time.monotonic() - found[0] > self.seconds:
+                del self._reasons[key]
+                return None
+            return found[1]
+
+
+TIMED_OUT = TimedOut()
+
+
 PARSER_MODULES = ("prflow.analysis.py_summary",)
 """Modules of the parsers a big tree needs; :func:`start_parse_workers` preloads them."""
 
@@ -329,7 +372,9 @@ def _parse_in_workers(
                 try:
                     done[key] = job.get(timeout=limits.seconds_per_file)
                 except multiprocessing.TimeoutError:
-                    skip(key, f"parsing took longer than {limits.seconds_per_file:g} s")
+                    reason = f"parsing took longer than {limits.seconds_per_file:g} s"
+                    TIMED_OUT.note(key, reason)
+                    skip(key, reason)
                     pending = [k for k, j in jobs[index + 1 :] if not _finished(j, done, k)]
                     break
                 except Exception as exc:  # a parser bug on one file must not sink the rest

@@ -7,6 +7,7 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from prflow.analysis.parse_cache import (
     MemoryParseCache,
     ParsedFiles,
     ParserSpec,
+    TimedOut,
     start_parse_workers,
 )
 from prflow.analysis.py_summary import summary_parser
@@ -172,6 +174,31 @@ def test_a_file_over_its_parse_budget_is_still_listed_and_the_others_parsed() ->
     assert [(n.path, n.reason) for n in parsed.skipped.values()] == [
         ("slow/b.py", "parsing took longer than 1 s")
     ]
+
+
+def test_a_file_that_ran_out_of_time_is_not_given_its_budget_again_by_the_next_reader() -> None:
+    # the prefetch, both graphs and the API comparison each ask for the same content: a
+    # hostile file must cost its budget once, not once per reader
+    files = {"pkg/a.py": "A = 11\n", "slow/late.py": "L = 2\n", "pkg/c.py": "C = 33\n"}
+    limits = InputLimits(seconds_per_file=1.0, parallel_from=2, parallel_from_when_ready=2)
+    first = ParsedFiles(_slow_start_parser(), MemoryParseCache(), limits)
+    first.get_many(MemoryTree(files), sorted(files))
+    assert "slow/late.py" in first.skipped
+
+    again = ParsedFiles(_slow_start_parser(), MemoryParseCache(), limits)
+    started = time.monotonic()
+    found = again.get_many(MemoryTree({"slow/late.py": files["slow/late.py"]}), ["slow/late.py"])
+    assert found == {}
+    assert again.skipped["slow/late.py"].reason == "parsing took longer than 1 s"
+    assert again.parsed_count == 0 and time.monotonic() - started < 1.0
+
+
+def test_a_timed_out_content_gets_a_fresh_try_once_its_note_is_old() -> None:
+    notes = TimedOut(seconds=0.05)
+    notes.note("python/1/abc", "parsing took longer than 20 s")
+    assert notes.reason("python/1/abc") == "parsing took longer than 20 s"
+    time.sleep(0.1)
+    assert notes.reason("python/1/abc") is None
 
 
 def test_workers_that_cannot_start_in_time_leave_the_files_to_the_inline_parser() -> None:
