@@ -14,7 +14,9 @@ and every candidate judged ineligible with its reason, and the bench reads it;
 ``python -m bench.docsync --redraw`` draws again here and rewrites it, saying how the new
 draw differs. ``--extra-tuning N`` (:func:`extend_tuning`) leaves the held-out half as
 committed: it retires tuning pairs the current rules call packaging-only and adds N tuning
-pairs from a draw of its own.
+pairs from a draw of its own; ``--extra-held-out N`` adds never-seen held-out pairs.
+``--round 2`` makes a later round of either draw (:data:`EXTRA_DRAWS`), over the packages no
+earlier draw looked at.
 """
 
 from __future__ import annotations
