@@ -27,9 +27,11 @@ from pathlib import Path
 from bench.docsync.edits import EditAudit, audit_edits
 from bench.docsync.eval_set import (
     COUNT,
+    EXTRA_DRAWS,
     EXTRA_SEED_OFFSET,
     HELD_OUT_SEED_OFFSET,
     MANIFEST,
+    ROUND_SEED_STEP,
     SEED,
     TUNED_IN_ROUND_ONE,
     DocPair,
@@ -244,6 +246,47 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     )
 
 
+def subsets(scores: Sequence[PairScore]) -> list[tuple[Half, str, list[PairScore]]]:
+    """The parts of each half printed on their own: each extra draw alone, the committed
+    held-out pairs, and the held-out half without the pairs round 1 tuned on."""
+    drawn = {key: extra_held_out_labels(key=key) for key in EXTRA_DRAWS}
+    extra = set().union(*drawn.values())
+    held_out = [s for s in scores if s.item.half == "held_out"]
+    tuning = [s for s in scores if s.item.half == "tune"]
+    found: list[tuple[Half, str, list[PairScore]]] = [
+        (
+            "tune",
+            "tuning half, the second extra draw alone",
+            _labelled(tuning, drawn[EXTRA_DRAWS[2]]),
+        ),
+        (
+            "held_out",
+            "held-out half without the pairs round 1 tuned on",
+            [s for s in held_out if s.item.pair.package not in TUNED_IN_ROUND_ONE],
+        ),
+        (
+            "held_out",
+            "held-out half, the committed pairs alone",
+            [s for s in held_out if s.item.pair.label not in extra],
+        ),
+        (
+            "held_out",
+            "held-out half, the extra draw alone",
+            _labelled(held_out, drawn[EXTRA_DRAWS[1]]),
+        ),
+        (
+            "held_out",
+            "held-out half, the second extra draw alone",
+            _labelled(held_out, drawn[EXTRA_DRAWS[3]]),
+        ),
+    ]
+    return found
+
+
+def _labelled(scores: Sequence[PairScore], labels: set[str]) -> list[PairScore]:
+    return [s for s in scores if s.item.pair.label in labels]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.docsync", description=__doc__)
     parser.add_argument("--only", help="Run one package of the set, e.g. click")
@@ -277,6 +320,15 @@ def main(argv: list[str] | None = None) -> int:
         f"neither the committed draw nor the extra tuning draw looked at (rewrites "
         f"{MANIFEST.name}; nothing else changes), then stop",
     )
+    parser.add_argument(
+        "--round",
+        type=int,
+        default=1,
+        dest="round_number",
+        help=f"With --extra-tuning or --extra-held-out: which round of extra draws (2 adds "
+        f"{ROUND_SEED_STEP} to the seed offset and avoids every package an earlier draw "
+        "looked at; stored under extra_tuning_2 / extra_held_out_2)",
+    )
     args = parser.parse_args(argv)
     work = WorkDir(args.root)
     for count, extend, title in (
@@ -286,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         if not count:
             continue
         try:
-            extra = extend(work, count)
+            extra = extend(work, count, round_number=args.round_number)
         except BenchError as err:
             print(f"bench: {err}", file=sys.stderr)
             return 2
@@ -312,19 +364,9 @@ def main(argv: list[str] | None = None) -> int:
         in_half = [s for s in scores if s.item.half == half]
         if in_half:
             print_half(half, in_half)
-    held_out = [s for s in scores if s.item.half == "held_out"]
-    fresh = extra_held_out_labels()
-    for title, subset in (
-        (
-            "held-out half without the pairs round 1 tuned on",
-            [s for s in held_out if s.item.pair.package not in TUNED_IN_ROUND_ONE],
-        ),
-        (
-            "held-out half, the extra draw alone",
-            [s for s in held_out if s.item.pair.label in fresh],
-        ),
-    ):
-        if subset and len(subset) < len(held_out):
+    for half, title, subset in subsets(scores):
+        in_half = [s for s in scores if s.item.half == half]
+        if subset and len(subset) < len(in_half):
             print_totals(f"{title} ({len(subset)} pairs)", subset)
             print()
     timed = [s for s in scores if s.docsync_seconds is not None and s.impact_seconds is not None]

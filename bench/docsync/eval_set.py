@@ -14,7 +14,9 @@ and every candidate judged ineligible with its reason, and the bench reads it;
 ``python -m bench.docsync --redraw`` draws again here and rewrites it, saying how the new
 draw differs. ``--extra-tuning N`` (:func:`extend_tuning`) leaves the held-out half as
 committed: it retires tuning pairs the current rules call packaging-only and adds N tuning
-pairs from a draw of its own.
+pairs from a draw of its own; ``--extra-held-out N`` adds never-seen held-out pairs.
+``--round 2`` makes a later round of either draw (:data:`EXTRA_DRAWS`), over the packages no
+earlier draw looked at.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ EXTRA_SEED_OFFSET = 100
 """The extra tuning draw's seed is the set's seed plus this (``--extra-tuning``)."""
 HELD_OUT_SEED_OFFSET = 200
 """The extra held-out draw's seed is the set's seed plus this (``--extra-held-out``)."""
+ROUND_SEED_STEP = 200
+"""Each later round of extra draws (``--round 2``) adds this to both offsets: round 2's
+tuning draw uses seed + 300, its held-out draw seed + 400."""
+EXTRA_DRAWS = ("extra_tuning", "extra_held_out", "extra_tuning_2", "extra_held_out_2")
+"""The committed file's keys of the extra draws, in the order they were drawn: each later one
+avoids every package an earlier one looked at, and the set reads their pairs in this order."""
 COUNT = 20
 KIND: LineKind = "major"
 """Major-line boundaries: where upstream breaks APIs and rewrites docs alongside."""
@@ -336,9 +344,8 @@ def load_set(path: Path = MANIFEST) -> list[DocPair]:
     document = json.loads(path.read_text(encoding="utf-8"))
     retired = {_label(record) for record in document.get("retired", [])}
     pairs = [_from_record(r) for r in document["pairs"] if _label(r) not in retired]
-    extra = document.get("extra_tuning", {}).get("pairs", [])
-    held_out = document.get("extra_held_out", {}).get("pairs", [])
-    return pairs + [_from_record(record) for record in [*extra, *held_out]]
+    extra = [r for key in EXTRA_DRAWS for r in _records(document.get(key, {}), "pairs")]
+    return pairs + [_from_record(record) for record in extra if isinstance(record, dict)]
 
 
 def _label(record: Mapping[str, object]) -> str:
@@ -433,10 +440,14 @@ def extend_tuning(
     count: int,
     *,
     seed: int = SEED,
+    round_number: int = 1,
     manifest: Path = MANIFEST,
     progress: Callable[[str], None] = _progress,
 ) -> list[DocPair]:
     """Add ``count`` tuning pairs to the committed set without touching its held-out half.
+
+    A later round (``round_number`` 2: key ``extra_tuning_2``, seed + 300) draws over the
+    packages no earlier draw looked at (:func:`looked_at_packages`) and retires nothing.
 
     Committed tuning pairs that the current eligibility calls packaging-only
     (:func:`packaging_only`) are retired from the set, with the reason. The extra pairs come
@@ -444,6 +455,8 @@ def extend_tuning(
     and line kind) over the packages the committed draw never looked at, so no held-out
     package can come back; all of them go to the tuning half. An earlier extra draw is
     replaced. Returns the extra pairs."""
+    if round_number > 1:
+        return _later_round(work, count, "tune", round_number, seed, manifest, progress)
     document = json.loads(manifest.read_text(encoding="utf-8"))
     eligible = Eligibility(work)
     retired: list[dict[str, object]] = []
@@ -488,26 +501,43 @@ def _extra_draw(
     return [replace(eligible.doc_pair(pair), half=half) for pair in drawn], refused
 
 
-def extra_held_out_labels(manifest: Path = MANIFEST) -> set[str]:
-    """The labels (``pkg base→head``) of the extra held-out draw's pairs, if any."""
+def draw_key(half: Half, round_number: int = 1) -> str:
+    """The committed file's key of an extra draw: ``extra_tuning``, ``extra_held_out_2``..."""
+    key = "extra_tuning" if half == "tune" else "extra_held_out"
+    return key if round_number == 1 else f"{key}_{round_number}"
+
+
+def draw_seed(half: Half, round_number: int = 1, *, seed: int = SEED) -> int:
+    """The seed of an extra draw: + 100 (tuning) or + 200 (held out), + 200 per later round."""
+    offset = EXTRA_SEED_OFFSET if half == "tune" else HELD_OUT_SEED_OFFSET
+    return seed + offset + ROUND_SEED_STEP * (round_number - 1)
+
+
+def extra_held_out_labels(manifest: Path = MANIFEST, key: str = "extra_held_out") -> set[str]:
+    """The labels (``pkg base→head``) of one extra draw's pairs (by default the first extra
+    held-out draw's), if any."""
     if not manifest.is_file():
         return set()
     document = json.loads(manifest.read_text(encoding="utf-8"))
-    return {_label(r) for r in document.get("extra_held_out", {}).get("pairs", [])}
+    draw = document.get(key, {})
+    return {_label(r) for r in _records(draw, "pairs") if isinstance(r, Mapping)}
 
 
-def looked_at_packages(document: Mapping[str, object]) -> set[str]:
-    """Every package the committed draw and the extra tuning draw looked at: their pairs and
-    the candidates they judged ineligible (a fresh held-out draw must not meet them again)."""
+def looked_at_packages(document: Mapping[str, object], draw: str = "extra_held_out") -> set[str]:
+    """Every package the committed draw and the extra draws made before ``draw`` (in
+    :data:`EXTRA_DRAWS` order) looked at: their pairs and the candidates they judged
+    ineligible (``draw`` must not meet them again; redoing it gives the same pairs)."""
     records: list[object] = [*_records(document, "pairs"), *_records(document, "ineligible")]
-    extra = document.get("extra_tuning")
-    if isinstance(extra, Mapping):
-        records += [*_records(extra, "pairs"), *_records(extra, "ineligible")]
+    for key in EXTRA_DRAWS[: EXTRA_DRAWS.index(draw)]:
+        records += [
+            *_records(document.get(key), "pairs"),
+            *_records(document.get(key), "ineligible"),
+        ]
     return {str(r["package"]) for r in records if isinstance(r, Mapping)}
 
 
-def _records(document: Mapping[str, object], key: str) -> list[object]:
-    found = document.get(key, [])
+def _records(document: object, key: str) -> list[object]:
+    found = document.get(key, []) if isinstance(document, Mapping) else []
     return list(found) if isinstance(found, list) else []
 
 
@@ -516,10 +546,14 @@ def extend_held_out(
     count: int,
     *,
     seed: int = SEED,
+    round_number: int = 1,
     manifest: Path = MANIFEST,
     progress: Callable[[str], None] = _progress,
 ) -> list[DocPair]:
     """Add ``count`` never-seen pairs to the held-out half.
+
+    A later round (``round_number`` 2: key ``extra_held_out_2``, seed + 400) draws over the
+    packages no earlier draw looked at, the second extra tuning draw's included.
 
     The committed held-out half is small and the first round tuned on three of its pairs
     (another machine drew them into its tuning half), so a fresh draw of its own
@@ -527,6 +561,8 @@ def extend_held_out(
     the packages neither the committed draw nor the extra tuning draw looked at (pairs or
     judged ineligible) adds pairs no rule was made on; all of them go to the held-out half.
     An earlier extra held-out draw is replaced. Returns the extra pairs."""
+    if round_number > 1:
+        return _later_round(work, count, "held_out", round_number, seed, manifest, progress)
     document = json.loads(manifest.read_text(encoding="utf-8"))
     eligible = Eligibility(work)
     held_seed = seed + HELD_OUT_SEED_OFFSET
@@ -545,4 +581,38 @@ def extend_held_out(
     }
     manifest.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
     progress(f"added {len(extra)} held-out pairs to {manifest}")
+    return extra
+
+
+def _later_round(
+    work: WorkDir,
+    count: int,
+    half: Half,
+    round_number: int,
+    seed: int,
+    manifest: Path,
+    progress: Callable[[str], None],
+) -> list[DocPair]:
+    """A later round's extra draw into ``half``, stored under :func:`draw_key`."""
+    key = draw_key(half, round_number)
+    if key not in EXTRA_DRAWS:
+        raise BenchError(f"no extra draw round {round_number} (known: {', '.join(EXTRA_DRAWS)})")
+    document = json.loads(manifest.read_text(encoding="utf-8"))
+    looked_at = looked_at_packages(document, key)
+    draw = draw_seed(half, round_number, seed=seed)
+    extra, refused = _extra_draw(Eligibility(work), draw, count, looked_at, half)
+    document[key] = {
+        "seed": draw,
+        "count": count,
+        "rules": RULES,
+        "eligible": "as the set's draw, and the head keeps >= "
+        f"{MIN_DOCS} of the base's docs (bench.docsync.eval_set.packaging_only)",
+        "drawn_from": f"packages no earlier draw looked at ({len(looked_at)}: the committed "
+        f"draw and {', '.join(EXTRA_DRAWS[: EXTRA_DRAWS.index(key)])}, pairs or judged "
+        f"ineligible); every pair goes to the {'tuning' if half == 'tune' else 'held-out'} half",
+        "pairs": [pair_record(item) for item in extra],
+        "ineligible": refused,
+    }
+    manifest.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    progress(f"added {len(extra)} pairs to {manifest} under {key}")
     return extra

@@ -8,7 +8,8 @@ that cannot see it, a bare reference or a prose mention much less (an example
 passing a removed keyword goes stale, ``f('x')`` and a pointer to ``f`` do not); for a
 changed return type, only a line using the result's shape (an attribute, an item,
 unpacking, iteration; :mod:`prflow.docsync.results`) scores in full; a removed
-symbol named only in prose, a title or a link's text is no use of it either.
+symbol named only in prose, a title or a link's text is no use of it either; a
+removed ``pkg/mod.py`` the head has as ``pkg/mod/__init__.py`` still imports as ``pkg.mod``.
 A doc's score is its best evidence plus a little for each further target it
 names. Front-matter
 mappings score like a mention of the file's strongest change. Then scores flow
@@ -34,8 +35,10 @@ from prflow.docsync.mentions import (
     bound_names,
     class_scopes,
     doc_lines,
+    doctest_output,
     is_common,
     is_vague,
+    module_aliases,
     word,
 )
 from prflow.docsync.models import (
@@ -95,6 +98,8 @@ class _Matcher:
         bound: frozenset[str] = frozenset(),
         listed: bool = False,
         scope: str | None = None,
+        modules: frozenset[str] = frozenset(),
+        output: bool = False,
     ) -> _Hit | None:
         """The score of this line for the target, None when it does not name it."""
         patterns = (*self.anywhere, *self.in_code)
@@ -122,9 +127,18 @@ class _SymbolMatcher:
         bound: frozenset[str] = frozenset(),
         listed: bool = False,
         scope: str | None = None,
+        modules: frozenset[str] = frozenset(),
+        output: bool = False,
     ) -> _Hit | None:
         mention = self.mentions.judge(
-            line, in_block, following, bound=bound, listed=listed, scope=scope
+            line,
+            in_block,
+            following,
+            bound=bound,
+            listed=listed,
+            scope=scope,
+            modules=modules,
+            output=output,
         )
         if mention.strength is Strength.none:
             return None
@@ -142,8 +156,12 @@ class _SymbolMatcher:
         return _Hit(weight, mention.seen)
 
 
-def matcher_for(target: Target) -> _Matcher | _SymbolMatcher | None:
-    """How a doc line names ``target``; None when its name is too vague to look for."""
+def matcher_for(
+    target: Target, head_paths: frozenset[str] = frozenset()
+) -> _Matcher | _SymbolMatcher | None:
+    """How a doc line names ``target``; None when its name is too vague to look for.
+    ``head_paths``: the head's files (a removed ``pkg/mod.py`` whose module the head has
+    as ``pkg/mod/__init__.py`` is still importable: its dotted name is no evidence)."""
     name = target.name
     if target.kind == TargetKind.symbol:
         signatures = (target.before, target.after)
@@ -154,7 +172,8 @@ def matcher_for(target: Target) -> _Matcher | _SymbolMatcher | None:
     if target.kind == TargetKind.path:
         path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
         module = _python_module(name)
-        dotted = (word(module),) if module and "." in module else ()
+        moved = name.endswith(".py") and f"{name.removesuffix('.py')}/__init__.py" in head_paths
+        dotted = (word(module),) if module and "." in module and not moved else ()
         return _Matcher(target, (path,), dotted, link_path=name)
     if target.kind in (TargetKind.cli_option, TargetKind.env_var):
         return _Matcher(target, (word(name),), ())
@@ -197,7 +216,7 @@ def find_affected_docs(
     thresholds = thresholds or Thresholds()
     all_paths = frozenset(head.paths())
     docs = globs.select(all_paths)
-    matchers = [m for m in (matcher_for(t) for t in targets) if m is not None]
+    matchers = [m for m in (matcher_for(t, all_paths) for t in targets) if m is not None]
     changed = sorted(set(changed_paths))
     evidence: dict[str, list[Evidence]] = {}
     linked_from: dict[str, set[str]] = {}
@@ -230,9 +249,13 @@ def find_affected_docs(
 def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) -> list[Evidence]:
     best: dict[str, Evidence] = {}
     lines = list(doc_lines(text, doc))
-    bound = bound_names(line for _n, line, fenced in lines if fenced or _CODE_LINE.match(line))
+    code = [line for _n, line, fenced in lines if fenced or _CODE_LINE.match(line)]
+    bound, modules = bound_names(code), module_aliases(code)
     entries = autosummary_entries(lines)
     scopes = class_scopes(lines)
+    outputs = doctest_output(
+        (n, line, f or _CODE_LINE.match(line) is not None) for n, line, f in lines
+    )
     for index, (number, line, fenced) in enumerate(lines):
         in_block = fenced or _CODE_LINE.match(line) is not None
         context = LineContext.of(line, in_block, doc)
@@ -240,7 +263,14 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) ->
         listed = number in entries
         for matcher in matchers:
             hit = matcher.score(
-                context, in_block, following, bound=bound, listed=listed, scope=scopes.get(number)
+                context,
+                in_block,
+                following,
+                bound=bound,
+                listed=listed,
+                scope=scopes.get(number),
+                modules=modules,
+                output=number in outputs,
             )
             name = matcher.target.name
             if hit is None:

@@ -24,6 +24,9 @@ API object, plain word or not: ``info`` listed there fails to import once ``info
 Sphinx roles that name no API object (``:term:``, ``:ref:``, ``:doc:``, ...) are not code,
 a bare ``:meth:``/``:attr:`` names a member of the class at hand (no top-level name), and a
 ``.. method::`` inside another class's ``.. class::`` directive declares that class's member.
+A doctest's output (a repr, a traceback) calls nothing, a name the doc imports as a module
+(``import soupsieve as sv``) is no class instance, and prose about one parameter that stays
+("the document_models argument") is not about the ones that changed.
 """
 
 from __future__ import annotations
@@ -153,6 +156,42 @@ def bound_names(code_lines: Iterable[str]) -> frozenset[str]:
     return frozenset(found - {"self", "cls"})
 
 
+_MODULE_IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+(.+)$")
+
+
+def module_aliases(code_lines: Iterable[str]) -> frozenset[str]:
+    """Names a doc's own code binds to a module: ``import soupsieve as sv`` binds ``sv``,
+    ``import json`` binds ``json``. ``sv.comments(...)`` then calls a module's function,
+    never a member of a class (``from x import y`` may import a class: not counted)."""
+    found: set[str] = set()
+    for line in code_lines:
+        imported = _MODULE_IMPORT.match(bare_code(line))
+        if imported is None:
+            continue
+        for part in imported.group(1).split(","):
+            alias = re.fullmatch(r"\s*([\w.]+)(?:\s+as\s+(\w+))?\s*", part)
+            if alias is not None:
+                found.add(alias.group(2) or alias.group(1).split(".", 1)[0])
+    return frozenset(found)
+
+
+def doctest_output(lines: Iterable[tuple[int, str, bool]]) -> frozenset[int]:
+    """Line numbers of a doctest session's output: lines without a ``>>>``/``...`` prompt
+    after a prompted line, up to a blank line (a reST doctest block needs no ``::``, so its
+    output need not read as code). Output shows a value (a repr, a traceback):
+    ``Attribute(name='x', ...)`` there calls nothing."""
+    found: set[int] = set()
+    session = False
+    for number, line, _code in lines:
+        if not line.strip():
+            session = False
+        elif _PROMPT.match(line):
+            session = True
+        elif session:
+            found.add(number)
+    return frozenset(found)
+
+
 def autosummary_entries(lines: Iterable[tuple[int, str, bool]]) -> frozenset[int]:
     """Line numbers of the entries of reST ``.. autosummary::`` lists (``info``,
     ``~pkg.Graph.copy``): each names an API object Sphinx imports."""
@@ -275,6 +314,8 @@ class SymbolMentions:
     """The symbol is a module (its source file is the module of that name)."""
     returns: bool = False
     """Its return type changed: a call whose result the line uses can see that."""
+    modules: frozenset[str] = frozenset()
+    """Names the doc at hand binds to modules (:func:`module_aliases`): no member's receiver."""
 
     @classmethod
     def of(
@@ -310,7 +351,9 @@ class SymbolMentions:
             vague=not constructor and is_vague(last),
             before=before if known else None,
             after=after if known else None,
-            module=bool(module) and module == ".".join(parts),
+            # its file's module, or the tail of it (impact names ``examples/app/simple_page/
+            # simple_page.py`` the module ``simple_page.simple_page``)
+            module=bool(module) and f".{module}".endswith(f".{'.'.join(parts)}"),
             returns=returns,
         )
 
@@ -326,13 +369,35 @@ class SymbolMentions:
         bound: frozenset[str] = frozenset(),
         listed: bool = False,
         scope: str | None = None,
+        modules: frozenset[str] = frozenset(),
+        output: bool = False,
     ) -> Mention:
         """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
         ``following``: the code after it, where a call's arguments may go on; ``bound``:
         names the doc's own code binds; ``listed``: the line is an autosummary entry;
-        ``scope``: the class whose reST directive the line is in)."""
+        ``scope``: the class whose reST directive the line is in; ``modules``: names the
+        doc's code binds to modules, no receiver of a member; ``output``: the line is a
+        doctest's output, where a call is at most a reference)."""
         if self.member not in line.text:
             return _NONE  # every way of naming it spells its name
+        judging = self
+        if modules and self.owner is not None and not self.constructor:
+            judging = dataclasses.replace(self, modules=modules)
+        found = judging._judge(line, in_code, following, bound=bound, listed=listed, scope=scope)
+        if output and found.strength is Strength.strong:
+            return Mention(Strength.reference)
+        return found
+
+    def _judge(
+        self,
+        line: LineContext,
+        in_code: bool,
+        following: str,
+        *,
+        bound: frozenset[str],
+        listed: bool,
+        scope: str | None,
+    ) -> Mention:
         if listed:
             return self._listed(line.text.strip())
         if scope is not None and self._declares_other(line.text, scope):
@@ -349,7 +414,9 @@ class SymbolMentions:
             line = _without_non_modules(line)
             if self.member not in line.text:
                 return _NONE
-        if self.owner is None and not self.constructor and self.member in bound:
+        if (self.owner is None or self.module) and not self.constructor and self.member in bound:
+            # a module's bare name too: flask's ``simple_page = Blueprint(...)`` is the doc's
+            # variable, not the removed example module ``simple_page.simple_page``
             line = self._without_local(line)
             if self.member not in line.text:
                 return _NONE
@@ -407,7 +474,9 @@ class SymbolMentions:
         name, so only a qualified, imported or decorated use can be the API object."""
         if _IMPORT.match(line.text):
             return line
-        bare = re.compile(rf"(?<![\w$.@-]){re.escape(self.member)}(?![\w$-])")
+        name = re.escape(self.member)
+        # ``@simple_page.route``: a method of the local, where ``@review`` is the function
+        bare = re.compile(rf"(?<![\w$.@-]){name}(?![\w$-])|(?<=@){name}(?=\.)")
         blank = "_" * len(self.member)
         return dataclasses.replace(
             line,
@@ -468,6 +537,8 @@ class SymbolMentions:
             return not self.vague and not receiver[:1].isupper()  # not `Integer.Comparator`
         if receiver is None:
             return not self.vague
+        if receiver in self.modules:
+            return False  # ``sv.comments(...)`` after ``import soupsieve as sv``: a function
         return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
 
     def _as_identifier(self, code: str, *, whole: bool) -> bool:
@@ -526,8 +597,17 @@ class SymbolMentions:
         if named:
             return tuple(named)
         if not in_code and _ABOUT_PARAMETERS.search(_without_spans(prose)):
+            if any(word(p).search(t) for p in self._unchanged_params() for t in (*codes, prose)):
+                return None  # "the document_models argument": about a parameter that stays
             return tuple(self.params)  # it describes them all: say which changed
         return None
+
+    def _unchanged_params(self) -> frozenset[str]:
+        """Parameters both signatures have that did not change (empty when unknown)."""
+        if self.before is None or self.after is None:
+            return frozenset()
+        names = [set(sig.positional) | sig.keywords for sig in (self.before, self.after)]
+        return frozenset((names[0] & names[1]) - set(self.params) - _RECEIVERS)
 
 
 _SUPER = re.compile(r"\bsuper\(\s*([\w$.]+)\s*,[^()]*\)\s*\.\s*$")

@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 
 from bench.docsync.eval_set import (
+    EXTRA_DRAWS,
     DocPair,
+    draw_key,
+    draw_seed,
     drift,
     extra_held_out_labels,
     load_set,
@@ -113,3 +116,52 @@ def test_a_fresh_held_out_draw_avoids_every_package_looked_at_and_joins_held_out
     assert load_set(manifest) == [*COMMITTED, tuning, fresh]
     assert extra_held_out_labels(manifest) == {"lxml 4.9.4→5.0.0"}
     assert extra_held_out_labels(tmp_path / "missing.json") == set()
+
+
+def test_a_second_round_of_draws_avoids_every_earlier_draw_and_joins_its_half(
+    tmp_path: Path,
+) -> None:
+    """Round 2 draws tuning pairs with seed + 300 and held-out pairs with seed + 400, each
+    over the packages no earlier draw looked at (the committed draw, the first extra tuning
+    and held-out draws, and for the held-out one the second tuning draw too); their pairs
+    read back in their halves, after the earlier draws', and each draw's labels apart."""
+    assert [draw_key("tune", 2), draw_key("held_out", 2)] == list(EXTRA_DRAWS[2:])
+    assert [draw_seed("tune"), draw_seed("held_out")] == [129, 229]
+    assert [draw_seed("tune", 2), draw_seed("held_out", 2)] == [329, 429]
+    manifest = tmp_path / "eval_set.json"
+    write_set(list(COMMITTED), [], seed=29, count=3, path=manifest)
+    document = json.loads(manifest.read_text())
+
+    def pair(package: str, half: Half) -> DocPair:
+        return DocPair(PythonPair(package, "1.0", "2.0", package, "."), half, frozenset(), 1)
+
+    def refused(package: str) -> dict[str, str]:
+        return {"package": package, "base": "1", "head": "2", "reason": "ships 0 docs"}
+
+    draws = {
+        "extra_tuning": (pair("rich", "tune"), "attrs"),
+        "extra_held_out": (pair("lxml", "held_out"), "kombu"),
+        "extra_tuning_2": (pair("celery", "tune"), "zipp"),
+        "extra_held_out_2": (pair("anyio2", "held_out"), "yarl"),
+    }
+    for key, (drawn, seen) in draws.items():
+        document[key] = {"pairs": [pair_record(drawn)], "ineligible": [refused(seen)]}
+    committed = {"pymongo", "tox", "pathspec"}
+    assert looked_at_packages(document, "extra_tuning_2") == committed | {
+        "rich",
+        "attrs",
+        "lxml",
+        "kombu",
+    }
+    assert looked_at_packages(document, "extra_held_out_2") == committed | {
+        "rich",
+        "attrs",
+        "lxml",
+        "kombu",
+        "celery",
+        "zipp",
+    }
+    manifest.write_text(json.dumps(document))
+    assert load_set(manifest) == [*COMMITTED, *(drawn for drawn, _seen in draws.values())]
+    assert extra_held_out_labels(manifest) == {"lxml 1.0→2.0"}
+    assert extra_held_out_labels(manifest, "extra_held_out_2") == {"anyio2 1.0→2.0"}
