@@ -47,7 +47,7 @@ with workflow.unsafe.imports_passed_through():
     from prflow.tools.registry import TOOL_SPECS
     from workflows.routing import github_queue, llm_queue
     from workflows.run_kit import NETWORK_RETRY, KindWorkflow, RunKit
-    from workflows.targets import resolve_target
+    from workflows.targets import reads_local_checkout, resolve_target
 
 PHASES = ["resolve", "changes", "static", "agent", "report", "publish"]
 SELF_TAGGING = "impact-tags-itself"
@@ -56,8 +56,9 @@ AGENT_AS_CHILD = "impact-agent-as-child"
 """Patch: the agent runs as a child agent workflow that continues-as-new, so a run of
 hundreds of turns keeps every history small (earlier runs ran it inline)."""
 LOCAL_STEPS = "impact-local-steps"
-"""Patch: resolving a range without a PR, listing the changes and building the report
-run as local activities (earlier runs scheduled them through the task queue)."""
+"""Patch: for a local checkout, resolving the range and listing the changes run as local
+activities, and building the report does for every run (earlier runs scheduled them
+through the task queue)."""
 
 
 @workflow.defn(name=WORKFLOW_KIND)
@@ -75,9 +76,10 @@ class ImpactWorkflow(KindWorkflow):
             )
         kit.start_deadline(request.deadline_seconds)
         local = workflow.patched(LOCAL_STEPS)
+        on_disk = local and reads_local_checkout(request.pull_request, request.repo)
         rng = await self._resolve(request, local)
         changes: ChangeSet = await kit.step(
-            "changes", collect_changes, rng, timeout=timedelta(minutes=10), local=local
+            "changes", collect_changes, rng, timeout=timedelta(minutes=10), local=on_disk
         )
         kit.set("changes", PhaseState.done, f"{changes.totals.files} files")
         static: StaticSummary = await kit.step(

@@ -21,6 +21,12 @@ with workflow.unsafe.imports_passed_through():
     from workflows.run_kit import NETWORK_RETRY, RunKit
 
 
+def reads_local_checkout(pull_request: PullRequestRef | None, repo: str | None) -> bool:
+    """Whether the run reads a checkout on the worker's disk (no PR, no clone URL): its steps
+    fetch nothing, so they may run as local activities."""
+    return pull_request is None and not looks_like_url(repo or ".")
+
+
 async def resolve_target(
     kit: RunKit,
     *,
@@ -64,7 +70,7 @@ async def resolve_target(
         ),
         timeout=timedelta(minutes=20),
         summary=f"resolve {base or 'default'}..{head or 'HEAD'}",
-        local=local and pull_request is None and not looks_like_url(location or "."),
+        local=local and reads_local_checkout(pull_request, location),
     )
     kit.set(phase, PhaseState.done, f"{rng.base_sha[:10]}..{rng.head_sha[:10]}")
     return rng, info

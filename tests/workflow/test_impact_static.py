@@ -71,3 +71,38 @@ async def test_static_run_finds_every_breaking_change_with_consumers(
     sarif = json.loads(get_text(db, result.sarif_key))
     assert sarif["version"] == "2.1.0"
     assert result.comment_url is None
+
+
+async def test_a_local_checkouts_short_steps_run_inside_workflow_tasks(
+    temporal_client: Client, temporal_settings: Settings, prflow_home: Path, sample_repo: Path
+) -> None:
+    # Resolving, listing the changes and the report are local activities (no task-queue
+    # trip and no workflow task after each); the static analysis stays a full activity
+    # that heartbeats. A small PR's run is then two workflow tasks, not five.
+    async with run_worker(temporal_client, temporal_settings):
+        handle = await start_impact(
+            temporal_client,
+            temporal_settings,
+            _request(temporal_settings, sample_repo),
+            "impact-static-local-steps",
+        )
+        await handle.result()
+        events = [event async for event in handle.fetch_history_events()]
+
+    scheduled = [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    ]
+    local = [
+        json.loads(e.marker_recorded_event_attributes.details["data"].payloads[0].data)[
+            "activity_type"
+        ]
+        for e in events
+        if e.HasField("marker_recorded_event_attributes")
+        and e.marker_recorded_event_attributes.marker_name == "core_local_activity"
+    ]
+    tasks = [e for e in events if e.HasField("workflow_task_completed_event_attributes")]
+    assert scheduled == ["impact_static_analysis"]
+    assert local == ["repo_resolve_range", "impact_changes", "impact_build_report"]
+    assert len(tasks) == 2
