@@ -43,6 +43,7 @@ async def test_static_run_finds_every_breaking_change_with_consumers(
         )
         result = await handle.result()
         described = await handle.describe()
+        events = [event async for event in handle.fetch_history_events()]
 
     attributes = described.typed_search_attributes
     assert attributes.get(sa.KIND) == "impact"
@@ -72,23 +73,9 @@ async def test_static_run_finds_every_breaking_change_with_consumers(
     assert sarif["version"] == "2.1.0"
     assert result.comment_url is None
 
-
-async def test_a_local_checkouts_short_steps_run_inside_workflow_tasks(
-    temporal_client: Client, temporal_settings: Settings, prflow_home: Path, sample_repo: Path
-) -> None:
     # Resolving, listing the changes and the report are local activities (no task-queue
     # trip and no workflow task after each); the static analysis stays a full activity
     # that heartbeats. A small PR's run is then two workflow tasks, not five.
-    async with run_worker(temporal_client, temporal_settings):
-        handle = await start_impact(
-            temporal_client,
-            temporal_settings,
-            _request(temporal_settings, sample_repo),
-            "impact-static-local-steps",
-        )
-        await handle.result()
-        events = [event async for event in handle.fetch_history_events()]
-
     scheduled = [
         e.activity_task_scheduled_event_attributes.activity_type.name
         for e in events
