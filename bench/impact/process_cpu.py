@@ -11,14 +11,13 @@ import json
 import os
 from pathlib import Path
 
-WARM_STATE_FILE = "warm-worker.json"
-"""What the warm worker writes into its data directory (``worker.warm.STATE_FILE``)."""
+from worker.warm import STATE_FILE
 
 
 def warm_worker_pid(data_dir: Path) -> int | None:
     """The running warm worker's pid, from the state it wrote; None without one."""
     try:
-        return int(json.loads((data_dir / WARM_STATE_FILE).read_text(encoding="utf-8"))["pid"])
+        return int(json.loads((data_dir / STATE_FILE).read_text(encoding="utf-8"))["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.impact.process_cpu import WARM_STATE_FILE, tree_cpu_seconds, warm_worker_pid
+from bench.impact.process_cpu import tree_cpu_seconds, warm_worker_pid
 from worker.warm import STATE_FILE
 
 BURN_IN_A_CHILD = """
@@ -36,7 +36,6 @@ def test_a_finished_child_counts_in_its_parents_tree() -> None:
 
 
 def test_the_warm_worker_is_found_by_the_state_it_writes(tmp_path: Path) -> None:
-    assert WARM_STATE_FILE == STATE_FILE
     assert warm_worker_pid(tmp_path) is None
     (tmp_path / STATE_FILE).write_text(json.dumps({"pid": 4242}), encoding="utf-8")
     assert warm_worker_pid(tmp_path) == 4242
