@@ -66,6 +66,9 @@ _NOT_OBJECT_ROLE = re.compile(
     r"|kbd|program|file|command|menuselection|samp|mailheader|mimetype|dfn|math):`[^`]*`"
 )
 """Sphinx roles whose target is no API object: ``:term:`iterable``` is a glossary entry."""
+_TITLED_ROLE = re.compile(r"(:(?:[\w-]+:)?[\w-]+:`)[^`<]*<([^`>]+)>`")
+"""A Sphinx role with an explicit title, ``:role:`title <target>```: only the target is
+referenced."""
 _MEMBER_ROLE = re.compile(r":(?:py:)?(?:meth|attr):`~?[\w$]+(?:\(\))?`")
 """``:meth:`close``` with no dot: a member of the class the text is about."""
 _DEFINES = re.compile(r"\b(?:def|class)\s+$")
@@ -460,8 +463,10 @@ class SymbolMentions:
 
     def _without_roles(self, line: LineContext) -> LineContext:
         """The line without the roles that cannot name this symbol: glossary terms, labels,
-        documents and options never; a bare ``:meth:``/``:attr:`` no top-level name."""
-        text = _NOT_OBJECT_ROLE.sub(" ", line.text)
+        documents and options never; a bare ``:meth:``/``:attr:`` no top-level name; a role
+        with a title names its target only (``:signal:`open_spider <spider_opened>``` is
+        the ``spider_opened`` signal)."""
+        text = _NOT_OBJECT_ROLE.sub(" ", _TITLED_ROLE.sub(r"\1\2`", line.text))
         if self.owner is None and not self.constructor:
             text = _MEMBER_ROLE.sub(" ", text)
         if text == line.text:

@@ -388,3 +388,22 @@ def test_an_import_names_a_module_s_name_never_a_class_member() -> None:
         top,
     )
     assert buckets == {"used.rst": Bucket.must_update, "top.md": Bucket.must_update}
+
+
+def test_a_role_with_a_title_names_its_target_not_its_title() -> None:
+    """scrapy's ``:signal:`open_spider <spider_opened>``` is the ``spider_opened`` signal, not
+    the removed ``HttpCompressionMiddleware.open_spider``; the title alone decides nothing."""
+    removed = Target(
+        kind=TargetKind.symbol,
+        name="HttpCompressionMiddleware.open_spider",
+        change=Change.removed,
+        weight=1.0,
+    )
+    buckets = _buckets(
+        {
+            "signals.rst": "Runs on the :signal:`open_spider <spider_opened>` signal.\n",
+            "target.rst": "See :meth:`the hook <HttpCompressionMiddleware.open_spider>`.\n",
+        },
+        removed,
+    )
+    assert buckets == {"target.rst": Bucket.must_update}
