@@ -48,8 +48,15 @@ HELD_OUT_SEED_OFFSET = 200
 """The extra held-out draw's seed is the set's seed plus this (``--extra-held-out``)."""
 ROUND_SEED_STEP = 200
 """Each later round of extra draws (``--round 2``) adds this to both offsets: round 2's
-tuning draw uses seed + 300, its held-out draw seed + 400."""
-EXTRA_DRAWS = ("extra_tuning", "extra_held_out", "extra_tuning_2", "extra_held_out_2")
+tuning draw uses seed + 300, its held-out draw seed + 400; round 3's held-out draw (no
+tuning draw of its own) seed + 600."""
+EXTRA_DRAWS = (
+    "extra_tuning",
+    "extra_held_out",
+    "extra_tuning_2",
+    "extra_held_out_2",
+    "extra_held_out_3",
+)
 """The committed file's keys of the extra draws, in the order they were drawn: each later one
 avoids every package an earlier one looked at, and the set reads their pairs in this order."""
 COUNT = 20

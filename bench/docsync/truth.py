@@ -5,7 +5,9 @@ Two oracles, both independent of prflow; the changed symbols are the API objects
 dotted part (``Context.invoke`` -> ``invoke``; a method ``__init__`` names its class;
 names of three letters or fewer are too vague to count).
 
-- :func:`code_edit_truth_docs` (the strict truth, the bench's headline): upstream's own
+- :func:`code_edit_truth_docs` (the strict truth, printed beside the headline use truth of
+  :mod:`bench.docsync.use_truth`, which reads griffe's breakages to keep only the lines a
+  change can affect): upstream's own
   edit of the doc removed or changed a line that writes a changed name as code (in
   backquotes or a Sphinx role, in a code block, in a Sphinx directive's arguments, or
   shaped ``name(``, ``.name``, ``name=``).

@@ -125,9 +125,11 @@ def test_a_second_round_of_draws_avoids_every_earlier_draw_and_joins_its_half(
     over the packages no earlier draw looked at (the committed draw, the first extra tuning
     and held-out draws, and for the held-out one the second tuning draw too); their pairs
     read back in their halves, after the earlier draws', and each draw's labels apart."""
-    assert [draw_key("tune", 2), draw_key("held_out", 2)] == list(EXTRA_DRAWS[2:])
+    assert [draw_key("tune", 2), draw_key("held_out", 2)] == list(EXTRA_DRAWS[2:4])
+    assert draw_key("held_out", 3) == EXTRA_DRAWS[4]
     assert [draw_seed("tune"), draw_seed("held_out")] == [129, 229]
     assert [draw_seed("tune", 2), draw_seed("held_out", 2)] == [329, 429]
+    assert draw_seed("held_out", 3) == 629
     manifest = tmp_path / "eval_set.json"
     write_set(list(COMMITTED), [], seed=29, count=3, path=manifest)
     document = json.loads(manifest.read_text())

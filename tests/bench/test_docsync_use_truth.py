@@ -1,0 +1,157 @@
+"""The doc sync bench's headline oracle: upstream edited a line that uses a broken object the
+way griffe's breakage touches it (a call passing the changed slot, a result used, a member read
+through its receiver), or that names a file the release removed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from bench.docsync.breakages import Breakage, pair_breakages
+from bench.docsync.removed_files import file_names, file_use_docs, removed_files
+from bench.docsync.use_truth import use_truth_docs
+from bench.impact.pairs import PythonPair
+from prflow.docsync.doc_index import DocGlobs
+
+INIT_REMOVED = Breakage(
+    "PARAMETER_REMOVED", "flask.app.Flask.__init__", "Flask.__init__", parameter="static_path",
+    old_slot=1,
+)  # fmt: skip
+SEND_RENAMED = [
+    Breakage("PARAMETER_REMOVED", "zmq.Socket.send", "Socket.send", parameter="msg", old_slot=0),
+    Breakage(
+        "PARAMETER_ADDED_REQUIRED", "zmq.Socket.send", "Socket.send", parameter="data",
+        new_slot=0, new_kind="positional or keyword",
+    ),
+]  # fmt: skip
+BIND_RETURNS = Breakage("RETURN_CHANGED_TYPE", "zmq.Socket.bind", "Socket.bind")
+NAME_REMOVED = Breakage("OBJECT_REMOVED", "flask.app.Flask.logger_name", "Flask.logger_name")
+LOGGER_PROPERTY = Breakage(
+    "OBJECT_CHANGED_KIND", "flask.app.Flask.logger", "Flask.logger", same_access=True
+)
+
+
+def _edited(lines: dict[str, str], breakages: list[Breakage]) -> set[str]:
+    """Which one-line docs count when upstream rewrote their only line."""
+    base = {path: f"Example::\n\n    {line}\n" for path, line in lines.items()}
+    head = {path: "Example::\n\n    rewritten()\n" for path in lines}
+    return set(use_truth_docs(base, head, breakages, "flask"))
+
+
+def test_a_call_counts_only_when_it_passes_the_slot_or_keyword_that_changed() -> None:
+    found = _edited(
+        {
+            "plain.rst": "app = Flask(__name__)",
+            "slot.rst": "app = Flask(__name__, '/static')",
+            "keyword.rst": "app = Flask(__name__, static_path='/s')",
+            "unpacked.rst": "app = Flask(*args)",
+            "reference.rst": "app.add_url_rule('/', view_func=flask.Flask.route)",
+            "subclass.rst": "class Flask(Base): pass",
+        },
+        [INIT_REMOVED],
+    )
+    assert found == {"slot.rst", "keyword.rst", "unpacked.rst"}
+
+
+def test_a_renamed_parameter_breaks_keyword_callers_only() -> None:
+    found = _edited(
+        {
+            "positional.rst": "sock.send(payload)",
+            "keyword.rst": "sock.send(msg=payload)",
+            "bare.rst": "send(msg=payload)",
+        },
+        SEND_RENAMED,
+    )
+    assert found == {"keyword.rst"}
+
+
+def test_a_changed_return_counts_where_the_result_is_used() -> None:
+    found = _edited(
+        {
+            "statement.rst": "sock.bind('tcp://*:5555')",
+            "bound.rst": "port = sock.bind('tcp://*:5555')",
+            "chained.rst": "sock.bind('tcp://*:5555').close()",
+        },
+        [BIND_RETURNS],
+    )
+    assert found == {"bound.rst", "chained.rst"}
+
+
+def test_a_member_is_read_through_a_receiver_and_a_property_reads_the_same() -> None:
+    found = _edited(
+        {
+            "attribute.rst": "print(app.logger_name)",
+            "local.rst": "for logger_name in names: pass",
+            "property.rst": "app.logger.addHandler(handler)",
+        },
+        [NAME_REMOVED, LOGGER_PROPERTY],
+    )
+    assert found == {"attribute.rst"}
+
+
+def test_a_sphinx_signature_listing_a_removed_parameter_counts_and_unedited_lines_never() -> None:
+    base = {
+        "sig.rst": ".. method:: Flask(import_name, static_path=None)\n",
+        "same.rst": "Example::\n\n    app = Flask(__name__, static_path='/s')\n",
+    }
+    head = {"sig.rst": ".. method:: Flask(import_name)\n", "same.rst": base["same.rst"]}
+    assert set(use_truth_docs(base, head, [INIT_REMOVED], "flask")) == {"sig.rst"}
+
+
+def test_a_line_naming_a_removed_file_or_its_module_counts() -> None:
+    base_files = {
+        "docs/_static/flaskr.png",
+        "examples/flaskr/flaskr/flaskr.py",
+        "flask/json.py",
+        "docs/index.rst",
+    }
+    head_files = {"flask/json/__init__.py", "docs/_static/logo.png"}
+    removed = removed_files(base_files, head_files, DocGlobs())
+    assert "docs/index.rst" not in removed
+    base = {
+        "image.rst": ".. image:: ../_static/flaskr.png\n",
+        "module.rst": "Run ``export FLASK_APP=flaskr.flaskr``.\n",
+        "package.rst": "Use ``flask.json.dumps``.\n",
+    }
+    head = {path: "Rewritten.\n" for path in base}
+    found = file_use_docs(base, head, *file_names(removed, head_files))
+    assert set(found) == {"image.rst", "module.rst"}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_griffe_breakages_carry_the_slot_a_caller_passes(tmp_path: Path) -> None:
+    """The records come from griffe's own comparison of two commits of a real package."""
+    repo = tmp_path / "repo"
+    package = repo / "acme"
+    package.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "t@example.com")
+    _git(repo, "config", "user.name", "t")
+    (package / "__init__.py").write_text(
+        "class Client:\n"
+        "    def __init__(self, url, timeout=1, retries=0):\n        pass\n\n"
+        "    def send(self, msg):\n        pass\n\n"
+        "def gone():\n    pass\n"
+    )
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "tag", "base")
+    (package / "__init__.py").write_text(
+        "class Client:\n"
+        "    def __init__(self, url, retries=0):\n        pass\n\n"
+        "    def send(self, data):\n        pass\n"
+    )
+    _git(repo, "commit", "-q", "-am", "head")
+    _git(repo, "tag", "head")
+    pair = PythonPair("acme", "1", "2", import_package="acme")
+    found = pair_breakages(repo, pair, tmp_path / "breakages.json")
+    by_kind = {(b.kind, b.name, b.parameter): b for b in found}
+    removed = by_kind[("PARAMETER_REMOVED", "Client.__init__", "timeout")]
+    assert removed.old_slot == 1  # ``self`` is not a caller's slot
+    assert by_kind[("PARAMETER_MOVED", "Client.__init__", "retries")].new_slot == 1
+    assert by_kind[("PARAMETER_ADDED_REQUIRED", "Client.send", "data")].new_slot == 0
+    assert ("OBJECT_REMOVED", "gone", None) in by_kind
+    assert (tmp_path / "breakages.json").is_file()
