@@ -44,6 +44,7 @@ from bench.docsync.eval_set import (
     fetch_sdist,
 )
 from bench.docsync.in_process import findings_in_process
+from bench.docsync.later_fix import later_sdist
 from bench.docsync.removed_files import archive_files, file_names, file_use_docs, removed_files
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import (
@@ -152,7 +153,7 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
     broken = json.loads(broken_file.read_text())
     names = symbol_names(broken)
     truth = set(code_edit_truth_docs(base_docs, head_docs, code_names(broken, pair.import_package)))
-    used = use_truth(repo, item, base, head, (base_docs, head_docs), reports)
+    used = use_truth(repo, item, base, head, (base_docs, head_docs), reports, work.downloads)
     cli = PrflowCli(work.prflow_state(pair) / "docsync")
     docsync_seconds = impact_seconds = None
     if quick:
@@ -195,16 +196,27 @@ def use_truth(
     head: Path,
     docs: tuple[dict[str, str], dict[str, str]],
     reports: Path,
+    downloads: Path,
 ) -> set[str]:
-    """The headline truth: docs upstream edited on a line that uses a broken API object as
-    its breakage touches (:mod:`bench.docsync.use_truth`; the breakages cached beside the
-    reports) or that names a file the release removed (:mod:`bench.docsync.removed_files`)."""
+    """The headline truth: docs upstream edited, in the head release or in the last release
+    of its line within a year (:mod:`bench.docsync.later_fix`), on a line that uses a broken
+    API object as its breakage touches (:mod:`bench.docsync.use_truth`; the breakages cached
+    beside the reports) or that names a file the release removed
+    (:mod:`bench.docsync.removed_files`)."""
     pair = item.pair
     breakages = pair_breakages(repo, pair, reports / "griffe-breakages.json")
-    found = set(use_truth_docs(*docs, breakages, pair.import_package))
     head_files = archive_files(head)
-    removed = removed_files(archive_files(base), head_files, DocGlobs())
-    return found | set(file_use_docs(*docs, *file_names(removed, head_files)))
+    removed = file_names(removed_files(archive_files(base), head_files, DocGlobs()), head_files)
+    base_docs, head_docs = docs
+    afters = [head_docs]
+    later = later_sdist(pair.package, pair.head_version, downloads)
+    if later is not None:
+        afters.append(archive_texts(later[1], DocGlobs()))
+    found: set[str] = set()
+    for after in afters:
+        found |= set(use_truth_docs(base_docs, after, breakages, pair.import_package))
+        found |= set(file_use_docs(base_docs, after, *removed))
+    return found
 
 
 def _ratio(part: int, whole: int) -> str:

@@ -54,8 +54,10 @@ class Breakage:
     new_kind: str | None = None
     """The parameter's kind after (``keyword-only``, ...), None when it was removed."""
     same_access: bool = False
-    """An attribute that became a property (``OBJECT_CHANGED_KIND``, attribute -> function):
-    ``app.logger`` reads the same before and after."""
+    """An object of another kind that callers use the same way (``OBJECT_CHANGED_KIND``): an
+    attribute that became a property (``app.logger`` reads the same), a class or function
+    rebound under its name, which griffe sees as an attribute (attrs 21's ``Factory =
+    _add_hash(...)(Factory)``, pathspec's ``match_tree = match_tree_entries``)."""
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Breakage:
@@ -101,6 +103,15 @@ def _is_property(obj: object) -> bool:
     return any(str(d.value).rsplit(".", 1)[-1].endswith("property") for d in decorators)
 
 
+def _rebound(breakage: object) -> bool:
+    """A class or function that became an attribute: the name rebound to a callable."""
+    old, new = breakage.old_value, breakage.new_value  # type: ignore[attr-defined]
+    return str(getattr(new, "value", new)) == "attribute" and str(getattr(old, "value", old)) in (
+        "class",
+        "function",
+    )
+
+
 def _record(breakage: object) -> Breakage:
     obj = breakage.obj  # type: ignore[attr-defined]
     kind = breakage.kind.name  # type: ignore[attr-defined]
@@ -108,7 +119,7 @@ def _record(breakage: object) -> Breakage:
     module_path = obj.path if is_module else obj.parent.module.path
     name = obj.path if is_module else obj.path.removeprefix(module_path + ".")
     if kind not in PARAMETER_KINDS:
-        same_access = kind == "OBJECT_CHANGED_KIND" and _is_property(obj)
+        same_access = kind == "OBJECT_CHANGED_KIND" and (_is_property(obj) or _rebound(breakage))
         return Breakage(kind, obj.path, name, is_module=is_module, same_access=same_access)
     old, new = breakage.old_value, breakage.new_value  # type: ignore[attr-defined]
     parameter = (old if old is not None else new).name

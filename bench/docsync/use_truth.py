@@ -10,7 +10,8 @@ parameter. Here each of ``griffe``'s breakages (:mod:`bench.docsync.breakages`) 
 uses it affects:
 
 - an object removed, an attribute's type or value changed, an object of another kind (not
-  an attribute read the same through a property): a line writing its name as code (the
+  one used the same way: a property for an attribute, a class or function rebound under its
+  name, :class:`bench.docsync.breakages.Breakage`): a line writing its name as code (the
   strict truth's reading of code); a removed dunder member or base class is used by
   syntax (``with ctx:``, ``isinstance``), which no doc line names, so it counts nowhere;
 - a changed return type: a line calling it (the call makes the result);
@@ -22,8 +23,9 @@ uses it affects:
   one now required. A changed default counts nowhere: a call passing the parameter does
   not use the default, and one leaving it out still runs.
 
-Only the edited lines are read, as in the strict truth, and the call's arguments are
-read from the base doc past the line, up to its closing parenthesis.
+Only the edited lines are read, as in the strict truth (the edits of the head release and,
+:mod:`bench.docsync.later_fix`, of a later release of its line), and the call's arguments
+are read from the base doc past the line, up to its closing parenthesis.
 """
 
 from __future__ import annotations

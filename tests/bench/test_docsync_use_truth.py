@@ -8,8 +8,10 @@ import subprocess
 from pathlib import Path
 
 from bench.docsync.breakages import Breakage, pair_breakages
+from bench.docsync.later_fix import later_release
 from bench.docsync.removed_files import file_names, file_use_docs, removed_files
 from bench.docsync.use_truth import use_truth_docs
+from bench.eval_sets.registry import Release
 from bench.impact.pairs import PythonPair
 from prflow.docsync.doc_index import DocGlobs
 
@@ -134,7 +136,8 @@ def test_griffe_breakages_carry_the_slot_a_caller_passes(tmp_path: Path) -> None
         "class Client:\n"
         "    def __init__(self, url, timeout=1, retries=0):\n        pass\n\n"
         "    def send(self, msg):\n        pass\n\n"
-        "def gone():\n    pass\n"
+        "def gone():\n    pass\n\n"
+        "def tool():\n    pass\n"
     )
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "base")
@@ -142,7 +145,10 @@ def test_griffe_breakages_carry_the_slot_a_caller_passes(tmp_path: Path) -> None
     (package / "__init__.py").write_text(
         "class Client:\n"
         "    def __init__(self, url, retries=0):\n        pass\n\n"
-        "    def send(self, data):\n        pass\n"
+        "    def send(self, data):\n        pass\n\n"
+        "def wrap(f):\n    return f\n\n"
+        "def _tool():\n    pass\n\n"
+        "tool = wrap(_tool)\n"
     )
     _git(repo, "commit", "-q", "-am", "head")
     _git(repo, "tag", "head")
@@ -154,4 +160,19 @@ def test_griffe_breakages_carry_the_slot_a_caller_passes(tmp_path: Path) -> None
     assert by_kind[("PARAMETER_MOVED", "Client.__init__", "retries")].new_slot == 1
     assert by_kind[("PARAMETER_ADDED_REQUIRED", "Client.send", "data")].new_slot == 0
     assert ("OBJECT_REMOVED", "gone", None) in by_kind
+    assert by_kind[("OBJECT_CHANGED_KIND", "tool", None)].same_access  # rebound, called alike
     assert (tmp_path / "breakages.json").is_file()
+
+
+def test_the_later_release_is_the_last_of_the_head_s_line_within_a_year() -> None:
+    history = [
+        Release("1.9", "2020-01-01T00:00:00Z"),
+        Release("2.0", "2021-01-01T00:00:00Z"),
+        Release("2.1", "2021-06-01T00:00:00Z"),
+        Release("2.2", "2021-11-01T00:00:00Z", has_sdist=False),
+        Release("2.3", "2022-03-01T00:00:00Z"),
+        Release("3.0", "2021-09-01T00:00:00Z"),
+    ]
+    assert later_release(history, "2.0") == "2.1"
+    assert later_release(history, "3.0") is None
+    assert later_release(history, "9.9") is None
