@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import griffe
 
 from bench.impact.measure import run_checked
 from bench.impact.pairs import PythonPair
-from bench.impact.repos import BASE_REF, HEAD_REF
+from bench.impact.repos import BASE_REF, HEAD_REF, git
 
 PARAMETER_KINDS = frozenset(
     {
@@ -53,6 +53,8 @@ class Breakage:
     new_slot: int | None = None
     new_kind: str | None = None
     """The parameter's kind after (``keyword-only``, ...), None when it was removed."""
+    still_there: bool = False
+    """A removal the head contradicts (:func:`_still_there`): a griffe false alarm."""
     same_access: bool = False
     """An object of another kind that callers use the same way (``OBJECT_CHANGED_KIND``): an
     attribute that became a property (``app.logger`` reads the same), a class or function
@@ -149,7 +151,24 @@ def find(repo: Path, package: str, search_path: str) -> list[Breakage]:
         )
 
     old, new = load(BASE_REF), load(HEAD_REF)
-    return [_record(b) for b in griffe.find_breaking_changes(old, new)]  # type: ignore[arg-type]
+    shipped = set(git(repo, "ls-tree", "-r", "--name-only", HEAD_REF).splitlines())
+    found = []
+    for breakage in griffe.find_breaking_changes(old, new):  # type: ignore[arg-type]
+        record = _record(breakage)
+        if record.kind == "OBJECT_REMOVED" and _still_there(record, shipped, search_path):
+            record = replace(record, still_there=True)
+        found.append(record)
+    return found
+
+
+def _still_there(record: Breakage, shipped: set[str], search_path: str) -> bool:
+    """A module griffe reports removed whose file the head release still ships (celery 1.0
+    keeps ``celery/registry.py``): importing it works as before."""
+    if not record.is_module:
+        return False
+    parts = record.path.split(".")
+    stem = "/".join(parts) if search_path in ("", ".") else f"{search_path}/{'/'.join(parts)}"
+    return f"{stem}.py" in shipped or f"{stem}/__init__.py" in shipped
 
 
 def pair_breakages(repo: Path, pair: PythonPair, cache: Path) -> list[Breakage]:

@@ -11,7 +11,8 @@ uses it affects:
 
 - an object removed, an attribute's type or value changed, an object of another kind (not
   one used the same way: a property for an attribute, a class or function rebound under its
-  name, :class:`bench.docsync.breakages.Breakage`): a line writing its name as code (the
+  name, :class:`bench.docsync.breakages.Breakage`; nor a module griffe reports removed
+  whose file the head still ships): a line writing its name as code (the
   strict truth's reading of code); a removed dunder member or base class is used by
   syntax (``with ctx:``, ``isinstance``), which no doc line names, so it counts nowhere;
 - a changed return type: a line calling it (the call makes the result);
@@ -256,6 +257,7 @@ def use_truth_docs(
         for b in breakages
         if b.kind in NAME_KINDS
         and not b.same_access
+        and not b.still_there
         and not b.name.rsplit(".", 1)[-1].startswith("__")
     ]
     names = code_names([b.path if b.is_module else b.name for b in named], package)

@@ -5,9 +5,10 @@ through its receiver), or that names a file the release removed."""
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
-from bench.docsync.breakages import Breakage, pair_breakages
+from bench.docsync.breakages import Breakage, _still_there, pair_breakages
 from bench.docsync.later_fix import later_release
 from bench.docsync.removed_files import file_names, file_use_docs, removed_files
 from bench.docsync.use_truth import use_truth_docs
@@ -176,3 +177,17 @@ def test_the_later_release_is_the_last_of_the_head_s_line_within_a_year() -> Non
     assert later_release(history, "2.0") == "2.1"
     assert later_release(history, "3.0") is None
     assert later_release(history, "9.9") is None
+
+
+def test_a_module_the_head_still_ships_is_no_removal() -> None:
+    """griffe reported celery 1.0's ``celery/registry.py`` removed although the release still
+    ships it; a doc line importing it is then no use of a removed module."""
+    module = Breakage("OBJECT_REMOVED", "acme.registry", "acme.registry", is_module=True)
+    assert _still_there(module, {"acme/registry.py"}, ".")
+    assert _still_there(module, {"src/acme/registry/__init__.py"}, "src")
+    assert not _still_there(module, {"src/acme/registry.py"}, ".")
+    base = {"doc.rst": "Example::\n\n    from acme.registry import tasks\n"}
+    head = {"doc.rst": "Example::\n\n    from acme import tasks\n"}
+    assert set(use_truth_docs(base, head, [module], "acme")) == {"doc.rst"}
+    marked = replace(module, still_there=True)
+    assert set(use_truth_docs(base, head, [marked], "acme")) == set()
