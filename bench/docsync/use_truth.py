@@ -12,10 +12,13 @@ uses it affects:
 - an object removed, an attribute's type or value changed, an object of another kind (not
   one used the same way: a property for an attribute, a class or function rebound under its
   name, :class:`bench.docsync.breakages.Breakage`; nor a module griffe reports removed
-  whose file the head still ships): a line writing its name as code (the
-  strict truth's reading of code); a removed dunder member or base class is used by
-  syntax (``with ctx:``, ``isinstance``), which no doc line names, so it counts nowhere;
-- a changed return type: a line calling it (the call makes the result);
+  whose file the head still ships): a line writing its name as code (the strict truth's
+  reading of code), a class's member on a code line only after a dot (``app.logger_name``;
+  ``for logger_name in ...`` is the doc's own name); a removed dunder member or base class
+  is used by syntax (``with ctx:``, ``isinstance``), which no doc line names, so it counts
+  nowhere;
+- a changed return type: a code line using a call's result (bound, chained, passed on); a
+  call standing as its own statement (``sock.bind(addr)``) discards it;
 - a parameter removed, moved, of another kind, newly required: a call that passes the
   parameter or the slot the change touched (``f(x, y)`` after the second slot moved,
   ``f(timeout=1)`` after ``timeout`` went), or that does not pass one now required, or
