@@ -54,6 +54,7 @@ CALL_WINDOW = 20
 _PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)\s?")
 _STRING = re.compile(r"[rRbBuUfF]{0,2}(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')")
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::")
 _SIGNATURE = re.compile(
     r"^\s*\.\.\s+(?:py:)?(?:function|method|classmethod|staticmethod|class|"
     r"autofunction|automethod|autoclass)::\s*(?P<name>[\w.]+)\s*\((?P<params>.*)\)"
@@ -239,7 +240,10 @@ def line_uses(
 
 def _name_uses(line: str, is_code: bool, names: set[str], members: set[str]) -> set[str]:
     """The ``names`` ``line`` writes as code; on a code line, a member's bare name only
-    after a dot (``app.logger``): alone it is the doc's own variable (``for logger in``)."""
+    after a dot (``app.logger``): alone it is the doc's own variable (``for logger in``). A
+    reST directive is never a code line, even indented under one (pyopenssl's ``.. data::
+    CB_ISSUER_CHECK`` inside a class's block declares the removed member)."""
+    is_code = is_code and not _DIRECTIVE.match(line)
     found = mentions_in_code(line, is_code, names) if names else set()
     if not is_code:
         return found

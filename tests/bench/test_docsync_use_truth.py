@@ -191,3 +191,20 @@ def test_a_module_the_head_still_ships_is_no_removal() -> None:
     assert set(use_truth_docs(base, head, [module], "acme")) == {"doc.rst"}
     marked = replace(module, still_there=True)
     assert set(use_truth_docs(base, head, [marked], "acme")) == set()
+
+
+def test_a_directive_declaring_a_removed_member_counts_even_indented_in_a_block() -> None:
+    """pyopenssl 21 removed ``X509StoreFlags.CB_ISSUER_CHECK``; its ``.. data::`` line sits
+    in an indented block that reads as code, where a bare member name would be a local."""
+    removed = Breakage(
+        "OBJECT_REMOVED", "OpenSSL.crypto.X509StoreFlags.CB_ISSUER_CHECK",
+        "X509StoreFlags.CB_ISSUER_CHECK",
+    )  # fmt: skip
+    base = {"doc.rst": "Flags::\n\n    .. data:: CB_ISSUER_CHECK\n    CB_ISSUER_CHECK = 1\n"}
+    head = {"doc.rst": "Flags::\n\n    .. data:: OTHER\n    OTHER = 1\n"}
+    assert use_truth_docs(base, head, [removed], "OpenSSL") == {"doc.rst": {"CB_ISSUER_CHECK"}}
+    only_local = {"doc.rst": "Flags::\n\n    CB_ISSUER_CHECK = 1\n"}
+    assert (
+        use_truth_docs(only_local, {"doc.rst": "Flags::\n\n    X = 1\n"}, [removed], "OpenSSL")
+        == {}
+    )
