@@ -82,6 +82,9 @@ class PairScore:
     """The old, loose truth (:func:`bench.docsync.truth.truth_docs`), printed beside it."""
     evidence_changed: int
     """Flagged use-truth docs whose first evidence line upstream changed or removed."""
+    extras_evidence_changed: int
+    """Docs flagged outside the use truth whose first evidence line upstream changed or
+    removed in the head release (the rest: upstream left that line as it was)."""
     docsync_seconds: float | None
     impact_seconds: float | None
     edits: EditAudit | None = None
@@ -119,14 +122,14 @@ def flagged_docs(findings: dict[str, object]) -> set[str]:
 
 
 def _evidence_changed(
-    findings: dict[str, object], truth: set[str], changed: dict[str, set[int]]
+    findings: dict[str, object], among: set[str], changed: dict[str, set[int]]
 ) -> int:
-    """How many flagged truth docs point the agent at a line upstream changed."""
+    """How many flagged docs of ``among`` point the agent at a line upstream changed."""
     docs = findings["docs"]
     assert isinstance(docs, list)
     count = 0
     for doc in docs:
-        if doc["bucket"] not in FLAGGED or doc["path"] not in truth:
+        if doc["bucket"] not in FLAGGED or doc["path"] not in among:
             continue
         lines = [e["line"] for e in doc["evidence"] if e.get("line") and e["kind"] == "mention"]
         if lines and lines[0] in changed.get(doc["path"], set()):
@@ -183,6 +186,7 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
         truth,
         truth_docs(base_docs, head_docs, names),
         _evidence_changed(found, used, changed_lines),
+        _evidence_changed(found, flagged_docs(found) - used, changed_lines),
         docsync_seconds,
         impact_seconds,
         audit,
@@ -280,6 +284,8 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     old_truth = sum(len(s.old_truth) for s in scores)
     old_hits = sum(s.old_hits for s in scores)
     pointed = sum(s.evidence_changed for s in scores)
+    extras = sum(len(s.flagged - s.use_truth) for s in scores)
+    extras_changed = sum(s.extras_evidence_changed for s in scores)
     print(
         f"{title}, use truth (headline): recall {_ratio(use_hits, used)} (goal >= 0.9), "
         f"precision {_ratio(use_hits, flagged)} (goal >= 0.8)"
@@ -295,6 +301,11 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     print(
         f"{title}: the first evidence line is one upstream changed in "
         f"{_ratio(pointed, use_hits)} of the use-truth docs found"
+    )
+    print(
+        f"{title}: of the {extras} docs flagged outside the use truth, upstream left the first "
+        f"evidence line as it was in {extras - extras_changed} (the doc stale at head, or the "
+        f"line needs no change) and changed it in {extras_changed}"
     )
 
 
