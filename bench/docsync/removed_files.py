@@ -18,7 +18,7 @@ import re
 import tarfile
 from pathlib import Path, PurePosixPath
 
-from bench.docsync.truth import code_lines, mentions_in_code, upstream_changed_lines
+from bench.docsync.truth import edited_line_uses, mentions_in_code
 from prflow.docsync.doc_index import DocGlobs
 
 
@@ -77,17 +77,10 @@ def file_use_docs(
 ) -> dict[str, set[str]]:
     """Docs upstream edited on a line naming a removed file, with the names found."""
     pattern = _path_pattern(paths)
-    changed = upstream_changed_lines(base_docs, head_docs, formatting=False)
-    found: dict[str, set[str]] = {}
-    for path, numbers in changed.items():
-        lines = base_docs[path].splitlines()
-        code = code_lines(base_docs[path])
-        named: set[str] = set()
-        for n in sorted(numbers):
-            line = lines[n - 1].replace("\\", "/")
-            if pattern is not None:
-                named |= {m.group(0) for m in pattern.finditer(line)}
-            named |= mentions_in_code(lines[n - 1], n in code, dotted) if dotted else set()
-        if named:
-            found[path] = named
-    return found
+
+    def uses(lines: list[str], index: int, is_code: bool) -> set[str]:
+        line = lines[index]
+        named = set() if pattern is None else set(pattern.findall(line.replace("\\", "/")))
+        return named | (mentions_in_code(line, is_code, dotted) if dotted else set())
+
+    return edited_line_uses(base_docs, head_docs, uses)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 import tarfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from prflow.docsync.doc_index import DocGlobs
@@ -243,16 +243,31 @@ def code_edit_truth_docs(
     was wrong). A removed doc counts when any of its lines writes such a name as code."""
     if not names:
         return {}
+    return edited_line_uses(
+        base_docs, head_docs, lambda lines, i, is_code: mentions_in_code(lines[i], is_code, names)
+    )
+
+
+LineUses = Callable[[list[str], int, bool], set[str]]
+"""What one base doc line uses: its doc's lines, the line's 0-based index, whether it is
+code (:func:`code_lines`)."""
+
+
+def edited_line_uses(
+    base_docs: dict[str, str], head_docs: dict[str, str], uses: LineUses
+) -> dict[str, set[str]]:
+    """Per doc, what ``uses`` finds on the lines upstream edited or removed (a re-formatting
+    is no edit, an insertion names no line), where it finds anything."""
     changed = upstream_changed_lines(base_docs, head_docs, formatting=False)
     found: dict[str, set[str]] = {}
     for path, numbers in changed.items():
         lines = base_docs[path].splitlines()
         code = code_lines(base_docs[path])
-        named: set[str] = set()
+        used: set[str] = set()
         for n in sorted(numbers):
-            named |= mentions_in_code(lines[n - 1], n in code, names)
-        if named:
-            found[path] = named
+            used |= uses(lines, n - 1, n in code)
+        if used:
+            found[path] = used
     return found
 
 

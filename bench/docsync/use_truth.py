@@ -39,12 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bench.docsync.breakages import PARAMETER_KINDS, Breakage
-from bench.docsync.truth import (
-    code_lines,
-    code_names,
-    mentions_in_code,
-    upstream_changed_lines,
-)
+from bench.docsync.truth import code_names, edited_line_uses, mentions_in_code
 
 NAME_KINDS = frozenset(
     {"OBJECT_REMOVED", "OBJECT_CHANGED_KIND", "ATTRIBUTE_CHANGED_TYPE", "ATTRIBUTE_CHANGED_VALUE"}
@@ -279,15 +274,9 @@ def use_truth_docs(
             if name is not None and len(name) > 3:
                 calls.setdefault(name, []).append(b)
     renamed = renamed_slots(breakages)
-    changed = upstream_changed_lines(base_docs, head_docs, formatting=False)
-    found: dict[str, set[str]] = {}
-    for path, numbers in changed.items():
-        lines = base_docs[path].splitlines()
-        code = code_lines(base_docs[path])
-        used: set[str] = set()
-        for n in sorted(numbers):
-            used |= _name_uses(lines[n - 1], n in code, names, members)
-            used |= line_uses(lines, n - 1, n in code, calls, renamed)
-        if used:
-            found[path] = used
-    return found
+
+    def uses(lines: list[str], index: int, is_code: bool) -> set[str]:
+        named = _name_uses(lines[index], is_code, names, members)
+        return named | line_uses(lines, index, is_code, calls, renamed)
+
+    return edited_line_uses(base_docs, head_docs, uses)
