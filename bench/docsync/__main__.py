@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.docsync.breakages import pair_breakages
+from bench.docsync.breakages import Breakage, pair_breakages
 from bench.docsync.edits import EditAudit, audit_edits
 from bench.docsync.eval_set import (
     COUNT,
@@ -48,14 +48,16 @@ from bench.docsync.later_fix import later_sdist
 from bench.docsync.removed_files import archive_files, file_names, file_use_docs, removed_files
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import (
+    LineUses,
     archive_texts,
     code_edit_truth_docs,
+    code_lines,
     code_names,
     symbol_names,
     truth_docs,
     upstream_changed_lines,
 )
-from bench.docsync.use_truth import use_truth_docs
+from bench.docsync.use_truth import line_judge, use_truth_docs
 from bench.eval_sets import HALVES, Half
 from bench.impact.errors import BenchError
 from bench.impact.layout import DEFAULT_ROOT, WorkDir
@@ -85,6 +87,9 @@ class PairScore:
     extras_evidence_changed: int
     """Docs flagged outside the use truth whose first evidence line upstream changed or
     removed in the head release (the rest: upstream left that line as it was)."""
+    extras_stale: int
+    """Of the rest, those whose line uses a broken object the way its breakage touches, by
+    the use truth's own rules: stale at head, and upstream left them."""
     docsync_seconds: float | None
     impact_seconds: float | None
     edits: EditAudit | None = None
@@ -156,7 +161,8 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
     broken = json.loads(broken_file.read_text())
     names = symbol_names(broken)
     truth = set(code_edit_truth_docs(base_docs, head_docs, code_names(broken, pair.import_package)))
-    used = use_truth(repo, item, base, head, (base_docs, head_docs), reports, work.downloads)
+    breakages = pair_breakages(repo, pair, reports / "griffe-breakages.json")
+    used = use_truth(item, (base, head), (base_docs, head_docs), breakages, work.downloads)
     cli = PrflowCli(work.prflow_state(pair) / "docsync")
     docsync_seconds = impact_seconds = None
     if quick:
@@ -187,19 +193,51 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
         truth_docs(base_docs, head_docs, names),
         _evidence_changed(found, used, changed_lines),
         _evidence_changed(found, flagged_docs(found) - used, changed_lines),
+        _stale_left(
+            found,
+            flagged_docs(found) - used,
+            changed_lines,
+            base_docs,
+            line_judge(breakages, pair.import_package),
+        ),
         docsync_seconds,
         impact_seconds,
         audit,
     )
 
 
+def _stale_left(
+    findings: dict[str, object],
+    among: set[str],
+    changed: dict[str, set[int]],
+    base_docs: dict[str, str],
+    judge: LineUses,
+) -> int:
+    """How many flagged docs of ``among`` point at a line upstream left as it was although it
+    uses a broken object as the breakage touches (``judge``)."""
+    docs = findings["docs"]
+    assert isinstance(docs, list)
+    count = 0
+    for doc in docs:
+        path = doc["path"]
+        lines = [e["line"] for e in doc["evidence"] if e.get("line") and e["kind"] == "mention"]
+        if doc["bucket"] not in FLAGGED or path not in among or not lines:
+            continue
+        if lines[0] in changed.get(path, set()) or path not in base_docs:
+            continue
+        text = base_docs[path].splitlines()
+        if lines[0] <= len(text) and judge(
+            text, lines[0] - 1, lines[0] in code_lines(base_docs[path])
+        ):
+            count += 1
+    return count
+
+
 def use_truth(
-    repo: Path,
     item: DocPair,
-    base: Path,
-    head: Path,
+    archives: tuple[Path, Path],
     docs: tuple[dict[str, str], dict[str, str]],
-    reports: Path,
+    breakages: list[Breakage],
     downloads: Path,
 ) -> set[str]:
     """The headline truth: docs upstream edited, in the head release or in the last release
@@ -208,7 +246,7 @@ def use_truth(
     beside the reports) or that names a file the release removed
     (:mod:`bench.docsync.removed_files`)."""
     pair = item.pair
-    breakages = pair_breakages(repo, pair, reports / "griffe-breakages.json")
+    base, head = archives
     head_files = archive_files(head)
     removed = file_names(removed_files(archive_files(base), head_files, DocGlobs()), head_files)
     base_docs, head_docs = docs
@@ -286,6 +324,7 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     pointed = sum(s.evidence_changed for s in scores)
     extras = sum(len(s.flagged - s.use_truth) for s in scores)
     extras_changed = sum(s.extras_evidence_changed for s in scores)
+    stale = sum(s.extras_stale for s in scores)
     print(
         f"{title}, use truth (headline): recall {_ratio(use_hits, used)} (goal >= 0.9), "
         f"precision {_ratio(use_hits, flagged)} (goal >= 0.8)"
@@ -303,9 +342,10 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
         f"{_ratio(pointed, use_hits)} of the use-truth docs found"
     )
     print(
-        f"{title}: of the {extras} docs flagged outside the use truth, upstream left the first "
-        f"evidence line as it was in {extras - extras_changed} (the doc stale at head, or the "
-        f"line needs no change) and changed it in {extras_changed}"
+        f"{title}: of the {extras} docs flagged outside the use truth, upstream changed the "
+        f"first evidence line in {extras_changed} and left it as it was in "
+        f"{extras - extras_changed}, {stale} of them on a line that uses a broken object as "
+        "its breakage touches (stale at head by the use truth's own rules)"
     )
 
 

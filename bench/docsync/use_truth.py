@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bench.docsync.breakages import PARAMETER_KINDS, Breakage
-from bench.docsync.truth import code_names, edited_line_uses, mentions_in_code
+from bench.docsync.truth import LineUses, code_names, edited_line_uses, mentions_in_code
 
 NAME_KINDS = frozenset(
     {"OBJECT_REMOVED", "OBJECT_CHANGED_KIND", "ATTRIBUTE_CHANGED_TYPE", "ATTRIBUTE_CHANGED_VALUE"}
@@ -254,6 +254,11 @@ def use_truth_docs(
 ) -> dict[str, set[str]]:
     """Docs upstream edited on a line that uses a broken object as its breakage touches,
     with the names or objects used."""
+    return edited_line_uses(base_docs, head_docs, line_judge(breakages, package))
+
+
+def line_judge(breakages: Sequence[Breakage], package: str) -> LineUses:
+    """What a base doc line uses of ``breakages`` the way they touch it (the rules above)."""
     named = [
         b
         for b in breakages
@@ -279,4 +284,4 @@ def use_truth_docs(
         named = _name_uses(lines[index], is_code, names, members)
         return named | line_uses(lines, index, is_code, calls, renamed)
 
-    return edited_line_uses(base_docs, head_docs, uses)
+    return uses

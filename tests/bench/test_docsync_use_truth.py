@@ -8,10 +8,11 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+from bench.docsync.__main__ import _stale_left
 from bench.docsync.breakages import Breakage, _still_there, pair_breakages
 from bench.docsync.later_fix import later_release
 from bench.docsync.removed_files import file_names, file_use_docs, removed_files
-from bench.docsync.use_truth import use_truth_docs
+from bench.docsync.use_truth import line_judge, use_truth_docs
 from bench.eval_sets.registry import Release
 from bench.impact.pairs import PythonPair
 from prflow.docsync.doc_index import DocGlobs
@@ -208,3 +209,20 @@ def test_a_directive_declaring_a_removed_member_counts_even_indented_in_a_block(
         use_truth_docs(only_local, {"doc.rst": "Flags::\n\n    X = 1\n"}, [removed], "OpenSSL")
         == {}
     )
+
+
+def test_a_flagged_doc_whose_broken_line_upstream_left_is_counted_stale() -> None:
+    """The bench's diagnostic: a doc flagged outside the truth that points at a line upstream
+    left, where that line uses a broken object the way the breakage touches it."""
+    base_docs = {
+        "stale.rst": "Example::\n\n    app = Flask(__name__, static_path='/s')\n",
+        "fine.rst": "Example::\n\n    app = Flask(__name__)\n",
+    }
+
+    def flagged(path: str) -> dict[str, object]:
+        return {"path": path, "bucket": "must_update", "evidence": [{"line": 3, "kind": "mention"}]}
+
+    findings: dict[str, object] = {"docs": [flagged("stale.rst"), flagged("fine.rst")]}
+    judge = line_judge([INIT_REMOVED], "flask")
+    assert _stale_left(findings, set(base_docs), {}, base_docs, judge) == 1
+    assert _stale_left(findings, set(base_docs), {"stale.rst": {3}}, base_docs, judge) == 0
