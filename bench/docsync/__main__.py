@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.docsync.breakages import Breakage, pair_breakages
+from bench.docsync.breakages import CACHE_NAME, Breakage, pair_breakages
 from bench.docsync.edits import EditAudit, audit_edits
 from bench.docsync.eval_set import (
     COUNT,
@@ -161,7 +161,7 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
     broken = json.loads(broken_file.read_text())
     names = symbol_names(broken)
     truth = set(code_edit_truth_docs(base_docs, head_docs, code_names(broken, pair.import_package)))
-    breakages = pair_breakages(repo, pair, reports / "griffe-breakages.json")
+    breakages = pair_breakages(repo, pair, reports / CACHE_NAME)
     used = use_truth(item, (base, head), (base_docs, head_docs), breakages, work.downloads)
     cli = PrflowCli(work.prflow_state(pair) / "docsync")
     docsync_seconds = impact_seconds = None

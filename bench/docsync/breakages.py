@@ -33,6 +33,9 @@ PARAMETER_KINDS = frozenset(
     }
 )
 _POSITIONAL = ("positional-only", "positional or keyword")
+CACHE_NAME = "griffe-breakages-2.json"
+"""The file a pair's records are cached in, beside its reports; its number goes up when
+what a record holds or how it is judged changes, so an old cache is not read."""
 
 
 @dataclass(frozen=True)
