@@ -130,16 +130,22 @@ def _evidence_changed(
     findings: dict[str, object], among: set[str], changed: dict[str, set[int]]
 ) -> int:
     """How many flagged docs of ``among`` point the agent at a line upstream changed."""
+    pointed = _first_evidence_lines(findings, among)
+    return sum(1 for path, line in pointed.items() if line in changed.get(path, set()))
+
+
+def _first_evidence_lines(findings: dict[str, object], among: set[str]) -> dict[str, int]:
+    """The line each flagged doc of ``among`` points the agent at first (its first mention)."""
     docs = findings["docs"]
     assert isinstance(docs, list)
-    count = 0
+    found: dict[str, int] = {}
     for doc in docs:
         if doc["bucket"] not in FLAGGED or doc["path"] not in among:
             continue
         lines = [e["line"] for e in doc["evidence"] if e.get("line") and e["kind"] == "mention"]
-        if lines and lines[0] in changed.get(doc["path"], set()):
-            count += 1
-    return count
+        if lines:
+            found[doc["path"]] = lines[0]
+    return found
 
 
 def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> PairScore:
@@ -184,18 +190,19 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
     if edits and not quick:
         _progress(f"scripted edits {pair.label}")
         audit = audit_edits(repo, cli, found, reports / "docsync-edits.json")
+    flagged = flagged_docs(found)
     return PairScore(
         item,
         len(base_docs),
-        flagged_docs(found),
+        flagged,
         used,
         truth,
         truth_docs(base_docs, head_docs, names),
         _evidence_changed(found, used, changed_lines),
-        _evidence_changed(found, flagged_docs(found) - used, changed_lines),
+        _evidence_changed(found, flagged - used, changed_lines),
         _stale_left(
             found,
-            flagged_docs(found) - used,
+            flagged - used,
             changed_lines,
             base_docs,
             line_judge(breakages, pair.import_package),
@@ -215,20 +222,13 @@ def _stale_left(
 ) -> int:
     """How many flagged docs of ``among`` point at a line upstream left as it was although it
     uses a broken object as the breakage touches (``judge``)."""
-    docs = findings["docs"]
-    assert isinstance(docs, list)
     count = 0
-    for doc in docs:
-        path = doc["path"]
-        lines = [e["line"] for e in doc["evidence"] if e.get("line") and e["kind"] == "mention"]
-        if doc["bucket"] not in FLAGGED or path not in among or not lines:
+    for path, line in _first_evidence_lines(findings, among).items():
+        text = base_docs.get(path)
+        if text is None or line in changed.get(path, set()):
             continue
-        if lines[0] in changed.get(path, set()) or path not in base_docs:
-            continue
-        text = base_docs[path].splitlines()
-        if lines[0] <= len(text) and judge(
-            text, lines[0] - 1, lines[0] in code_lines(base_docs[path])
-        ):
+        lines = text.splitlines()
+        if line <= len(lines) and judge(lines, line - 1, line in code_lines(text)):
             count += 1
     return count
 
