@@ -37,6 +37,7 @@ from tests.support.sample_repos import build_sample_repo
 from tests.support.scripted_anthropic import ScriptedAnthropic
 from worker.devserver import DevServer
 from worker.ports import port_is_free
+from worker.warm import LOG_FILE as WARM_LOG
 
 pytestmark = pytest.mark.temporal
 
@@ -49,10 +50,21 @@ class Command:
     """A running ``prflow`` process whose output is collected when it ends."""
 
     process: asyncio.subprocess.Process
+    data_dir: Path
 
     async def finish(self) -> CliRun:
-        async with asyncio.timeout(CLI_TIMEOUT_SECONDS):
+        try:
+            async with asyncio.timeout(CLI_TIMEOUT_SECONDS):
+                out, err = await self.process.communicate()
+        except TimeoutError:
+            # what the stuck command and the warm worker said, for whoever reads the failure
+            self.process.kill()
             out, err = await self.process.communicate()
+            run = CliRun(-9, out.decode(errors="replace"), err.decode(errors="replace"))
+            log = self.data_dir / WARM_LOG
+            said = log.read_text(errors="replace")[-4000:] if log.is_file() else "(none)"
+            message = f"not done in {CLI_TIMEOUT_SECONDS:.0f}s: {run.describe()}"
+            raise AssertionError(f"{message}\n--- warm worker log ---\n{said}") from None
         code = self.process.returncode
         assert code is not None
         return CliRun(code, out.decode(errors="replace"), err.decode(errors="replace"))
@@ -73,7 +85,7 @@ async def start_impact(repo: str, env: dict[str, str]) -> Command:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    return Command(process)
+    return Command(process, Path(env["PRFLOW_DATA_DIR"]))
 
 
 def report_of(run: CliRun, who: str) -> ImpactReport:
