@@ -116,7 +116,7 @@ _CODE_DIRECTIVES = frozenset(
     }
 )
 """reST directives whose body is code (``autosummary``: a list of API names)."""
-_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w:-]+)::")
+DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w:-]+)::")
 _API_DIRECTIVE = re.compile(
     r"^\s*\.\.\s+(?:py:)?(?:function|method|class|attribute|data|exception|decorator|"
     r"module|currentmodule|auto\w+)::\s*(?P<args>.+)$"
@@ -135,15 +135,15 @@ _TEXT_ROLES = frozenset(
 )  # fmt: skip
 """Sphinx roles whose target is text, not an API object (:term:`spider` is a glossary
 entry)."""
-_STRING = re.compile(r"[rRbBuUfF]{0,2}(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')")
-_COMMENT = re.compile(r"(?:^|\s)#.*$")
+STRING_LITERAL = re.compile(r"[rRbBuUfF]{0,2}(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')")
+LINE_COMMENT = re.compile(r"(?:^|\s)#.*$")
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.)(\s|$)")
 
 
 def _opens_code_block(line: str) -> bool:
     """A code directive (``.. code-block:: python``, not ``.. note::``), or a paragraph
     ending in ``::`` (a reST literal block follows)."""
-    directive = _DIRECTIVE.match(line)
+    directive = DIRECTIVE.match(line)
     if directive is not None:
         return directive.group(1) in _CODE_DIRECTIVES
     return line.rstrip().endswith("::")
@@ -206,7 +206,7 @@ def mentions_in_code(line: str, is_code: bool, names: set[str]) -> set[str]:
     if is_code:
         return {m.group(1) for m in word.finditer(_code_only(line))}
     places = [
-        _STRING.sub('""', m.group("code"))
+        STRING_LITERAL.sub('""', m.group("code"))
         for m in _INLINE_CODE.finditer(line)
         if not m.group("link") and (m.group("role") or "").rsplit(":", 1)[-1] not in _TEXT_ROLES
     ]
@@ -214,7 +214,7 @@ def mentions_in_code(line: str, is_code: bool, names: set[str]) -> set[str]:
     if directive:
         places.append(directive.group("args"))
     found = {m.group(1) for place in places for m in word.finditer(place)}
-    spans_unquoted = _INLINE_CODE.sub(lambda m: _STRING.sub('""', m.group(0)), line)
+    spans_unquoted = _INLINE_CODE.sub(lambda m: STRING_LITERAL.sub('""', m.group(0)), line)
     for match in code_form_pattern(names).finditer(spans_unquoted):
         found |= {m.group(1) for m in word.finditer(match.group(0))}
     return found
@@ -223,7 +223,7 @@ def mentions_in_code(line: str, is_code: bool, names: set[str]) -> set[str]:
 def _code_only(line: str) -> str:
     """A code line without its string literals and comments: ``'duplicate key error'`` and
     ``# insert a document`` are text, not names of API objects."""
-    return _COMMENT.sub("", _STRING.sub('""', line))
+    return LINE_COMMENT.sub("", STRING_LITERAL.sub('""', line))
 
 
 def code_edit_truth_docs(

@@ -27,6 +27,9 @@ uses it affects:
   one now required. A changed default counts nowhere: a call passing the parameter does
   not use the default, and one leaving it out still runs.
 
+The call reading here (:func:`split_arguments`, :func:`sees`) is the bench's own, not
+``prflow.docsync.calls``: an oracle that shared the finder's code would share its mistakes.
+
 Only the edited lines are read, as in the strict truth (the edits of the head release and,
 :mod:`bench.docsync.later_fix`, of a later release of its line), and the call's arguments
 are read from the base doc past the line, up to its closing parenthesis.
@@ -39,7 +42,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bench.docsync.breakages import PARAMETER_KINDS, Breakage
-from bench.docsync.truth import LineUses, code_names, edited_line_uses, mentions_in_code
+from bench.docsync.truth import (
+    DIRECTIVE,
+    LINE_COMMENT,
+    STRING_LITERAL,
+    LineUses,
+    code_names,
+    edited_line_uses,
+    mentions_in_code,
+)
 
 NAME_KINDS = frozenset(
     {"OBJECT_REMOVED", "OBJECT_CHANGED_KIND", "ATTRIBUTE_CHANGED_TYPE", "ATTRIBUTE_CHANGED_VALUE"}
@@ -47,9 +58,6 @@ NAME_KINDS = frozenset(
 CALL_WINDOW = 20
 """A call's arguments are read this many lines past the line it opens on."""
 _PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)\s?")
-_STRING = re.compile(r"[rRbBuUfF]{0,2}(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')")
-_COMMENT = re.compile(r"(?:^|\s)#.*$")
-_DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::")
 _SIGNATURE = re.compile(
     r"^\s*\.\.\s+(?:py:)?(?:function|method|classmethod|staticmethod|class|"
     r"autofunction|automethod|autoclass)::\s*(?P<name>[\w.]+)\s*\((?P<params>.*)\)"
@@ -167,8 +175,8 @@ def _masked(line: str, is_code: bool) -> str:
     a call is found only in code and its arguments are read from the original text."""
     if not is_code:
         return line
-    blank = _STRING.sub(lambda m: " " * len(m.group(0)), line)
-    return _COMMENT.sub(lambda m: " " * len(m.group(0)), blank)
+    blank = STRING_LITERAL.sub(lambda m: " " * len(m.group(0)), line)
+    return LINE_COMMENT.sub(lambda m: " " * len(m.group(0)), blank)
 
 
 def _text_after(lines: list[str], index: int, column: int) -> str:
@@ -238,7 +246,7 @@ def _name_uses(line: str, is_code: bool, names: set[str], members: set[str]) -> 
     after a dot (``app.logger``): alone it is the doc's own variable (``for logger in``). A
     reST directive is never a code line, even indented under one (pyopenssl's ``.. data::
     CB_ISSUER_CHECK`` inside a class's block declares the removed member)."""
-    is_code = is_code and not _DIRECTIVE.match(line)
+    is_code = is_code and not DIRECTIVE.match(line)
     found = mentions_in_code(line, is_code, names) if names else set()
     if not is_code:
         return found
