@@ -32,14 +32,18 @@ DEFAULT_DOC_GLOBS = (
     "README*",
 )
 _HISTORY = re.compile(
-    r"^(change[-_]?log|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d"
-    r"|migrat(?:e|ion|ing)|upgrad(?:e|ing)|porting)",
+    r"^(?:version[-_]?|v?\d[\w.]*[-_])?"
+    r"(change[-_]?log|changes|history|news|release[-_ ]?notes|whats-?new|release[-_]?v?\d"
+    r"|migrat(?:e|ion|ing)|upgrad(?:e|ing)|porting|deprecat(?:ed|ions?)\b)",
     re.IGNORECASE,
 )
-"""History files by name. A migration or upgrade guide (``migrate_from_0_21.rst``,
-``upgrading.md``) names removed APIs on purpose: it says what replaced them."""
+"""History files by name, a version or year before it too (``versionhistory.rst``,
+``2019-news.rst``). A migration or upgrade guide (``migrate_from_0_21.rst``,
+``upgrading.md``) names removed APIs on purpose: it says what replaced them; so does a
+register of deprecations (sphinx's ``deprecated.rst``: what was removed, and when)."""
 _HISTORY_DIRS = re.compile(
-    r"(?:^|/)(change[-_]?logs?|changes|history|news|releases?|release[-_]?notes|whats-?new)/",
+    r"(?:^|/)(change[-_]?logs?|changes|history|news|releases?|release[-_]?notes|whats-?new"
+    r"|(?:upgrad(?:e|ing)|migrat(?:e|ion|ing))(?:[-_]?guides?)?)/",
     re.IGNORECASE,
 )
 """Release notes live in folders too (``doc/release/api_1.0.rst``, markdown's

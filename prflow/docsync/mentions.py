@@ -73,8 +73,11 @@ _MEMBER_ROLE = re.compile(r":(?:py:)?(?:meth|attr):`~?[\w$]+(?:\(\))?`")
 """``:meth:`close``` with no dot: a member of the class the text is about."""
 _DEFINES = re.compile(r"\b(?:def|class)\s+$")
 _SIGNATURE_DIRECTIVE = re.compile(
-    r"^\s*\.\.\s+(?:py:)?(?:method|function|classmethod|staticmethod|class)::"
+    r"^\s*\.\.\s+(?:py:)?(?:auto)?"
+    r"(?:method|function|classmethod|staticmethod|class|exception|decorator)::"
 )
+"""A directive that declares an object; its parentheses are a signature, never a call (an
+autodoc ``.. autoclass:: pytest.OptionGroup()`` hides the constructor's parameters)."""
 
 
 class Strength(IntEnum):
@@ -495,7 +498,7 @@ class SymbolMentions:
         naming what it sees; a reference when it cannot."""
         best = _NONE
         if _SIGNATURE_DIRECTIVE.match(text):
-            return best  # ``.. method:: name(args)`` declares, it does not call
+            return self._declared(text)
         for match in _call(self.member).finditer(text):
             if _DEFINES.search(text[: match.start()]):
                 continue  # ``def from_crawler(cls, crawler)``: the reader's own method
@@ -514,6 +517,23 @@ class SymbolMentions:
                 continue
             best = max(best, Mention(Strength.reference), key=lambda m: m.strength)
         return best
+
+    def _declared(self, text: str) -> Mention:
+        """``.. method:: name(args)`` declares, it does not call: it is wrong where the
+        signature it writes lists a changed parameter (pymongo's ``.. autoclass:: Cursor(...,
+        manipulate=True)``), and names nothing otherwise."""
+        match = _call(self.member).search(text)
+        if match is None:
+            return _NONE
+        owner = _receiver(text[: match.start()])  # ``.. method:: Other.close(force)``
+        if owner is not None and not self._receiver_ok(owner):
+            return _NONE
+        inside = balanced(text[match.end() - 1 :])
+        if inside is None:
+            return _NONE
+        listed = {part.split("=", 1)[0].strip().lstrip("*") for part in inside.split(",")}
+        seen = tuple(p for p in self.params if p in listed)
+        return Mention(Strength.strong, seen) if seen else _NONE
 
     def _sees_change(self, call: str) -> tuple[str, ...] | None:
         """The changed parameters a call starting at ``call``'s parenthesis sees; None when
@@ -615,6 +635,11 @@ class SymbolMentions:
         return frozenset((names[0] & names[1]) - set(self.params) - _RECEIVERS)
 
 
+_CAMEL_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+"""The words of an identifier, by case and underscores (``AgnosticDatabase``: Agnostic,
+Database; ``my_database``: my, database)."""
+_OWNER_WORD = 5
+"""A class's last word must be this long to stand for the class (``Database``, not ``Base``)."""
 _SUPER = re.compile(r"\bsuper\(\s*([\w$.]+)\s*,[^()]*\)\s*\.\s*$")
 _NAMED_RECEIVER = re.compile(r"([\w$]+)\s*\.\s*$")
 
@@ -683,9 +708,14 @@ def _without_spans(text: str) -> str:
 
 def _names_owner(receiver: str, owner: str) -> bool:
     """``ctx``, ``context``, ``user_schema`` may be a ``Context`` / ``Schema``; ``command`` is
-    not a ``Context``: the receiver ends with the class's name, or abbreviates it."""
+    not a ``Context``: the receiver ends with the class's name or the last word of it
+    (``my_database`` and ``MotorDatabase`` for ``AgnosticDatabase``), or abbreviates it."""
     name, cls = receiver.lower().lstrip("_"), owner.lower()
     if cls == name or name.endswith(cls) or name.endswith(cls.rsplit("_", 1)[-1]):
+        return True
+    last = _CAMEL_WORD.findall(owner)[-1:]
+    words = _CAMEL_WORD.findall(receiver) or [""]
+    if last and len(last[0]) >= _OWNER_WORD and words[-1].lower() == last[0].lower():
         return True
     if not name or name[0] != cls[0]:
         return False

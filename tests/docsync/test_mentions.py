@@ -267,6 +267,18 @@ def test_migration_and_upgrade_guides_are_history() -> None:
     assert globs.matches("docs/database_migrations_howto.rst")  # not by its name
 
 
+def test_history_files_named_after_a_version_or_a_year_and_guides_folders_are_history() -> None:
+    globs = DocGlobs()
+    assert not globs.matches("docs/versionhistory.rst")  # anyio's changelog
+    assert not globs.matches("docs/source/2019-news.rst")  # gunicorn's news of a year
+    assert not globs.matches("doc/2.0-changes.md")
+    assert not globs.matches("docs/upgrade_guides/5.0.0.md")  # isort's, one per release
+    assert not globs.matches("docs/migration/v3.md")
+    assert not globs.matches("doc/extdev/deprecated.rst")  # a register of what went, and when
+    assert globs.matches("docs/version.rst")  # how to read the version is no history
+    assert globs.matches("docs/deprecation_policy.rst")  # a policy is a guide
+
+
 def test_definitions_capital_words_and_other_classes_attributes_are_not_uses() -> None:
     crawler = _signature_target(
         "Queue.from_crawler",
@@ -407,3 +419,62 @@ def test_a_role_with_a_title_names_its_target_not_its_title() -> None:
         removed,
     )
     assert buckets == {"target.rst": Bucket.must_update}
+
+
+def test_an_autodoc_directive_s_parentheses_are_a_signature_not_a_call() -> None:
+    group = _signature_target(
+        "OptionGroup.__init__",
+        "OptionGroup.__init__(self, name, description='', parser=None)",
+        "OptionGroup.__init__(self, arggroup, name, description, parser=None, *, _ispytest=False)",
+        "src/_pytest/config/argparsing.py",
+    )
+    buckets = _buckets(
+        {
+            "reference.rst": ".. autoclass:: pytest.OptionGroup()\n    :members:\n",
+            "plugin.md": "```python\ngroup = OptionGroup('custom')\n```\n",
+        },
+        group,
+    )
+    # pytest 9 hides the constructor with ``()``; a call leaving out the new ``arggroup`` breaks
+    assert buckets == {"plugin.md": Bucket.must_update}
+
+
+def test_a_declared_signature_listing_a_changed_parameter_must_update() -> None:
+    cursor = _signature_target(
+        "Cursor.__init__",
+        "Cursor.__init__(self, collection, filter=None, manipulate=True, hint=None)",
+        "Cursor.__init__(self, collection, filter=None, hint=None)",
+        "pymongo/cursor.py",
+    )
+    buckets = _buckets(
+        {
+            # pymongo 4 dropped ``manipulate``; the page still declares it
+            "cursor.rst": ".. autoclass:: pymongo.cursor.Cursor(collection, filter=None, "
+            "manipulate=True, hint=None)\n",
+            "other.rst": ".. autoclass:: pymongo.cursor.Cursor(collection, filter=None)\n",
+            "elsewhere.rst": ".. method:: Batch.Cursor(collection, manipulate=True)\n",
+        },
+        cursor,
+    )
+    assert buckets == {"cursor.rst": Bucket.must_update}
+
+
+def test_a_receiver_named_after_the_class_s_last_word_may_be_its_instance() -> None:
+    authenticate = Target(
+        kind=TargetKind.symbol,
+        name="AgnosticDatabase.authenticate",
+        change=Change.removed,
+        weight=1.0,
+        source="motor/core.py",
+    )
+    buckets = _buckets(
+        {
+            # motor 2.0 removed it; motor's docs name the generated ``MotorDatabase``
+            "auth.rst": "Log in::\n\n    yield client.my_database.authenticate('user', 'pw')\n",
+            "api.rst": "Use :meth:`~MotorDatabase.authenticate` to log in.\n",
+            "other.rst": "Then::\n\n    yield client.admin.authenticate('user', 'pw')\n",
+            "base.rst": "Then::\n\n    yield model.base.authenticate('user', 'pw')\n",
+        },
+        authenticate,
+    )
+    assert buckets == {"auth.rst": Bucket.must_update, "api.rst": Bucket.must_update}
