@@ -37,11 +37,11 @@ from bench.docsync.eval_set import (
     SEED,
     TUNED_IN_ROUND_ONE,
     DocPair,
+    committed_sdist,
     docsync_set,
     extend_held_out,
     extend_tuning,
     extra_held_out_labels,
-    fetch_sdist,
 )
 from bench.docsync.in_process import findings_in_process
 from bench.docsync.later_fix import later_sdist
@@ -151,10 +151,8 @@ def _first_evidence_lines(findings: dict[str, object], among: set[str]) -> dict[
 def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> PairScore:
     pair = item.pair
     _progress(f"{HALF_TITLES[item.half]}: {pair.label}")
-    # the draw's fetch (build backends at hand, then isolated): on a fresh machine the plain
-    # isolated fetch cannot prepare scrapy 1.8.4's metadata
-    base = fetch_sdist(work.downloads, pair.package, pair.base_version)
-    head = fetch_sdist(work.downloads, pair.package, pair.head_version)
+    base = committed_sdist(work.downloads, pair.package, pair.base_version)
+    head = committed_sdist(work.downloads, pair.package, pair.head_version)
     repo = build_repo(pair, work, base, head)
     globs = DocGlobs()
     base_docs, head_docs = archive_texts(base, globs), archive_texts(head, globs)
@@ -386,6 +384,11 @@ def subsets(scores: Sequence[PairScore]) -> list[tuple[Half, str, list[PairScore
             "held_out",
             "held-out half, the third extra draw alone",
             _labelled(held_out, drawn[EXTRA_DRAWS[4]]),
+        ),
+        (
+            "held_out",
+            "held-out half, the fourth extra draw alone",
+            _labelled(held_out, drawn[EXTRA_DRAWS[5]]),
         ),
     ]
     return found

@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from bench.docsync.repo import build_repo, griffe_objects
 from bench.docsync.truth import archive_texts, symbol_names, truth_docs
 from bench.eval_sets import Half, LineKind, ReleasePair, popular_packages, sample_pairs
+from bench.eval_sets.registry import RegistryError, download_sdist
 from bench.impact.errors import BenchError
 from bench.impact.fetch import _cached_sdist
 from bench.impact.layout import WorkDir
@@ -56,6 +57,7 @@ EXTRA_DRAWS = (
     "extra_tuning_2",
     "extra_held_out_2",
     "extra_held_out_3",
+    "extra_held_out_4",
 )
 """The committed file's keys of the extra draws, in the order they were drawn: each later one
 avoids every package an earlier one looked at, and the set reads their pairs in this order."""
@@ -91,6 +93,20 @@ class DocPair:
 
 def _progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def committed_sdist(downloads: Path, package: str, version: str) -> Path:
+    """The sdist of a pair the committed draw already judged eligible: fetched straight from
+    PyPI (no metadata build, which for pandas 2.3.3 can outlast :data:`FETCH_SECONDS` on a
+    busy machine), by :func:`fetch_sdist` when the registry cannot serve it."""
+    cached = _cached_sdist(downloads, package, version)
+    if cached is not None:
+        return cached
+    try:
+        fetched = download_sdist(package, version, downloads)
+    except RegistryError:
+        fetched = None
+    return fetched if fetched is not None else fetch_sdist(downloads, package, version)
 
 
 def fetch_sdist(downloads: Path, package: str, version: str) -> Path:
