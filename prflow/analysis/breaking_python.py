@@ -465,7 +465,7 @@ class _Comparer:
             return
         self._compared.add(key)
         old_kind, new_kind = kind_of(before.obj), kind_of(after.obj)
-        if old_kind == "attribute" and new_kind == "function" and not _holds_data(before.obj):
+        if old_kind == "attribute" and new_kind == "function" and not _reads_only(before.obj):
             return  # ``insert = factory(Insert)`` -> ``def insert``: called the same way
         if old_kind != new_kind and (_alias_of(before.obj) or _alias_of(after.obj)):
             return  # ``X = Y``: the name still stands for a class or function, used as before
@@ -793,6 +793,12 @@ _TYPING_ALIASES = {
 def _base_name(text: str) -> str:
     name = _last(text.split("[", 1)[0].strip())
     return _TYPING_ALIASES.get(name, name)
+
+
+def _reads_only(obj: Definition) -> bool:
+    """Callers only read it: a property (arrow 1.0's ``Arrow.timestamp`` became a method, so
+    ``a.timestamp`` is now a bound method) or an attribute holding a literal."""
+    return (isinstance(obj, Function) and obj.is_property) or _holds_data(obj)
 
 
 def _holds_data(obj: Definition) -> bool:

@@ -146,7 +146,10 @@ class _SymbolMatcher:
         if mention.result is not None and self.target.returns:
             returns = f"{mention.result.value} of the result; {self.target.returns}"
             return _Hit(max(weight, RESULT_USE_WEIGHT), mention.seen, returns)
-        if self.target.change in (Change.signature, Change.modified):
+        if self.target.reads_break:
+            if mention.strength is Strength.prose:
+                weight *= PROSE_FACTOR
+        elif self.target.change in (Change.signature, Change.modified):
             if mention.strength is Strength.reference:
                 weight *= REFERENCE_FACTOR
             elif mention.strength is Strength.prose:

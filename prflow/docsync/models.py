@@ -47,6 +47,11 @@ class Target(BaseModel):
         description="For a function whose return type changed: what changed "
         "(``return type `dict` -> `Response```); only a use of the result can see it",
     )
+    reads_break: bool = Field(
+        default=False,
+        description="For a changed signature: the name was read, not called, and now is "
+        "another kind (a property that became a method), so every use of it sees the change",
+    )
     leaf_alive: bool = Field(
         default=False,
         description="For a removed config key: its last part is still a key of the file at "

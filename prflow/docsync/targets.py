@@ -111,6 +111,11 @@ def _return_changes(breaking: Iterable[BreakingChange]) -> dict[str, str]:
     return found
 
 
+_WAS_READ = ("changed from property to", "changed from attribute to")
+"""Impact's detail for a name callers read that is now another kind (arrow 1.0's
+``Arrow.timestamp``: ``a.timestamp`` is a bound method now)."""
+
+
 def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
     for item in breaking:
         if item.symbol == "default" or not re.fullmatch(r"[\w$]+(\.[\w$]+)*", item.symbol):
@@ -134,6 +139,7 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             params=changed_params(item.before, item.after) if change == Change.signature else [],
             before=item.before if change == Change.signature else None,
             after=item.after if change == Change.signature else None,
+            reads_break=change == Change.signature and item.detail.startswith(_WAS_READ),
         )
 
 

@@ -166,3 +166,23 @@ def test_a_class_that_stops_being_generic_or_a_protocol_changed_type() -> None:
         ("Box", BreakingKind.changed_type, "no longer inherits from `Generic[T]`"),
         ("Sized", BreakingKind.changed_type, "no longer inherits from `Protocol`"),
     ]
+
+
+def test_a_property_that_became_a_method_changed_how_callers_use_it() -> None:
+    base = (
+        "class Arrow:\n    @property\n    def timestamp(self) -> int: ...\n\n"
+        "    insert = staticmethod(len)\n"
+    )
+    head = (
+        "class Arrow:\n    def timestamp(self) -> float: ...\n\n"
+        "    @staticmethod\n    def insert(obj): ...\n"
+    )
+
+    # arrow 1.0: ``a.timestamp`` is now a bound method, where ``a.insert(x)`` is called alike
+    assert _found(_compare(base, head)) == [
+        (
+            "Arrow.timestamp",
+            BreakingKind.changed_signature,
+            "changed from property to function",
+        )
+    ]

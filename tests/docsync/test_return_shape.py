@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from prflow.analysis.breaking import find_breaking_changes
 from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.changes import ChangedFile, FileStatus
 from prflow.docsync.finding import find_affected_docs
 from prflow.docsync.models import Bucket, Change, DocFindings, Target
 from prflow.docsync.report import seen_text
@@ -126,3 +128,24 @@ def test_only_docs_using_the_result_must_be_updated_and_the_evidence_says_how() 
     sliced = docs["docs/sliced.md"].evidence[0]
     assert docs["docs/sliced.md"].bucket == Bucket.must_update
     assert sliced.returns == "subscript of the result; return type `list` -> `Iterator[Page]`"
+
+
+def test_a_property_that_became_a_method_makes_every_read_of_it_wrong() -> None:
+    base = "class Arrow:\n    @property\n    def timestamp(self) -> int: ...\n"
+    head = "class Arrow:\n    def timestamp(self) -> float: ...\n"
+    docs = {
+        "index.rst": "Get a timestamp::\n\n    >>> a = arrow.utcnow()\n    >>> a.timestamp\n",
+        "prose.rst": "Timestamps are numbers; see the timestamp section.\n",
+    }
+    before = MemoryTree({"arrow/__init__.py": "", "arrow/arrow.py": base, **docs})
+    after = MemoryTree({"arrow/__init__.py": "", "arrow/arrow.py": head, **docs})
+    changed = [ChangedFile(path="arrow/arrow.py", status=FileStatus.modified)]
+    breaking = find_breaking_changes(changed, before, after, None, None)
+    targets = find_targets(changed, breaking, before, after)
+    found = find_affected_docs(targets, after)
+    timestamp = next(t for t in targets if t.name == "Arrow.timestamp")
+    assert timestamp.reads_break
+    # arrow 1.0: ``a.timestamp`` is a bound method now, no number
+    assert {d.path: d.bucket for d in found.docs if d.bucket != Bucket.probably_fine} == {
+        "index.rst": Bucket.must_update
+    }
