@@ -502,7 +502,7 @@ class SymbolMentions:
         for match in _call(self.member).finditer(text):
             if _DEFINES.search(text[: match.start()]):
                 continue  # ``def from_crawler(cls, crawler)``: the reader's own method
-            if not self._receiver_ok(_receiver(text[: match.start()])):
+            if not self._reached_by(text[: match.start()]):
                 continue
             call = text[match.end() - 1 :] + tail
             seen = self._sees_change(call)
@@ -549,6 +549,18 @@ class SymbolMentions:
             return tuple(self.params)  # what changed, or what the call passes, is unknown
         passed = tuple(sorted(arguments.keywords & set(self.params)))
         return passed or None
+
+    def _reached_by(self, before: str) -> bool:
+        """Whether the name right after ``before`` may be this symbol: its receiver may be,
+        and a top-level name reached through a chain (``pytest.mark.skip``) is reached
+        through a part of its module (``_pytest.outcomes.skip``), else it is another
+        object's member of that name (the marker ``skip``, not the function)."""
+        receiver = _receiver(before)
+        if not self._receiver_ok(receiver):
+            return False
+        top_level = self.owner is None or self.constructor
+        chained = receiver is not None and _CHAINED.search(before) is not None
+        return not (top_level and chained and receiver not in self.qualifiers)
 
     def _receiver_ok(self, receiver: str | None) -> bool:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
@@ -602,7 +614,7 @@ class SymbolMentions:
             receiver = _receiver(before)
             if receiver is None:
                 return not self.vague  # ``G[v].copy``: whose ``copy`` cannot be told
-            return self._receiver_ok(receiver)
+            return self._reached_by(before)
         if self.owner is None and re.match(r"\s*=(?!=)", after):
             return False  # a local or a keyword argument of the same name
         return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))
@@ -640,6 +652,8 @@ _CAMEL_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 Database; ``my_database``: my, database)."""
 _OWNER_WORD = 5
 """A class's last word must be this long to stand for the class (``Database``, not ``Base``)."""
+_CHAINED = re.compile(r"[\w$)\]]\s*\.\s*[\w$]+\s*\.\s*$")
+"""A member reached through another member: ``pytest.mark.`` before ``skip``."""
 _SUPER = re.compile(r"\bsuper\(\s*([\w$.]+)\s*,[^()]*\)\s*\.\s*$")
 _NAMED_RECEIVER = re.compile(r"([\w$]+)\s*\.\s*$")
 

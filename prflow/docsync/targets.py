@@ -111,9 +111,10 @@ def _return_changes(breaking: Iterable[BreakingChange]) -> dict[str, str]:
     return found
 
 
-_WAS_READ = ("changed from property to", "changed from attribute to")
-"""Impact's detail for a name callers read that is now another kind (arrow 1.0's
-``Arrow.timestamp``: ``a.timestamp`` is a bound method now)."""
+_WAS_READ = ("changed from property to function", "changed from attribute to function")
+"""Impact's detail for a value callers read that is now a function (arrow 1.0's
+``Arrow.timestamp``: ``a.timestamp`` is a bound method now). An attribute that became a
+class is not one: ``Token = ...`` -> ``class Token`` may still be used as it was."""
 
 
 def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:

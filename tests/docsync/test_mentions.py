@@ -478,3 +478,19 @@ def test_a_receiver_named_after_the_class_s_last_word_may_be_its_instance() -> N
         authenticate,
     )
     assert buckets == {"auth.rst": Bucket.must_update, "api.rst": Bucket.must_update}
+
+
+def test_a_top_level_name_reached_through_another_member_is_that_member_s() -> None:
+    fetch = _signature_target(
+        "fetch_page", "fetch_page(url, retries=3)", "fetch_page(url, *, attempts=3)", "acme/net.py"
+    )
+    buckets = _buckets(
+        {
+            # a client object's method of that name, not the function whose keyword changed
+            "client.rst": "Fetch::\n\n    self.client.fetch_page(url, retries=5)\n",
+            "module.rst": "Fetch::\n\n    net.fetch_page(url, retries=5)\n",
+            "path.rst": "Fetch::\n\n    acme.net.fetch_page(url, retries=5)\n",
+        },
+        fetch,
+    )
+    assert buckets == {"module.rst": Bucket.must_update, "path.rst": Bucket.must_update}
