@@ -60,7 +60,7 @@ def find_targets(
 ) -> list[Target]:
     """Every target, de-duplicated by (kind, name) keeping the strongest change."""
     found: dict[tuple[TargetKind, str], Target] = {}
-    breaking = _without_inherited(breaking, head)
+    breaking = _without_inherited(_without_script_reexports(breaking, base), head)
     returns = _return_changes(breaking)
     for target in [
         *_symbol_targets(breaking),
@@ -76,6 +76,34 @@ def find_targets(
         if kind == TargetKind.symbol and name in returns and target.returns is None:
             found[(kind, name)] = target.model_copy(update={"returns": returns[name]})
     return sorted(found.values(), key=lambda t: (-t.weight, t.kind, t.name))
+
+
+def _without_script_reexports(
+    breaking: list[BreakingChange], base: SourceTree
+) -> list[BreakingChange]:
+    """Impact's report without names a script outside any package no longer re-exports
+    though they are still defined where they came from (matplotlib 2.0's example scripts:
+    ``plot`` is still ``matplotlib.pyplot.plot``). Nobody imports a script's names, and a
+    doc naming ``plot`` means the definition, which is still there."""
+    return [
+        b
+        for b in breaking
+        if not (
+            b.kind == BreakingKind.removed_export
+            and b.language == "python"
+            and "still defined as" in b.detail
+            and _in_a_script_folder(b.file, base)
+        )
+    ]
+
+
+def _in_a_script_folder(path: str, base: SourceTree) -> bool:
+    """``doc/pyplots/boxplot_demo.py``: in a folder that is no package (a single-module
+    project's ``six.py`` or ``src/six.py`` is importable)."""
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    if folder in ("", "src", "lib"):
+        return False
+    return base.read_text(f"{folder}/__init__.py") is None
 
 
 def _without_inherited(breaking: list[BreakingChange], head: SourceTree) -> list[BreakingChange]:

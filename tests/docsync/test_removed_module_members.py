@@ -87,3 +87,27 @@ def test_an_autosummary_entry_of_a_removed_member_must_be_updated() -> None:
     found = find_affected_docs(targets, MemoryTree({"doc/json_graph.rst": doc}))
     assert [(d.path, d.bucket) for d in found.docs] == [("doc/json_graph.rst", Bucket.must_update)]
     assert found.docs[0].evidence[0].target == "jit_data"
+
+
+def test_names_a_script_no_longer_re_exports_are_no_targets() -> None:
+    script = BreakingChange(
+        file="examples/pylab/boxplot_demo.py",
+        symbol="plot",
+        kind=BreakingKind.removed_export,
+        severity=Severity.high,
+        language="python",
+        detail="`plot` is no longer exported from `boxplot_demo` (it is still defined as "
+        "`matplotlib.pyplot.plot`)",
+    )
+    package = script.model_copy(update={"file": "acme/api.py", "symbol": "fetch"})
+    tree = MemoryTree(
+        {
+            "examples/pylab/boxplot_demo.py": "from pylab import *\n",
+            "acme/__init__.py": "",
+            "acme/api.py": "from acme.net import fetch\n",
+        }
+    )
+    names = {t.name for t in find_targets([], [script, package], tree, tree)}
+    # matplotlib 2.0: nobody imports an example script's names; ``acme.api.fetch`` was API
+    assert "plot" not in names
+    assert "fetch" in names
