@@ -531,7 +531,7 @@ class SymbolMentions:
         inside = balanced(text[match.end() - 1 :])
         if inside is None:
             return _NONE
-        listed = {part.split("=", 1)[0].strip().lstrip("*") for part in inside.split(",")}
+        listed = {re.split(r"[:=]", part, maxsplit=1)[0].strip(" *") for part in inside.split(",")}
         seen = tuple(p for p in self.params if p in listed)
         return Mention(Strength.strong, seen) if seen else _NONE
 
