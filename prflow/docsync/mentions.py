@@ -286,6 +286,15 @@ def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     return found
 
 
+def _declared_names(inside: str) -> set[str]:
+    """The parameter names a declared signature lists: read as Python first, then, for
+    Sphinx's ``f(a[, b])`` or ``<object>`` defaults that Python cannot read, by commas."""
+    spec = _params(f"f({inside})")
+    if spec is not None:
+        return set(spec)
+    return {re.split(r"[:=]", part, maxsplit=1)[0].strip(" *[]") for part in inside.split(",")}
+
+
 @dataclass(frozen=True)
 class Mention:
     """How strongly a line names a symbol, and the changed parameters it passes or names."""
@@ -531,8 +540,7 @@ class SymbolMentions:
         inside = balanced(text[match.end() - 1 :])
         if inside is None:
             return _NONE
-        listed = {re.split(r"[:=]", part, maxsplit=1)[0].strip(" *") for part in inside.split(",")}
-        seen = tuple(p for p in self.params if p in listed)
+        seen = tuple(p for p in self.params if p in _declared_names(inside))
         return Mention(Strength.strong, seen) if seen else _NONE
 
     def _sees_change(self, call: str) -> tuple[str, ...] | None:
