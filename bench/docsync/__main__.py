@@ -390,6 +390,11 @@ def subsets(scores: Sequence[PairScore]) -> list[tuple[Half, str, list[PairScore
             "held-out half, the fourth extra draw alone",
             _labelled(held_out, drawn[EXTRA_DRAWS[5]]),
         ),
+        (
+            "held_out",
+            "held-out half, the fifth extra draw alone",
+            _labelled(held_out, drawn[EXTRA_DRAWS[6]]),
+        ),
     ]
     return found
 
@@ -402,6 +407,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.docsync", description=__doc__)
     parser.add_argument("--only", help="Run one package of the set, e.g. click")
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
+    parser.add_argument(
+        "--draw",
+        choices=EXTRA_DRAWS,
+        help="Run one extra draw's pairs alone, e.g. a new held-out draw's blind first score",
+    )
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--count", type=int, default=COUNT)
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
@@ -458,10 +468,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         drawn = docsync_set(work, seed=args.seed, count=args.count, redrawn=args.redraw)
+        in_draw = extra_held_out_labels(key=args.draw) if args.draw else None
         chosen = [
             item
             for item in drawn
-            if args.only in (None, item.pair.package) and args.half in ("both", item.half)
+            if args.only in (None, item.pair.package)
+            and args.half in ("both", item.half)
+            and (in_draw is None or item.pair.label in in_draw)
         ]
         scores = [score_pair(i, work, edits=not args.no_edits, quick=args.quick) for i in chosen]
     except BenchError as err:
