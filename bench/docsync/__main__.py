@@ -22,7 +22,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.docsync.breakages import CACHE_NAME, Breakage, pair_breakages
@@ -93,6 +93,8 @@ class PairScore:
     docsync_seconds: float | None
     impact_seconds: float | None
     edits: EditAudit | None = None
+    must_update: set[str] = field(default_factory=set)
+    """The flagged docs in the must-update bucket (the rest are for review)."""
 
     @property
     def use_hits(self) -> int:
@@ -120,10 +122,10 @@ def run_docsync(cli: PrflowCli, repo: Path, report: Path) -> dict[str, object]:
     return loaded
 
 
-def flagged_docs(findings: dict[str, object]) -> set[str]:
+def flagged_docs(findings: dict[str, object], buckets: Sequence[str] = FLAGGED) -> set[str]:
     docs = findings["docs"]
     assert isinstance(docs, list)
-    return {doc["path"] for doc in docs if doc["bucket"] in FLAGGED}
+    return {doc["path"] for doc in docs if doc["bucket"] in buckets}
 
 
 def _evidence_changed(
@@ -208,6 +210,7 @@ def score_pair(item: DocPair, work: WorkDir, *, edits: bool, quick: bool) -> Pai
         docsync_seconds,
         impact_seconds,
         audit,
+        flagged_docs(found, ("must_update",)),
     )
 
 
@@ -326,6 +329,12 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     print(
         f"{title}, use truth (headline): recall {_ratio(use_hits, used)} (goal >= 0.9), "
         f"precision {_ratio(use_hits, flagged)} (goal >= 0.8)"
+    )
+    must = sum(len(s.must_update) for s in scores)
+    must_hits = sum(len(s.must_update & s.use_truth) for s in scores)
+    print(
+        f"{title}, use truth, the must-update bucket alone ({must} of the {flagged} flagged): "
+        f"recall {_ratio(must_hits, used)}, precision {_ratio(must_hits, must)}"
     )
     print(
         f"{title}, strict truth (upstream edited a line naming a broken object as code): "
