@@ -111,6 +111,18 @@ def test_targets_cover_symbols_paths_options_and_env_vars() -> None:
     assert (TargetKind.cli_option, "--verbose") not in found  # unchanged line
 
 
+def test_option_lines_that_only_swapped_places_are_no_change() -> None:
+    options = '    parser.add_argument("--quiet")\n    parser.add_argument("--verbose")\n'
+    swapped = '    parser.add_argument("--verbose")\n    parser.add_argument("--quiet")\n'
+    base = MemoryTree({"acme/cli.py": f"def main(argv):\n{options}"})
+    head = MemoryTree({"acme/cli.py": f"def main(argv):\n{swapped}"})
+    changed = [
+        ChangedFile(path="acme/cli.py", status=FileStatus.modified, category=FileCategory.source)
+    ]
+    found = {(t.kind, t.name) for t in find_targets(changed, [], base, head)}
+    assert not {name for kind, name in found if kind is TargetKind.cli_option}
+
+
 def test_each_doc_gets_a_bucket_with_the_line_that_names_the_target() -> None:
     findings = _find()
     by_path = {doc.path: doc for doc in findings.docs}
