@@ -176,7 +176,10 @@ def matcher_for(
         path = re.compile(rf"(?<![\w./-])(?:\.?/)?{re.escape(name)}(?![\w/-]|\.\w)")
         module = _python_module(name)
         moved = name.endswith(".py") and f"{name.removesuffix('.py')}/__init__.py" in head_paths
-        dotted = (word(module),) if module and "." in module and not moved else ()
+        dotted: tuple[re.Pattern[str], ...] = ()
+        if module and "." in module and not moved:
+            # a module is never called: ``urllib3.request()`` is a function of that name
+            dotted = (re.compile(rf"{word(module).pattern}(?!\s*\()"),)
         return _Matcher(target, (path,), dotted, link_path=name)
     if target.kind in (TargetKind.cli_option, TargetKind.env_var):
         return _Matcher(target, (word(name),), ())

@@ -426,7 +426,7 @@ class SymbolMentions:
             if self.member not in line.text:
                 return _NONE
         if self.module:
-            line = _without_non_modules(line)
+            line = _without_non_modules(line, self.member)
             if self.member not in line.text:
                 return _NONE
         if (self.owner is None or self.module) and not self.constructor and self.member in bound:
@@ -710,17 +710,19 @@ _NON_MODULE_DIRECTIVE = re.compile(
 _NON_MODULE_ROLE = re.compile(r":(?:py:)?(?:class|exc|func|meth|attr|data):`[^`]*`")
 
 
-def _without_non_modules(line: LineContext) -> LineContext:
+def _without_non_modules(line: LineContext, member: str) -> LineContext:
     """For a module: the line without what names a class or function of the same name
     (pexpect's ``.. autoclass:: ANSI`` under ``.. automodule:: pexpect.ANSI`` documents the
-    class ``ANSI``, not the removed top-level module ``ANSI``)."""
+    class ``ANSI``, not the removed top-level module ``ANSI``). A module is never called:
+    ``urllib3.request()`` is urllib3 2.0's new function, not its removed module."""
     if _NON_MODULE_DIRECTIVE.match(line.text):
         return dataclasses.replace(line, text="", code=())
-    text = _NON_MODULE_ROLE.sub(" ", line.text)
+    called = re.compile(rf"(?<![\w.])(?:\w+\.)*{re.escape(member)}(?=\s*\()")
+    text = called.sub(" ", _NON_MODULE_ROLE.sub(" ", line.text))
     if text == line.text:
         return line
     code = line.code if len(line.code) == 1 and line.code[0] == line.text else None
-    spans = code or tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+    spans = (text,) if code else tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
     return dataclasses.replace(line, text=text, code=spans)
 
 

@@ -60,7 +60,7 @@ def find_targets(
 ) -> list[Target]:
     """Every target, de-duplicated by (kind, name) keeping the strongest change."""
     found: dict[tuple[TargetKind, str], Target] = {}
-    breaking = _without_inherited(_without_script_reexports(breaking, base), head)
+    breaking = _without_inherited(_without_script_changes(breaking, base), head)
     returns = _return_changes(breaking)
     for target in [
         *_symbol_targets(breaking),
@@ -78,23 +78,47 @@ def find_targets(
     return sorted(found.values(), key=lambda t: (-t.weight, t.kind, t.name))
 
 
-def _without_script_reexports(
+def _without_script_changes(
     breaking: list[BreakingChange], base: SourceTree
 ) -> list[BreakingChange]:
-    """Impact's report without names a script outside any package no longer re-exports
-    though they are still defined where they came from (matplotlib 2.0's example scripts:
-    ``plot`` is still ``matplotlib.pyplot.plot``). Nobody imports a script's names, and a
-    doc naming ``plot`` means the definition, which is still there."""
+    """Impact's report without what changed in scripts. Nobody imports a script's names:
+    - under a top-level docs, examples or tools folder, none of its names is the library's:
+      a README's ``r`` is no removed ``tools/validate_runtests_log.r``, pyparsing's
+      ``MatchFirst`` no name its examples package stopped re-exporting. A removed module
+      stays (flask's tutorial walks through ``examples/flaskr``; a call of its name is
+      no use of it either way);
+    - in any other folder that is no package, the names it no longer re-exports though they
+      are still defined where they came from (matplotlib 2.0's example scripts: ``plot`` is
+      still ``matplotlib.pyplot.plot``). Its own definitions stay: a namespace package has
+      no ``__init__.py`` either.
+    A doc naming the script's file still has the file's own target."""
     return [
         b
         for b in breaking
-        if not (
-            b.kind == BreakingKind.removed_export
-            and b.language == "python"
-            and "still defined as" in b.detail
-            and _in_a_script_folder(b.file, base)
+        if b.language != "python"
+        or not (
+            (_NOT_SHIPPED.match(b.file) and not _is_module(b))
+            or (
+                b.kind == BreakingKind.removed_export
+                and "still defined as" in b.detail
+                and _in_a_script_folder(b.file, base)
+            )
         )
     ]
+
+
+_NOT_SHIPPED = re.compile(
+    r"(?:docs?|examples?|demos?|samples?|tutorials?|benchmarks?|tools|scripts)/", re.IGNORECASE
+)
+"""Top-level folders whose code is not the library, with an ``__init__.py`` or not
+(pyparsing 3's ``examples`` package)."""
+
+
+def _is_module(change: BreakingChange) -> bool:
+    """The change is its file's module (impact names ``examples/app/simple_page/
+    simple_page.py`` the module ``simple_page.simple_page``)."""
+    module = _python_module(change.file) or ""
+    return bool(module) and f".{module}".endswith(f".{change.symbol}")
 
 
 def _in_a_script_folder(path: str, base: SourceTree) -> bool:

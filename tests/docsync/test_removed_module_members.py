@@ -111,3 +111,38 @@ def test_names_a_script_no_longer_re_exports_are_no_targets() -> None:
     # matplotlib 2.0: nobody imports an example script's names; ``acme.api.fetch`` was API
     assert "plot" not in names
     assert "fetch" in names
+
+
+def test_nothing_changed_under_a_top_level_docs_examples_or_tools_folder_is_a_target() -> None:
+    def removed(path: str, symbol: str) -> BreakingChange:
+        return _removed(symbol, path).model_copy(update={"detail": f"`{symbol}` was removed"})
+
+    breaking = [
+        removed("doc/src/modules/plots/besselj.py", "besselj_plot"),
+        removed("doc/src/modules/plots/besselj.py", "besselj"),  # the module itself stays
+        removed("tools/validate_runtests_log.py", "r"),  # scipy 1.0
+        removed("examples/shapes.py", "MatchFirst"),  # pyparsing 3: a package of examples
+        removed("acme/special.py", "besselk"),
+        removed("acme/tools/cli.py", "run_tool"),  # a package's own tools module
+    ]
+    tree = MemoryTree({"examples/__init__.py": "", "acme/__init__.py": ""})
+    names = {t.name for t in find_targets([], breaking, tree, tree)}
+    assert names == {"besselj", "besselk", "run_tool"}
+
+
+def test_a_call_of_a_removed_module_s_name_is_no_use_of_the_module() -> None:
+    path = "src/urllib3/request.py"
+    changed = [ChangedFile(path=path, status=FileStatus.deleted, category=FileCategory.source)]
+    breaking = [_removed("urllib3.request", path)]
+    tree = MemoryTree({"src/urllib3/__init__.py": ""})
+    targets = find_targets(changed, breaking, tree, tree)
+    docs = {
+        # urllib3 2.0 removed the module and added a function of the same name
+        "contributing.rst": "Use the top-level ``urllib3.request()`` function in examples.\n",
+        "call.md": "```python\nr = urllib3.request('GET', url)\n```\n",
+        "module.rst": "See ``urllib3.request.urlencode`` for the form encoding.\n",
+        "import.md": "```python\nfrom urllib3.request import RequestMethods\n```\n",
+    }
+    found = find_affected_docs(targets, MemoryTree(docs))
+    flagged = {d.path for d in found.docs if d.bucket is Bucket.must_update}
+    assert flagged == {"module.rst", "import.md"}
