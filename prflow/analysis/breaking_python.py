@@ -320,8 +320,15 @@ class _Comparer:
     _removals: dict[str, list[_Removal]] = field(default_factory=dict)
     _by_definition: dict[str, list[_Finding]] = field(default_factory=dict)
     """Findings on a changed object, by the path where it is defined (``pkg.Base.run``)."""
+    _public_paths: dict[str, list[str]] = field(default_factory=dict)
+    """Every public path of a definition at base, by the path where it is defined."""
+    _new_entries: dict[str, Target] = field(default_factory=dict)
 
     def compare(self, old_entries: dict[str, Target], new_entries: dict[str, Target]) -> None:
+        self._new_entries = new_entries
+        for path, target in old_entries.items():
+            if isinstance(target, Found):
+                self._public_paths.setdefault(target.path, []).append(path)
         gone_modules = self._removed_modules(old_entries)
         for path in sorted(old_entries):
             if any(path.startswith(f"{gone}.") for gone in gone_modules) or path in gone_modules:
@@ -622,11 +629,16 @@ class _Comparer:
         if not any(item is finding for item in known):
             known.append(finding)
 
-    def _removed(self, target: Found, path: str) -> _Finding | None:
+    def _removed(self, target: Found, path: str, moved_to: str | None = None) -> _Finding | None:
         module = self.old.index.module(target.module)
         if module is None:
             return None
         detail = f"{_kind_word(target.obj)} `{target.qualname}` was removed"
+        if moved_to is not None:
+            detail = (
+                f"{_kind_word(target.obj)} `{target.qualname}` is no longer defined in "
+                f"`{target.module}` (it is still defined as `{moved_to}`)"
+            )
         finding = self._add(
             module.path,
             target.qualname,
@@ -741,9 +753,40 @@ class _Comparer:
             for removal in removals:
                 self._dropped_reexport(removal.path, canonical)
             return
-        finding = self._removed(target, removals[0].path)
+        moved_to = self._moved_definition(canonical, removals)
+        finding = self._removed(target, removals[0].path, moved_to)
         if finding is not None:
             finding.paths.extend(r.path for r in removals[1:])
+
+    def _moved_definition(self, canonical: str, removals: list[_Removal]) -> str | None:
+        """Where a top-level function or class now lives when another path callers had to
+        it still reaches a definition of the same kind: sympy 1.0 moved ``collect`` from
+        ``simplify.simplify`` to ``simplify.radsimp``, and ``sympy.simplify``, which imported
+        it at base, still does. Only the paths that went away are broken."""
+        before = removals[0].target
+        if "." in before.qualname:
+            return None  # a member: its class's findings say what happened
+        gone = {removal.path for removal in removals}
+        parts = before.module.split(".")
+        packages = [".".join(parts[:cut]) for cut in range(len(parts) - 1, 0, -1)]
+        paths = [
+            *self._public_paths.get(canonical, []),
+            *(f"{p}.{before.qualname}" for p in packages),
+        ]
+        for path in dict.fromkeys(paths):
+            module, _, name = path.rpartition(".")
+            if path in gone or not self.new.index.exists(module):
+                continue
+            then = self.old.lookup(module, name)
+            now = self.new.lookup(module, name)
+            if (
+                isinstance(then, Found)
+                and then.path == canonical
+                and isinstance(now, Found)
+                and kind_of(now.obj) == kind_of(before.obj)
+            ):
+                return now.path
+        return None
 
     def _dropped_reexport(self, path: str, canonical: str) -> None:
         module_name, _, name = path.rpartition(".")

@@ -169,7 +169,12 @@ def matcher_for(
     if target.kind == TargetKind.symbol:
         signatures = (target.before, target.after)
         mentions = SymbolMentions.of(
-            name, target.source, tuple(target.params), signatures, returns=bool(target.returns)
+            name,
+            target.source,
+            tuple(target.params),
+            signatures,
+            returns=bool(target.returns),
+            moved=target.moved,
         )
         return _SymbolMatcher(target, mentions) if mentions is not None else None
     if target.kind == TargetKind.path:

@@ -331,6 +331,8 @@ class SymbolMentions:
     """Its return type changed: a call whose result the line uses can see that."""
     modules: frozenset[str] = frozenset()
     """Names the doc at hand binds to modules (:func:`module_aliases`): no member's receiver."""
+    moved_from: str | None = None
+    """The module a still-defined name left: only a mention through it is stale."""
 
     @classmethod
     def of(
@@ -341,6 +343,7 @@ class SymbolMentions:
         signatures: tuple[str | None, str | None] = (None, None),
         *,
         returns: bool = False,
+        moved: bool = False,
     ) -> SymbolMentions | None:
         """None when the name is too vague to look for (other dunders, a common class).
         ``signatures``: impact's renderings at base and head, for a changed signature."""
@@ -370,6 +373,7 @@ class SymbolMentions:
             # simple_page.py`` the module ``simple_page.simple_page``)
             module=bool(module) and f".{module}".endswith(f".{'.'.join(parts)}"),
             returns=returns,
+            moved_from=module if moved and module and len(parts) == 1 else None,
         )
 
     def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
@@ -395,6 +399,8 @@ class SymbolMentions:
         doctest's output, where a call is at most a reference)."""
         if self.member not in line.text:
             return _NONE  # every way of naming it spells its name
+        if self.moved_from is not None and not self._through_old_module(line.text):
+            return _NONE  # ``collect(expr)`` works as before, imported from where it still is
         judging = self
         if modules and self.owner is not None and not self.constructor:
             judging = dataclasses.replace(self, modules=modules)
@@ -453,6 +459,30 @@ class SymbolMentions:
             if about is not None:
                 return Mention(Strength.strong, about)
         return Mention(named)
+
+    def _through_old_module(self, text: str) -> bool:
+        """``simplify.simplify.collect``, ``from sympy.simplify.simplify import collect`` or
+        an ``.. autofunction::`` of it: the line reaches the name through the module it left
+        (``sympy.simplify.collect`` reaches it through the package, which still has it)."""
+        member = re.escape(self.member)
+        dotted = rf"(?<![\w$.])([\w.]+)\.{member}(?![\w$])"
+        imported = rf"\bfrom\s+([\w.]+)\s+import\b[^\n]*(?<![\w$.]){member}(?![\w$])"
+        return any(
+            self._names_old_module(match.group(1))
+            for pattern in (dotted, imported)
+            for match in re.finditer(pattern, text)
+        )
+
+    def _names_old_module(self, chain: str) -> bool:
+        """Whether a dotted ``chain`` is the module the name left, in full or by its tail,
+        and no package above it that may still have the name."""
+        assert self.moved_from is not None
+        old = self.moved_from.split(".")
+        parts = chain.split(".")
+        if parts != old[-len(parts) :]:
+            return False
+        packages = (old[:cut] for cut in range(1, len(old)))
+        return not any(package[-len(parts) :] == parts for package in packages)
 
     def _listed(self, entry: str) -> Mention:
         """An autosummary entry: it names this object when its last part is the name and,

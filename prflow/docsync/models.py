@@ -52,6 +52,12 @@ class Target(BaseModel):
         description="For a changed signature: the name was read, not called, and now is "
         "another kind (a property that became a method), so every use of it sees the change",
     )
+    moved: bool = Field(
+        default=False,
+        description="For a removed symbol: it is still defined elsewhere in the package "
+        "(moved, or no longer re-exported), so only a mention through the module it left "
+        "is stale",
+    )
     leaf_alive: bool = Field(
         default=False,
         description="For a removed config key: its last part is still a key of the file at "

@@ -100,7 +100,7 @@ def _without_script_changes(
             (_NOT_SHIPPED.match(b.file) and not _is_module(b))
             or (
                 b.kind == BreakingKind.removed_export
-                and "still defined as" in b.detail
+                and _STILL_DEFINED in b.detail
                 and _in_a_script_folder(b.file, base)
             )
         )
@@ -163,6 +163,8 @@ def _return_changes(breaking: Iterable[BreakingChange]) -> dict[str, str]:
     return found
 
 
+_STILL_DEFINED = "still defined as"
+"""Impact's detail for a name that left a module but lives on elsewhere in the package."""
 _WAS_READ = ("changed from property to function", "changed from attribute to function")
 """Impact's detail for a value callers read that is now a function (arrow 1.0's
 ``Arrow.timestamp``: ``a.timestamp`` is a bound method now). An attribute that became a
@@ -193,6 +195,7 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             before=item.before if change == Change.signature else None,
             after=item.after if change == Change.signature else None,
             reads_break=change == Change.signature and item.detail.startswith(_WAS_READ),
+            moved=change == Change.removed and _STILL_DEFINED in item.detail,
         )
 
 

@@ -203,6 +203,34 @@ def test_symbol_dropped_from_package_reexports_with_dunder_all_is_removed() -> N
     assert change.before == "helper (re-export of pkg._core.helper)"
 
 
+def test_a_function_moved_to_another_module_says_where_it_still_lives() -> None:
+    """sympy 1.0 moved ``collect`` from ``simplify.simplify`` to ``simplify.radsimp``: the old
+    module's path broke, ``sympy.simplify.collect`` did not."""
+    collect = "def collect(expr, syms):\n    return expr\n"
+    base = {
+        "pkg/__init__.py": "from .simplify import collect, gone\n",
+        "pkg/simplify.py": f"{collect}\ndef gone(expr):\n    return expr\n",
+    }
+    head = {
+        "pkg/__init__.py": "from .radsimp import collect\n",
+        "pkg/simplify.py": "class Simplifier:\n    pass\n",
+        "pkg/radsimp.py": collect,
+    }
+
+    found = by_symbol(breaking(base, head))
+
+    moved = found["collect"]
+    assert moved.kind is BreakingKind.removed_export
+    assert moved.file == "pkg/simplify.py"
+    assert moved.public_paths == ["pkg.simplify.collect"]
+    assert moved.detail == (
+        "function `collect` is no longer defined in `pkg.simplify` "
+        "(it is still defined as `pkg.radsimp.collect`)"
+    )
+    assert moved.before == "collect(expr, syms)"
+    assert found["gone"].detail == "function `gone` was removed"
+
+
 def test_symbol_dropped_from_dunder_all_is_removed_only_when_no_longer_bound() -> None:
     """``from pkg import helper`` keeps working while ``pkg`` still imports ``helper``, and
     griffe (2.4) looks an old public name up among all the new module's members: dropping it

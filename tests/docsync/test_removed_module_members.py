@@ -146,3 +146,30 @@ def test_a_call_of_a_removed_module_s_name_is_no_use_of_the_module() -> None:
     found = find_affected_docs(targets, MemoryTree(docs))
     flagged = {d.path for d in found.docs if d.bucket is Bucket.must_update}
     assert flagged == {"module.rst", "import.md"}
+
+
+def test_a_name_that_moved_is_stale_only_where_reached_through_the_module_it_left() -> None:
+    moved = BreakingChange(
+        file="sympy/simplify/simplify.py",
+        symbol="collect",
+        kind=BreakingKind.removed_export,
+        severity=Severity.high,
+        language="python",
+        detail="function `collect` is no longer defined in `sympy.simplify.simplify` (it is "
+        "still defined as `sympy.simplify.radsimp.collect`)",
+        before="collect(expr, syms)",
+    )
+    tree = MemoryTree({"sympy/__init__.py": "", "sympy/simplify/__init__.py": ""})
+    [target] = find_targets([], [moved], tree, tree)
+    assert target.moved
+    docs = {
+        # sympy 1.0: ``from sympy import *`` still brings ``collect``
+        "bare.rst": "Use it::\n\n    >>> collect(a*x + b*x, x)\n",
+        "package.rst": "See :func:`sympy.simplify.collect`.\n",
+        "imported.rst": "::\n\n    >>> from sympy.simplify.simplify import collect\n",
+        "module.rst": ".. autofunction:: sympy.simplify.simplify.collect\n",
+        "tail.md": "Call `simplify.simplify.collect(e, x)`.\n",
+    }
+    found = find_affected_docs([target], MemoryTree(docs))
+    flagged = {d.path for d in found.docs if d.bucket is Bucket.must_update}
+    assert flagged == {"imported.rst", "module.rst", "tail.md"}
