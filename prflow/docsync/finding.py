@@ -34,6 +34,7 @@ from prflow.docsync.mentions import (
     autosummary_entries,
     bound_names,
     class_scopes,
+    current_modules,
     doc_lines,
     doctest_output,
     is_common,
@@ -100,6 +101,7 @@ class _Matcher:
         scope: str | None = None,
         modules: frozenset[str] = frozenset(),
         output: bool = False,
+        current_module: str | None = None,
     ) -> _Hit | None:
         """The score of this line for the target, None when it does not name it."""
         patterns = (*self.anywhere, *self.in_code)
@@ -129,6 +131,7 @@ class _SymbolMatcher:
         scope: str | None = None,
         modules: frozenset[str] = frozenset(),
         output: bool = False,
+        current_module: str | None = None,
     ) -> _Hit | None:
         mention = self.mentions.judge(
             line,
@@ -139,6 +142,7 @@ class _SymbolMatcher:
             scope=scope,
             modules=modules,
             output=output,
+            current_module=current_module,
         )
         if mention.strength is Strength.none:
             return None
@@ -264,6 +268,7 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) ->
     bound, modules = bound_names(code), module_aliases(code)
     entries = autosummary_entries(lines)
     scopes = class_scopes(lines)
+    current = current_modules(lines)
     outputs = doctest_output(
         (n, line, f or _CODE_LINE.match(line) is not None) for n, line, f in lines
     )
@@ -282,6 +287,7 @@ def _mentions(doc: str, text: str, matchers: list[_Matcher | _SymbolMatcher]) ->
                 scope=scopes.get(number),
                 modules=modules,
                 output=number in outputs,
+                current_module=current.get(number),
             )
             name = matcher.target.name
             if hit is None:

@@ -240,6 +240,23 @@ def class_scopes(lines: Iterable[tuple[int, str, bool]]) -> dict[int, str]:
     return found
 
 
+_CURRENT_MODULE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*$")
+
+
+def current_modules(lines: Iterable[tuple[int, str, bool]]) -> dict[int, str]:
+    """Line number -> the module a reST ``.. currentmodule::`` or ``.. module::`` above it
+    set: Sphinx looks a bare ``:func:`histogram``` up there first."""
+    found: dict[int, str] = {}
+    current: str | None = None
+    for number, line, _code in lines:
+        directive = _CURRENT_MODULE.match(line)
+        if directive is not None:
+            current = directive.group(1)
+        elif current is not None:
+            found[number] = current
+    return found
+
+
 def bare_code(code: str) -> str:
     """Code without its string literals and comments."""
     return _COMMENT.sub("", _STRING.sub('""', code))
@@ -333,6 +350,8 @@ class SymbolMentions:
     """Names the doc at hand binds to modules (:func:`module_aliases`): no member's receiver."""
     moved_from: str | None = None
     """The module a still-defined name left: only a mention through it is stale."""
+    home: str = ""
+    """The dotted module the symbol is defined in (``scipy.stats.stats``), if known."""
 
     @classmethod
     def of(
@@ -374,6 +393,7 @@ class SymbolMentions:
             module=bool(module) and f".{module}".endswith(f".{'.'.join(parts)}"),
             returns=returns,
             moved_from=module if moved and module and len(parts) == 1 else None,
+            home=module,
         )
 
     def strength(self, line: LineContext, in_code: bool, following: str = "") -> Strength:
@@ -390,13 +410,15 @@ class SymbolMentions:
         scope: str | None = None,
         modules: frozenset[str] = frozenset(),
         output: bool = False,
+        current_module: str | None = None,
     ) -> Mention:
         """How strongly ``line`` names the symbol (``in_code``: the whole line is code;
         ``following``: the code after it, where a call's arguments may go on; ``bound``:
         names the doc's own code binds; ``listed``: the line is an autosummary entry;
         ``scope``: the class whose reST directive the line is in; ``modules``: names the
         doc's code binds to modules, no receiver of a member; ``output``: the line is a
-        doctest's output, where a call is at most a reference)."""
+        doctest's output, where a call is at most a reference; ``current_module``: the
+        module a reST ``currentmodule`` directive set for the line)."""
         if self.member not in line.text:
             return _NONE  # every way of naming it spells its name
         if self.moved_from is not None and not self._through_old_module(line.text):
@@ -404,7 +426,15 @@ class SymbolMentions:
         judging = self
         if modules and self.owner is not None and not self.constructor:
             judging = dataclasses.replace(self, modules=modules)
-        found = judging._judge(line, in_code, following, bound=bound, listed=listed, scope=scope)
+        found = judging._judge(
+            line,
+            in_code,
+            following,
+            bound=bound,
+            listed=listed,
+            scope=scope,
+            current_module=current_module,
+        )
         if output and found.strength is Strength.strong:
             return Mention(Strength.reference)
         return found
@@ -418,13 +448,14 @@ class SymbolMentions:
         bound: frozenset[str],
         listed: bool,
         scope: str | None,
+        current_module: str | None = None,
     ) -> Mention:
         if listed:
             return self._listed(line.text.strip())
         if scope is not None and self._declares_other(line.text, scope):
             return _NONE
         if not in_code and ":`" in line.text:
-            line = self._without_roles(line)
+            line = self._without_roles(line, current_module)
             if self.member not in line.text:
                 return _NONE
         if not in_code:
@@ -503,18 +534,31 @@ class SymbolMentions:
             return False
         return scope != self.owner and not _names_owner(scope, self.owner)
 
-    def _without_roles(self, line: LineContext) -> LineContext:
+    def _without_roles(self, line: LineContext, current_module: str | None = None) -> LineContext:
         """The line without the roles that cannot name this symbol: glossary terms, labels,
         documents and options never; a bare ``:meth:``/``:attr:`` no top-level name; a role
         with a title names its target only (``:signal:`open_spider <spider_opened>``` is
-        the ``spider_opened`` signal)."""
+        the ``spider_opened`` signal); a bare role under another module of the package
+        (``:func:`histogram``` under ``.. currentmodule:: scipy.ndimage`` is not
+        ``scipy.stats.histogram``)."""
         text = _NOT_OBJECT_ROLE.sub(" ", _TITLED_ROLE.sub(r"\1\2`", line.text))
         if self.owner is None and not self.constructor:
             text = _MEMBER_ROLE.sub(" ", text)
+        if current_module is not None and self._sibling_module(current_module):
+            bare = rf":(?:py:)?\w+:`~?{re.escape(self.member)}(?:\(\))?`"
+            text = re.sub(bare, " ", text)
         if text == line.text:
             return line
         spans = tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
         return dataclasses.replace(line, text=text, code=spans)
+
+    def _sibling_module(self, module: str) -> bool:
+        """Whether ``module`` is another module of the symbol's package: not the one that
+        defines it, nor a package above it (which may re-export it), nor another project's."""
+        if not self.home or (self.owner is not None and not self.constructor):
+            return False
+        home, other = self.home.split("."), module.split(".")
+        return home[0] == other[0] and home[: len(other)] != other
 
     def _without_local(self, line: LineContext) -> LineContext:
         """The line with bare uses of the name blanked: the doc binds a variable of that

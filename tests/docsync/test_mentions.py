@@ -502,3 +502,28 @@ def test_a_top_level_name_reached_through_another_member_is_that_member_s() -> N
         fetch,
     )
     assert buckets == {"module.rst": Bucket.must_update, "path.rst": Bucket.must_update}
+
+
+def test_a_bare_role_under_another_module_of_the_package_is_that_module_s_name() -> None:
+    histogram = Target(
+        kind=TargetKind.symbol,
+        name="histogram",
+        change=Change.removed,
+        weight=1.0,
+        source="scipy/stats/stats.py",
+    )
+    buckets = _buckets(
+        {
+            # scipy 1.0 removed ``scipy.stats.histogram``; ndimage has its own
+            "ndimage.rst": ".. currentmodule:: scipy.ndimage\n\nThe :func:`histogram` counts.\n",
+            "stats.rst": ".. currentmodule:: scipy.stats\n\nThe :func:`histogram` counts.\n",
+            "elsewhere.rst": ".. currentmodule:: numpy\n\nSee :obj:`histogram`.\n",
+            "qualified.rst": ".. currentmodule:: scipy.ndimage\n\n:func:`scipy.stats.histogram`\n",
+        },
+        histogram,
+    )
+    assert buckets == {
+        "stats.rst": Bucket.must_update,
+        "elsewhere.rst": Bucket.must_update,
+        "qualified.rst": Bucket.must_update,
+    }
