@@ -644,6 +644,12 @@ class SymbolMentions:
         chained = receiver is not None and _CHAINED.search(before) is not None
         return not (top_level and chained and receiver not in self.qualifiers)
 
+    @property
+    def _class_named(self) -> bool:
+        """A member named like a class (sympy's handler method ``AskEvenHandler.Float``):
+        alone, ``Float(34.3)`` is that class, so only ``handler.Float`` reaches the member."""
+        return self.owner is not None and not self.constructor and self.member[:1].isupper()
+
     def _receiver_ok(self, receiver: str | None) -> bool:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
         could be its class or an instance of it (bare, only an identifier-shaped name: a
@@ -655,7 +661,7 @@ class SymbolMentions:
                 return True
             return not self.vague and not receiver[:1].isupper()  # not `Integer.Comparator`
         if receiver is None:
-            return not self.vague
+            return not self.vague and not self._class_named
         if receiver in self.modules:
             return False  # ``sv.comments(...)`` after ``import soupsieve as sv``: a function
         return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
@@ -697,6 +703,8 @@ class SymbolMentions:
             if receiver is None:
                 return not self.vague  # ``G[v].copy``: whose ``copy`` cannot be told
             return self._reached_by(before)
+        if self._class_named:
+            return False
         if self.owner is None and re.match(r"\s*=(?!=)", after):
             return False  # a local or a keyword argument of the same name
         return not (self.owner is None and re.search(r"\b(?:as|for)\s+$", before))

@@ -527,3 +527,23 @@ def test_a_bare_role_under_another_module_of_the_package_is_that_module_s_name()
         "elsewhere.rst": Bucket.must_update,
         "qualified.rst": Bucket.must_update,
     }
+
+
+def test_a_member_named_like_a_class_needs_its_receiver() -> None:
+    handler = Target(
+        kind=TargetKind.symbol,
+        name="AskEvenHandler.Float",
+        change=Change.removed,
+        weight=1.0,
+        source="sympy/assumptions/handlers/ntheory.py",
+    )
+    buckets = _buckets(
+        {
+            # sympy 1.0 dropped the handler method; ``Float`` alone is sympy's number class
+            "guide.rst": "Write ``Integer(5)`` or ``Float(34.3)``.\n",
+            "gotchas.rst": ">>> S(6.2)  # SymPy Float has no such problems\n",
+            "handlers.rst": "::\n\n    >>> AskEvenHandler.Float(expr, assumptions)\n",
+        },
+        handler,
+    )
+    assert buckets == {"handlers.rst": Bucket.must_update}
