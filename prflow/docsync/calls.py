@@ -111,7 +111,7 @@ def seen_changes(before: Signature, after: Signature, call: CallArguments) -> li
         old, new = before.slot(index), after.slot(index)
         if old is None:
             break  # already too many arguments for the old signature: an elided example
-        if old != new:
+        if old != new and not _renamed_in_place(before, after, old, new):
             seen.add(old if old != "*" else (new or "*args"))
     for name in call.keywords:
         gone = before.accepts_keyword(name) and name not in after.keywords
@@ -123,6 +123,17 @@ def seen_changes(before: Signature, after: Signature, call: CallArguments) -> li
     if call.unpacks:
         seen |= _differences(before, after)
     return sorted(seen)
+
+
+def _renamed_in_place(before: Signature, after: Signature, old: str, new: str | None) -> bool:
+    """A slot whose parameter was renamed where it stands takes a positional argument as
+    before: the new name is new, and the old one no longer takes a slot (sympy 1.0's
+    ``GramSchmidt(vlist, orthog)`` -> ``(vlist, orthonormal)``; pyparsing 3's ``Word(
+    init_chars, ..., *, initChars)`` keeps ``initChars`` as a keyword only). A name that
+    moved in from another slot is a shift: the argument now lands elsewhere."""
+    if new is None or "*" in (old, new):
+        return False
+    return new not in before.keywords | set(before.positional) and old not in after.positional
 
 
 def _differences(before: Signature, after: Signature) -> set[str]:

@@ -30,6 +30,17 @@ def test_a_call_passing_what_changed_names_it() -> None:
     assert _seen("f(a, b=1, c=2)", "f(a, c=2, b=1)", "1") == []
 
 
+def test_a_slot_renamed_in_place_is_seen_by_keyword_calls_only() -> None:
+    before, after = "GramSchmidt(vlist, orthog=False)", "GramSchmidt(vlist, orthonormal=False)"
+    assert _seen(before, after, "L, True") == []  # sympy 1.0: the slot takes it as before
+    assert _seen(before, after, "L, orthog=True") == ["orthog"]
+    # pyparsing 3 kept the old name as a keyword after the new slots
+    word = "Word(init_chars='', body_chars=None, *, initChars=None, bodyChars=None)"
+    assert _seen("Word(initChars, bodyChars=None)", word, "alphas, nums") == []
+    # a parameter removed shifts the next one into its slot: that is no rename
+    assert _seen("f(a, b=1, c=2)", "f(a, c=2)", "1, 2") == ["b"]
+
+
 def test_a_parameter_now_required_is_seen_by_calls_that_lack_it() -> None:
     assert _seen("open(url, timeout=10)", "open(url, *, timeout)", "'db://x'") == ["timeout"]
     assert _seen("open(url, timeout=10)", "open(url, *, timeout)", "'x', timeout=3") == []
