@@ -56,6 +56,11 @@ _OBJECT_DIRECTIVE = re.compile(
     r"^\s*\.\.\s+(?:auto\w+|py:\w+)::\s+(?:[\w.]+\.)?([\w$]+)\s*(?:\(|$)"
 )
 """``.. autofunction:: pkg.name``: the directive's object is an identifier."""
+_TOP_LEVEL_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:py:)?(?:auto)?(?:function|module)::\s+[\w$]+\s*(?:\(|$)"
+)
+"""``.. autofunction:: real_roots``: a bare name declared as a function or module, so it is
+nobody's member."""
 _ABOUT_PARAMETERS = re.compile(
     r"\b(?:arguments?|parameters?|params|kwargs|keyword|signature)\b", re.IGNORECASE
 )
@@ -452,6 +457,14 @@ class SymbolMentions:
     ) -> Mention:
         if listed:
             return self._listed(line.text.strip())
+        if (
+            self.owner is not None
+            and not self.constructor
+            and _TOP_LEVEL_DIRECTIVE.match(line.text)
+        ):
+            return (
+                _NONE  # ``.. autofunction:: real_roots`` is a function, not ``RootOf.real_roots``
+            )
         if scope is not None and self._declares_other(line.text, scope):
             return _NONE
         if not in_code and ":`" in line.text:

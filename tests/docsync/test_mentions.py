@@ -547,3 +547,23 @@ def test_a_member_named_like_a_class_needs_its_receiver() -> None:
         handler,
     )
     assert buckets == {"handlers.rst": Bucket.must_update}
+
+
+def test_a_bare_function_directive_declares_no_member() -> None:
+    real_roots = Target(
+        kind=TargetKind.symbol,
+        name="RootOf.real_roots",
+        change=Change.removed,
+        weight=1.0,
+        source="sympy/polys/rootoftools.py",
+    )
+    buckets = _buckets(
+        {
+            # sympy 1.0 dropped the method; the polys reference documents the function
+            "reference.rst": ".. currentmodule:: sympy.polys.polytools\n\n"
+            ".. autofunction:: real_roots\n",
+            "method.rst": ".. automethod:: RootOf.real_roots\n",
+        },
+        real_roots,
+    )
+    assert buckets == {"method.rst": Bucket.must_update}
