@@ -26,6 +26,12 @@ def _buckets(docs: dict[str, str], *targets: Target) -> dict[str, Bucket]:
     return {doc.path: doc.bucket for doc in found.docs}
 
 
+def _removed(name: str, source: str) -> Target:
+    return Target(
+        kind=TargetKind.symbol, name=name, change=Change.removed, weight=1.0, source=source
+    )
+
+
 def test_a_plain_word_in_prose_or_a_command_line_is_not_a_mention() -> None:
     buckets = _buckets(
         {
@@ -70,13 +76,7 @@ def test_a_changed_parameter_named_next_to_it_counts() -> None:
 
 
 def test_removed_common_words_count_only_as_identifiers_and_never_in_strings() -> None:
-    removed = Target(
-        kind=TargetKind.symbol,
-        name="Map.charset",
-        change=Change.removed,
-        weight=1.0,
-        source="src/werkzeug/routing.py",
-    )
+    removed = _removed("Map.charset", "src/werkzeug/routing.py")
     url = Target(kind=TargetKind.symbol, name="URL", change=Change.removed, weight=1.0)
     buckets = _buckets(
         {
@@ -330,13 +330,7 @@ def test_a_class_directive_or_role_does_not_name_a_removed_module_of_that_name()
     """pexpect 4.0 removed the top-level shim module ``ANSI``; ``.. autoclass:: ANSI`` under
     ``.. automodule:: pexpect.ANSI`` documents the class ``pexpect.ANSI.ANSI``, still there.
     An import or a ``:mod:`` role of the module is a use of it."""
-    module = Target(
-        kind=TargetKind.symbol,
-        name="ANSI",
-        change=Change.removed,
-        weight=1.0,
-        source="ANSI.py",
-    )
+    module = _removed("ANSI", "ANSI.py")
     buckets = _buckets(
         {
             "api/ansi.rst": ".. automodule:: pexpect.ANSI\n\n.. autoclass:: ANSI\n   :members:\n",
@@ -356,13 +350,7 @@ def test_titles_links_and_prose_do_not_use_a_removed_name() -> None:
     the module: only code is (a code span, a call, an import). Prose that names a removed
     identifier is listed, probably fine."""
     wikilinks = Target(kind=TargetKind.symbol, name="WikiLinks", change=Change.removed, weight=1.0)
-    strong = Target(
-        kind=TargetKind.symbol,
-        name="markdown.extensions.smart_strong",
-        change=Change.removed,
-        weight=1.0,
-        source="markdown/extensions/smart_strong.py",
-    )
+    strong = _removed("markdown.extensions.smart_strong", "markdown/extensions/smart_strong.py")
     buckets = _buckets(
         {
             "title.md": "title: WikiLinks Extension\n\n# WikiLinks\n",
@@ -468,13 +456,7 @@ def test_a_declared_signature_listing_a_changed_parameter_must_update() -> None:
 
 
 def test_a_receiver_named_after_the_class_s_last_word_may_be_its_instance() -> None:
-    authenticate = Target(
-        kind=TargetKind.symbol,
-        name="AgnosticDatabase.authenticate",
-        change=Change.removed,
-        weight=1.0,
-        source="motor/core.py",
-    )
+    authenticate = _removed("AgnosticDatabase.authenticate", "motor/core.py")
     buckets = _buckets(
         {
             # motor 2.0 removed it; motor's docs name the generated ``MotorDatabase``
@@ -505,13 +487,7 @@ def test_a_top_level_name_reached_through_another_member_is_that_member_s() -> N
 
 
 def test_a_bare_role_under_another_module_of_the_package_is_that_module_s_name() -> None:
-    histogram = Target(
-        kind=TargetKind.symbol,
-        name="histogram",
-        change=Change.removed,
-        weight=1.0,
-        source="scipy/stats/stats.py",
-    )
+    histogram = _removed("histogram", "scipy/stats/stats.py")
     buckets = _buckets(
         {
             # scipy 1.0 removed ``scipy.stats.histogram``; ndimage has its own
@@ -530,13 +506,7 @@ def test_a_bare_role_under_another_module_of_the_package_is_that_module_s_name()
 
 
 def test_a_member_named_like_a_class_needs_its_receiver() -> None:
-    handler = Target(
-        kind=TargetKind.symbol,
-        name="AskEvenHandler.Float",
-        change=Change.removed,
-        weight=1.0,
-        source="sympy/assumptions/handlers/ntheory.py",
-    )
+    handler = _removed("AskEvenHandler.Float", "sympy/assumptions/handlers/ntheory.py")
     buckets = _buckets(
         {
             # sympy 1.0 dropped the handler method; ``Float`` alone is sympy's number class
@@ -550,13 +520,7 @@ def test_a_member_named_like_a_class_needs_its_receiver() -> None:
 
 
 def test_a_bare_function_directive_declares_no_member() -> None:
-    real_roots = Target(
-        kind=TargetKind.symbol,
-        name="RootOf.real_roots",
-        change=Change.removed,
-        weight=1.0,
-        source="sympy/polys/rootoftools.py",
-    )
+    real_roots = _removed("RootOf.real_roots", "sympy/polys/rootoftools.py")
     buckets = _buckets(
         {
             # sympy 1.0 dropped the method; the polys reference documents the function
