@@ -30,6 +30,9 @@ _SCRUBBED = (
 )
 _SERVER_READY = "Temporal dev server running"
 _SERVER_STOP_SECONDS = 60.0
+_START_ATTEMPTS = 3
+_LOST_PORT = "while starting"
+"""How ``prflow server`` says its dev server exited during start (a port taken meanwhile)."""
 
 
 @dataclass(frozen=True)
@@ -126,21 +129,37 @@ class PrflowCli:
         ``prflow impact`` then reuses it instead of starting its own dev server.
         Readiness is the server's own "running" line, not a guess.
         """
-        command = [str(self.binary), "server", "--headless", "--port", str(self.port)]
-        process = subprocess.Popen(
-            command,
-            cwd=self.state,
-            env=self.env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        process = self._start_server()
         try:
-            _await_line(process, _SERVER_READY)
             yield
         finally:
             _stop(process)
+
+    def _start_server(self) -> subprocess.Popen[str]:
+        """The server, on ports picked just before it starts: a port picked minutes earlier
+        (while a pair's sdists download) may have become another connection's ephemeral
+        port. A start that loses that race is tried again on fresh ports."""
+        for attempt in range(1, _START_ATTEMPTS + 1):
+            self.port, self.ui_port = free_port(), free_port()
+            command = [str(self.binary), "server", "--headless", "--port", str(self.port)]
+            process = subprocess.Popen(
+                command,
+                cwd=self.state,
+                env=self.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            try:
+                _await_line(process, _SERVER_READY)
+            except BenchError as err:
+                _stop(process)
+                if attempt == _START_ATTEMPTS or _LOST_PORT not in str(err):
+                    raise
+                continue
+            return process
+        raise AssertionError("unreachable")
 
 
 def _await_line(process: subprocess.Popen[str], marker: str) -> None:
