@@ -660,8 +660,11 @@ class SymbolMentions:
     @property
     def _class_named(self) -> bool:
         """A member named like a class (sympy's handler method ``AskEvenHandler.Float``):
-        alone, ``Float(34.3)`` is that class, so only ``handler.Float`` reaches the member."""
-        return self.owner is not None and not self.constructor and self.member[:1].isupper()
+        alone, ``Float(34.3)`` is that class, so only ``handler.Float`` reaches the member.
+        A constant (``CB_ISSUER_CHECK``) is no class name."""
+        if self.owner is None or self.constructor:
+            return False
+        return self.member[:1].isupper() and not self.member.isupper()
 
     def _receiver_ok(self, receiver: str | None) -> bool:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that

@@ -517,6 +517,10 @@ def test_a_member_named_like_a_class_needs_its_receiver() -> None:
         handler,
     )
     assert buckets == {"handlers.rst": Bucket.must_update}
+    constant = _removed("X509StoreFlags.CB_ISSUER_CHECK", "src/OpenSSL/crypto.py")
+    # pyopenssl 21: a constant's name is no class's; the page declares the removed member
+    page = {"crypto.rst": ".. class:: X509StoreFlags\n\n    .. data:: CB_ISSUER_CHECK\n"}
+    assert _buckets(page, constant) == {"crypto.rst": Bucket.must_update}
 
 
 def test_a_bare_function_directive_declares_no_member() -> None:
