@@ -457,14 +457,9 @@ class SymbolMentions:
     ) -> Mention:
         if listed:
             return self._listed(line.text.strip())
-        if (
-            self.owner is not None
-            and not self.constructor
-            and _TOP_LEVEL_DIRECTIVE.match(line.text)
-        ):
-            return (
-                _NONE  # ``.. autofunction:: real_roots`` is a function, not ``RootOf.real_roots``
-            )
+        member = self.owner is not None and not self.constructor
+        if member and _TOP_LEVEL_DIRECTIVE.match(line.text):
+            return _NONE  # ``.. autofunction:: real_roots``: a function, not a method
         if scope is not None and self._declares_other(line.text, scope):
             return _NONE
         if not in_code and ":`" in line.text:
