@@ -356,6 +356,9 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     )
 
 
+_ORDINALS = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
 def subsets(scores: Sequence[PairScore]) -> list[tuple[Half, str, list[PairScore]]]:
     """The parts of each half printed on their own: each extra draw alone, the committed
     held-out pairs, and the held-out half without the pairs round 1 tuned on."""
@@ -379,32 +382,11 @@ def subsets(scores: Sequence[PairScore]) -> list[tuple[Half, str, list[PairScore
             "held-out half, the committed pairs alone",
             [s for s in held_out if s.item.pair.label not in extra],
         ),
-        (
-            "held_out",
-            "held-out half, the extra draw alone",
-            _labelled(held_out, drawn[EXTRA_DRAWS[1]]),
-        ),
-        (
-            "held_out",
-            "held-out half, the second extra draw alone",
-            _labelled(held_out, drawn[EXTRA_DRAWS[3]]),
-        ),
-        (
-            "held_out",
-            "held-out half, the third extra draw alone",
-            _labelled(held_out, drawn[EXTRA_DRAWS[4]]),
-        ),
-        (
-            "held_out",
-            "held-out half, the fourth extra draw alone",
-            _labelled(held_out, drawn[EXTRA_DRAWS[5]]),
-        ),
-        (
-            "held_out",
-            "held-out half, the fifth extra draw alone",
-            _labelled(held_out, drawn[EXTRA_DRAWS[6]]),
-        ),
     ]
+    held_out_draws = [key for key in EXTRA_DRAWS if key.startswith("extra_held_out")]
+    for number, key in enumerate(held_out_draws, start=1):
+        title = "the extra draw" if number == 1 else f"the {_ORDINALS[number]} extra draw"
+        found.append(("held_out", f"held-out half, {title} alone", _labelled(held_out, drawn[key])))
     return found
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.docsync.__main__ import PairScore, print_totals
-from bench.docsync.eval_set import DocPair
+from bench.docsync.__main__ import _ORDINALS, PairScore, print_totals, subsets
+from bench.docsync.eval_set import EXTRA_DRAWS, DocPair
 from bench.impact.pairs import PythonPair
 
 
@@ -41,3 +41,12 @@ def test_the_must_update_bucket_is_scored_apart_from_review(
     assert (
         "the must-update bucket alone (2 of the 4 flagged): recall 1/3 = 0.33, precision 1/2 = 0.50"
     ) in out
+
+
+def test_every_extra_held_out_draw_is_printed_alone() -> None:
+    titles = [title for _half, title, _scores in subsets([])]
+    drawn = [key for key in EXTRA_DRAWS if key.startswith("extra_held_out")]
+    assert titles[3:] == [
+        "held-out half, the extra draw alone",
+        *(f"held-out half, the {o} extra draw alone" for o in _ORDINALS[2 : len(drawn) + 1]),
+    ]
