@@ -308,6 +308,13 @@ def _params(signature: str | None) -> dict[str, tuple[str, str | None]] | None:
     return found
 
 
+def names_its_module(symbol: str, source: str | None) -> bool:
+    """Whether ``symbol`` is its source file's module, or the tail of it (impact names
+    ``examples/app/simple_page/simple_page.py`` the module ``simple_page.simple_page``)."""
+    module = _python_module(source or "") or ""
+    return bool(module) and f".{module}".endswith(f".{symbol}")
+
+
 def _declared_names(inside: str) -> set[str]:
     """The parameter names a declared signature lists: read as Python first, then, for
     Sphinx's ``f(a[, b])`` or ``<object>`` defaults that Python cannot read, by commas."""
@@ -393,9 +400,7 @@ class SymbolMentions:
             vague=not constructor and is_vague(last),
             before=before if known else None,
             after=after if known else None,
-            # its file's module, or the tail of it (impact names ``examples/app/simple_page/
-            # simple_page.py`` the module ``simple_page.simple_page``)
-            module=bool(module) and f".{module}".endswith(f".{'.'.join(parts)}"),
+            module=names_its_module(".".join(parts), source),
             returns=returns,
             moved_from=module if moved and module and len(parts) == 1 else None,
             home=module,

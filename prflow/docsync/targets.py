@@ -25,7 +25,7 @@ from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.analysis.stale_docs import _python_module
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.inherited import kept_members
-from prflow.docsync.mentions import changed_params, is_vague
+from prflow.docsync.mentions import changed_params, is_vague, names_its_module
 from prflow.docsync.models import Change, Target, TargetKind
 from prflow.docsync.results import return_change
 from prflow.source_tree import SourceTree
@@ -97,7 +97,7 @@ def _without_script_changes(
         for b in breaking
         if b.language != "python"
         or not (
-            (_NOT_SHIPPED.match(b.file) and not _is_module(b))
+            (_NOT_SHIPPED.match(b.file) and not names_its_module(b.symbol, b.file))
             or (
                 b.kind == BreakingKind.removed_export
                 and _STILL_DEFINED in b.detail
@@ -112,13 +112,6 @@ _NOT_SHIPPED = re.compile(
 )
 """Top-level folders whose code is not the library, with an ``__init__.py`` or not
 (pyparsing 3's ``examples`` package)."""
-
-
-def _is_module(change: BreakingChange) -> bool:
-    """The change is its file's module (impact names ``examples/app/simple_page/
-    simple_page.py`` the module ``simple_page.simple_page``)."""
-    module = _python_module(change.file) or ""
-    return bool(module) and f".{module}".endswith(f".{change.symbol}")
 
 
 def _in_a_script_folder(path: str, base: SourceTree) -> bool:

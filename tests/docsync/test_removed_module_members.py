@@ -90,14 +90,12 @@ def test_an_autosummary_entry_of_a_removed_member_must_be_updated() -> None:
 
 
 def test_names_a_script_no_longer_re_exports_are_no_targets() -> None:
-    script = BreakingChange(
-        file="examples/pylab/boxplot_demo.py",
-        symbol="plot",
-        kind=BreakingKind.removed_export,
-        severity=Severity.high,
-        language="python",
-        detail="`plot` is no longer exported from `boxplot_demo` (it is still defined as "
-        "`matplotlib.pyplot.plot`)",
+    detail = (
+        "`plot` is no longer exported from `boxplot_demo` (it is still defined as "
+        "`matplotlib.pyplot.plot`)"
+    )
+    script = _removed("plot", "examples/pylab/boxplot_demo.py").model_copy(
+        update={"detail": detail}
     )
     package = script.model_copy(update={"file": "acme/api.py", "symbol": "fetch"})
     tree = MemoryTree(
@@ -149,15 +147,12 @@ def test_a_call_of_a_removed_module_s_name_is_no_use_of_the_module() -> None:
 
 
 def test_a_name_that_moved_is_stale_only_where_reached_through_the_module_it_left() -> None:
-    moved = BreakingChange(
-        file="sympy/simplify/simplify.py",
-        symbol="collect",
-        kind=BreakingKind.removed_export,
-        severity=Severity.high,
-        language="python",
-        detail="function `collect` is no longer defined in `sympy.simplify.simplify` (it is "
-        "still defined as `sympy.simplify.radsimp.collect`)",
-        before="collect(expr, syms)",
+    detail = (
+        "function `collect` is no longer defined in `sympy.simplify.simplify` (it is still "
+        "defined as `sympy.simplify.radsimp.collect`)"
+    )
+    moved = _removed("collect", "sympy/simplify/simplify.py").model_copy(
+        update={"detail": detail, "before": "collect(expr, syms)"}
     )
     tree = MemoryTree({"sympy/__init__.py": "", "sympy/simplify/__init__.py": ""})
     [target] = find_targets([], [moved], tree, tree)
