@@ -342,6 +342,12 @@ class _LineContext:
     code: tuple[str, ...]
     links: tuple[str, ...]
     resolved_links: frozenset[str]
+    directive_paths_above: frozenset[tuple[str, str]] = frozenset()
+    """For a directive's file argument (``.. plot:: pyplots/simple.py`` in
+    ``doc/users/intro.rst``): (the path read from the doc's folder, the path read from a
+    folder above it). Sphinx extensions read such arguments from a configured base folder
+    (matplotlib's ``plot_basedir``) and Sphinx reads ``/x.png`` from its source folder, which
+    the repository's root need not be."""
 
     @classmethod
     def of(cls, line: str, in_code_block: bool, doc: str) -> _LineContext:
@@ -351,12 +357,25 @@ class _LineContext:
         )
         folder = posixpath.dirname(doc)
         resolved = set()
-        for link in links:
+        above: set[tuple[str, str]] = set()
+        for match, link in zip(_LINKS.finditer(line), links, strict=True):
             target = link.split("#", 1)[0].split("?", 1)[0]
             if not target or "://" in target or target.startswith("mailto:"):
                 continue
             joined = (
                 target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
             )
-            resolved.add(posixpath.normpath(joined))
-        return cls(line, code, links, frozenset(resolved))
+            near = posixpath.normpath(joined)
+            resolved.add(near)
+            if match.group(4) and not target.startswith(("./", "../")):
+                above |= {(near, path) for path in _read_from_above(folder, target)}
+        return cls(line, code, links, frozenset(resolved), frozenset(above))
+
+
+def _read_from_above(folder: str, target: str) -> Iterator[str]:
+    """``target`` read from each folder above ``folder`` (for ``/x``, from ``folder`` too)."""
+    relative = target.lstrip("/")
+    parts = folder.split("/") if folder else []
+    start = len(parts) if target.startswith("/") else len(parts) - 1
+    for depth in range(start, -1, -1):
+        yield posixpath.normpath(posixpath.join(*parts[:depth], relative))

@@ -89,6 +89,9 @@ class _Matcher:
     anywhere: tuple[re.Pattern[str], ...]
     in_code: tuple[re.Pattern[str], ...]
     link_path: str | None = None
+    head_paths: frozenset[str] = frozenset()
+    """The head's files: a directive's argument is read from a folder above its doc only
+    where it names no file beside the doc."""
 
     def score(
         self,
@@ -108,6 +111,11 @@ class _Matcher:
         hit_any = any(p.search(code) for p in patterns for code in line.code)
         hit_any = hit_any or any(p.search(line.text) for p in self.anywhere)
         if self.link_path is not None and self.link_path in line.resolved_links:
+            hit_any = True
+        if self.link_path is not None and any(
+            above == self.link_path and near not in self.head_paths
+            for near, above in line.directive_paths_above
+        ):
             hit_any = True
         return _Hit(self.target.weight) if hit_any else None
 
@@ -189,7 +197,7 @@ def matcher_for(
         if module and "." in module and not moved:
             # a module is never called: ``urllib3.request()`` is a function of that name
             dotted = (re.compile(rf"{word(module).pattern}(?!\s*\()"),)
-        return _Matcher(target, (path,), dotted, link_path=name)
+        return _Matcher(target, (path,), dotted, link_path=name, head_paths=head_paths)
     if target.kind in (TargetKind.cli_option, TargetKind.env_var):
         return _Matcher(target, (word(name),), ())
     return _config_key_matcher(target)
