@@ -114,6 +114,15 @@ _NOT_SHIPPED = re.compile(
 (pyparsing 3's ``examples`` package)."""
 
 
+_EXAMPLE_CODE = re.compile(
+    r"(?:docs?|examples?|demos?|samples?|tutorials?|benchmarks?)/", re.IGNORECASE
+)
+"""Top-level folders of code written for readers: an example's ``--count`` option is its
+own, and a doc defining ``@click.option('--count')`` defines one of its own too. Unlike
+:data:`_NOT_SHIPPED`, ``tools`` and ``scripts`` stay: an installed script's options are
+the project's command line."""
+
+
 def _in_a_script_folder(path: str, base: SourceTree) -> bool:
     """``doc/pyplots/boxplot_demo.py``: in a folder that is no package (a single-module
     project's ``six.py`` or ``src/six.py`` is importable)."""
@@ -331,7 +340,7 @@ def _line_targets(
     head_text: list[str] = []
     sources: dict[str, str] = {}
     for item in changed:
-        if item.category != FileCategory.source or item.binary:
+        if item.category != FileCategory.source or item.binary or _EXAMPLE_CODE.match(item.path):
             continue
         before = base.read_text(item.old_path or item.path) or ""
         after = head.read_text(item.path) or "" if item.status is not FileStatus.deleted else ""
