@@ -479,9 +479,10 @@ class SymbolMentions:
             line = _without_non_modules(line, self.member)
             if self.member not in line.text:
                 return _NONE
-        if (self.owner is None or self.module) and not self.constructor and self.member in bound:
+        if not self.constructor and self.member in bound:
             # a module's bare name too: flask's ``simple_page = Blueprint(...)`` is the doc's
-            # variable, not the removed example module ``simple_page.simple_page``
+            # variable, not the removed example module ``simple_page.simple_page``; and a
+            # member's: tornado's ``io_loop = IOLoop.current()`` is no ``TCPClient.io_loop``
             line = self._without_local(line)
             if self.member not in line.text:
                 return _NONE
