@@ -123,6 +123,20 @@ def test_option_lines_that_only_swapped_places_are_no_change() -> None:
     assert not {name for kind, name in found if kind is TargetKind.cli_option}
 
 
+def test_an_example_scripts_options_are_not_the_projects() -> None:
+    """click 6.0 dropped an example's ``--count``; its docs define ``--count`` options of
+    their own. An installed script's options still are the project's command line."""
+    option = '@click.option("--count", default=1)\ndef main(count):\n    pass\n'
+    base = MemoryTree({"examples/repo/repo.py": option, "scripts/tool.py": option})
+    head = MemoryTree({})
+    changed = [
+        ChangedFile(path=path, status=FileStatus.deleted, category=FileCategory.source)
+        for path in ("examples/repo/repo.py", "scripts/tool.py")
+    ]
+    found = [t for t in find_targets(changed, [], base, head) if t.kind is TargetKind.cli_option]
+    assert [(t.name, t.source) for t in found] == [("--count", "scripts/tool.py")]
+
+
 def test_each_doc_gets_a_bucket_with_the_line_that_names_the_target() -> None:
     findings = _find()
     by_path = {doc.path: doc for doc in findings.docs}
@@ -183,6 +197,35 @@ def test_plain_words_and_bare_members_count_only_in_code() -> None:
     assert found["qualified.md"].bucket == Bucket.must_update
     assert found["directive.rst"].evidence[0].line == 4  # reST directives and doctests are code
     assert found["doctest.rst"].evidence[0].target == "Parser.errors"
+
+
+def test_a_directive_argument_is_read_from_a_folder_above_its_doc() -> None:
+    """matplotlib's ``.. plot:: pyplots/simple.py`` reads from ``doc/`` (its plot base
+    folder), not from the folder of ``doc/users/intro.rst``; a file beside the doc wins."""
+    targets = [
+        Target(kind=TargetKind.path, name=name, change=Change.removed, weight=1.0)
+        for name in ("doc/pyplots/simple.py", "doc/_static/logo.png", "doc/users/kept.py")
+    ]
+    docs = {
+        "doc/users/intro.rst": "Intro\n=====\n\n.. plot:: pyplots/simple.py\n",
+        "doc/users/logo.rst": "Logo\n====\n\n.. image:: /_static/logo.png\n",
+        "doc/users/beside.rst": "Beside\n======\n\n.. plot:: pyplots/beside.py\n",
+        "doc/users/pyplots/beside.py": "print(1)\n",
+        "doc/users/explicit.rst": "Up\n==\n\n.. plot:: ../kept.py\n",
+        "doc/users/prose.rst": "Prose\n=====\n\nSee pyplots/simple.py for more.\n",
+    }
+    found = {d.path: d for d in find_affected_docs(targets, MemoryTree(docs)).docs}
+    assert found["doc/users/intro.rst"].evidence[0].target == "doc/pyplots/simple.py"
+    assert found["doc/users/logo.rst"].evidence[0].target == "doc/_static/logo.png"
+    assert "doc/users/explicit.rst" not in found  # ``../kept.py`` is ``doc/kept.py`` only
+    assert "doc/users/prose.rst" not in found  # only a directive's argument is a path to read
+    shadowed = [
+        Target(
+            kind=TargetKind.path, name="doc/pyplots/beside.py", change=Change.removed, weight=1.0
+        )
+    ]
+    beside = {d.path for d in find_affected_docs(shadowed, MemoryTree(docs)).docs}
+    assert "doc/users/beside.rst" not in beside  # it names the file beside the doc
 
 
 def test_thresholds_move_docs_between_buckets() -> None:

@@ -245,6 +245,22 @@ def test_a_local_of_the_same_name_or_another_modules_member_is_not_a_use() -> No
     }
 
 
+def test_a_variable_named_like_a_removed_member_is_the_docs_own() -> None:
+    """tornado 5 removed ``TCPClient.io_loop``; a doc's ``io_loop = IOLoop.current()`` binds
+    its own variable, while ``client.io_loop`` still reads the removed attribute."""
+    io_loop = Target(
+        kind=TargetKind.symbol, name="TCPClient.io_loop", change=Change.removed, weight=1.0
+    )
+    buckets = _buckets(
+        {
+            "local.rst": "Run::\n\n    io_loop = IOLoop.current()\n    io_loop.start()\n",
+            "attribute.md": "```python\nclient = TCPClient()\nclient.io_loop.start()\n```\n",
+        },
+        io_loop,
+    )
+    assert buckets == {"attribute.md": Bucket.must_update}
+
+
 def test_release_notes_in_their_own_folders_are_history() -> None:
     globs = DocGlobs()
     assert not globs.matches("doc/release/api_1.0.rst")
