@@ -2,11 +2,12 @@
 
 Each list names widely used packages of its registry: the most-downloaded
 projects of PyPI and the most-depended-upon packages of npm as public download
-and dependency statistics ranked them in 2025, written down once, in no order
-that favours any job. Nothing here is chosen for what prflow finds in it: a
-sampler draws from a whole list with a fixed seed and each benchmark's own
-eligibility test (an sdist with sources, declarations, docs, a test suite...)
-decides which draws it can use. Packages that cannot be fetched or built here
+and dependency statistics ranked them in 2025, written down in no order that
+favours any job (PyPI's in two tiers: the second was added when doc sync's later
+draws had no eligible pair left in the first). Nothing here is chosen for what
+prflow finds in it: a sampler draws from a whole list with a fixed seed and each
+benchmark's own eligibility test (an sdist with sources, declarations, docs, a
+test suite...) decides which draws it can use. Packages that cannot be fetched or built here
 simply fail that test.
 """
 
