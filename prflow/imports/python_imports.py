@@ -29,7 +29,10 @@ def is_python_file(path: str) -> bool:
 
 
 def _join(*parts: str) -> str:
-    return posixpath.join(*[part for part in parts if part])
+    """The non-empty parts joined; ``""`` when none is left (``from . import x`` in a file at
+    the repository's root has no folder to start from)."""
+    kept = [part for part in parts if part]
+    return posixpath.join(*kept) if kept else ""
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,12 @@ def test_relative_imports_climb_packages_and_stop_at_the_repo_root() -> None:
     assert deep == {("src/shop/core.py", ("Cart",)), ("src/shop/util.py", ())}
 
 
+def test_a_bare_relative_import_in_a_root_level_file_does_not_stop_the_graph() -> None:
+    """nbformat 5.0.4 ships such a file; the graph (and so impact) used to fail on it."""
+    graph = _graph({"setup.py": "from . import helper\nfrom .. import other\n", "helper.py": ""})
+    assert {edge.target for edge in _edges_from(graph, "setup.py")} == {"helper.py"}
+
+
 def test_package_import_targets_init_and_subpackage_import_targets_its_init() -> None:
     graph = _graph(SHOP)
     app = _edges_from(graph, "app.py")
