@@ -7,8 +7,8 @@ favours any job (PyPI's in two tiers: the second was added when doc sync's later
 draws had no eligible pair left in the first). Nothing here is chosen for what
 prflow finds in it: a sampler draws from a whole list with a fixed seed and each
 benchmark's own eligibility test (an sdist with sources, declarations, docs, a
-test suite...) decides which draws it can use. Packages that cannot be fetched or built here
-simply fail that test.
+test suite...) decides which draws it can use. Packages that cannot be fetched or
+built here simply fail that test.
 """
 
 from __future__ import annotations
