@@ -17,7 +17,7 @@ from prflow.pr_identifier import PullRequestRef
 from prflow.review.render.summary import REVIEW_COMMENT_MARKER
 from prflow.review.run_models import ReviewResult
 from tests.support.fake_github import FakeGitHub
-from tests.support.fixtures_temporal import isolated_settings, run_worker
+from tests.support.fixtures_temporal import DEV_SERVER_START_TIMEOUT, isolated_settings, run_worker
 from tests.support.review_runs import review_request, start_review
 from tests.support.sample_repos import build_sample_repo, git
 from worker.devserver import temporal_binary
@@ -38,6 +38,7 @@ async def second_server() -> AsyncIterator[Client]:
         search_attributes=ALL_KEYS,
         data_converter=pydantic_data_converter,
         dev_server_log_level="error",
+        dev_server_startup_timeout=DEV_SERVER_START_TIMEOUT,
     )
     yield env.client
     await env.shutdown()

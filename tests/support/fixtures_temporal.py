@@ -39,6 +39,9 @@ from worker.devserver import temporal_binary, time_skipping_server_binary
 from worker.runner import running_workers
 from worker.search_attributes import ALL_KEYS
 
+DEV_SERVER_START_TIMEOUT = timedelta(seconds=60)
+"""The SDK waits 5 s for a dev server by default; three xdist workers starting theirs at
+once beside mypy on two cores took longer once, and every test of that worker errored."""
 WORKER_READY_MARKER = "prflow worker serving"
 WORKER_START_TIMEOUT = 60.0
 WORKER_STOP_TIMEOUT = 30.0
@@ -56,6 +59,7 @@ async def start_dev_server(*extra_args: str) -> WorkflowEnvironment:
         data_converter=pydantic_data_converter,
         dev_server_log_level="error",
         dev_server_extra_args=list(extra_args),
+        dev_server_startup_timeout=DEV_SERVER_START_TIMEOUT,
     )
 
 
