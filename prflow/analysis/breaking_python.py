@@ -32,7 +32,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from prflow.analysis.findings import SEVERITY_BY_KIND, BreakingChange, BreakingKind, NotAnalysed
+from prflow.analysis.findings import (
+    SEVERITY_BY_KIND,
+    BreakingChange,
+    BreakingKind,
+    NotAnalysed,
+    still_defined_note,
+)
 from prflow.analysis.parse_cache import (
     InputLimits,
     MemoryParseCache,
@@ -637,7 +643,7 @@ class _Comparer:
         if moved_to is not None:
             detail = (
                 f"{_kind_word(target.obj)} `{target.qualname}` is no longer defined in "
-                f"`{target.module}` (it is still defined as `{moved_to}`)"
+                f"`{target.module}` {still_defined_note(moved_to)}"
             )
         finding = self._add(
             module.path,
@@ -798,7 +804,7 @@ class _Comparer:
         line = binding.line if binding is not None else None
         detail = f"`{name}` is no longer exported from `{module_name}`"
         if canonical != path:
-            detail += f" (it is still defined as `{canonical}`)"
+            detail += f" {still_defined_note(canonical)}"
         finding = self._add(
             module.path,
             name,

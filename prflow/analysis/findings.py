@@ -29,6 +29,15 @@ SEVERITY_BY_KIND: dict[BreakingKind, Severity] = {
 
 Language = Literal["python", "javascript", "typescript"]
 
+STILL_DEFINED = "still defined as"
+"""How a removal's detail says the name lives on elsewhere in the package: impact writes it
+(:func:`still_defined_note`), doc sync reads it to count only mentions through the old path."""
+
+
+def still_defined_note(path: str) -> str:
+    """The detail's closing note for a name that left one place but is still ``path``."""
+    return f"(it is {STILL_DEFINED} `{path}`)"
+
 
 class BreakingChange(BaseModel):
     """A change to a public symbol that can break code importing it."""

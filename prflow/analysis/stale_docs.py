@@ -308,6 +308,11 @@ _LINKS = re.compile(
 )
 
 
+def code_spans(text: str) -> tuple[str, ...]:
+    """The inline code spans of a doc line, without their backticks."""
+    return tuple(m.group(2) for m in _INLINE_CODE.finditer(text))
+
+
 def _doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
     """(line number, line, inside a code block) for Markdown fences and reST literal blocks."""
     rst = doc.lower().endswith(".rst")
@@ -351,7 +356,7 @@ class _LineContext:
 
     @classmethod
     def of(cls, line: str, in_code_block: bool, doc: str) -> _LineContext:
-        code = (line,) if in_code_block else tuple(m.group(2) for m in _INLINE_CODE.finditer(line))
+        code = (line,) if in_code_block else code_spans(line)
         links = tuple(
             next(group for group in match.groups() if group) for match in _LINKS.finditer(line)
         )

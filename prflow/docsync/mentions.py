@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
-from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module
+from prflow.analysis.stale_docs import _COMMON_WORDS, _doc_lines, _python_module, code_spans
 from prflow.analysis.stale_docs import _LineContext as LineContext
 from prflow.docsync.calls import CallArguments, Signature, balanced, parameters, seen_changes
 from prflow.docsync.results import ResultUse, result_use
@@ -434,7 +434,7 @@ class SymbolMentions:
         if self.moved_from is not None and not self._through_old_module(line.text):
             return _NONE  # ``collect(expr)`` works as before, imported from where it still is
         judging = self
-        if modules and self.owner is not None and not self.constructor:
+        if modules and self._is_member:
             judging = dataclasses.replace(self, modules=modules)
         found = judging._judge(
             line,
@@ -462,8 +462,7 @@ class SymbolMentions:
     ) -> Mention:
         if listed:
             return self._listed(line.text.strip())
-        member = self.owner is not None and not self.constructor
-        if member and _TOP_LEVEL_DIRECTIVE.match(line.text):
+        if self._is_member and _TOP_LEVEL_DIRECTIVE.match(line.text):
             return _NONE  # ``.. autofunction:: real_roots``: a function, not a method
         if scope is not None and self._declares_other(line.text, scope):
             return _NONE
@@ -535,7 +534,7 @@ class SymbolMentions:
         parts = entry.lstrip("~").split(".")
         if parts[-1] != self.member:
             return _NONE
-        if self.owner is not None and not self.constructor:
+        if self._is_member:
             return Mention(Strength.reference) if parts[-2:-1] == [self.owner] else _NONE
         if len(parts) > 1 and self.qualifiers and parts[-2] not in self.qualifiers:
             return _NONE  # ``other_module.info``
@@ -563,13 +562,13 @@ class SymbolMentions:
             text = re.sub(bare, " ", text)
         if text == line.text:
             return line
-        spans = tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+        spans = code_spans(text)
         return dataclasses.replace(line, text=text, code=spans)
 
     def _sibling_module(self, module: str) -> bool:
         """Whether ``module`` is another module of the symbol's package: not the one that
         defines it, nor a package above it (which may re-export it), nor another project's."""
-        if not self.home or (self.owner is not None and not self.constructor):
+        if not self.home or self._is_member:
             return False
         home, other = self.home.split("."), module.split(".")
         return home[0] == other[0] and home[: len(other)] != other
@@ -654,16 +653,22 @@ class SymbolMentions:
         receiver = _receiver(before)
         if not self._receiver_ok(receiver):
             return False
-        top_level = self.owner is None or self.constructor
+        top_level = not self._is_member
         chained = receiver is not None and _CHAINED.search(before) is not None
         return not (top_level and chained and receiver not in self.qualifiers)
+
+    @property
+    def _is_member(self) -> bool:
+        """A class's method or attribute; a constructor (``Schema.__init__``, called as
+        ``Schema(...)``) is named like the class, a top-level name."""
+        return self.owner is not None and not self.constructor
 
     @property
     def _class_named(self) -> bool:
         """A member named like a class (sympy's handler method ``AskEvenHandler.Float``):
         alone, ``Float(34.3)`` is that class, so only ``handler.Float`` reaches the member.
         A constant (``CB_ISSUER_CHECK``) is no class name."""
-        if self.owner is None or self.constructor:
+        if not self._is_member:
             return False
         return self.member[:1].isupper() and not self.member.isupper()
 
@@ -671,7 +676,7 @@ class SymbolMentions:
         """Whether ``receiver.member(`` may call this symbol: a member needs a receiver that
         could be its class or an instance of it (bare, only an identifier-shaped name: a
         bare ``copy()`` is some other ``copy``); a top-level name a module part or none."""
-        if self.owner is None or self.constructor:
+        if self.owner is None or self.constructor:  # spelled out: it narrows ``owner``
             if receiver is None:
                 return True
             if receiver in self.qualifiers or receiver == self.owner:
@@ -713,7 +718,7 @@ class SymbolMentions:
         before, after = code[: match.start()], code[match.end() :]
         if _DEFINES.search(before):
             return False  # the doc defines its own function or class of that name
-        if self.owner is not None and not self.constructor and _IMPORT.match(code):
+        if self._is_member and _IMPORT.match(code):
             return False  # ``from peewee import database``: a module's name, never a member
         if before.endswith("."):
             receiver = _receiver(before)
@@ -798,7 +803,7 @@ def _without_titles_and_links(line: LineContext) -> LineContext:
         text = " ".join(m.group(0) for m in re.finditer(r"(`+)(.+?)\1", text))
     if text == line.text:
         return line
-    spans = tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+    spans = code_spans(text)
     return dataclasses.replace(line, text=text, code=spans)
 
 
@@ -821,7 +826,7 @@ def _without_non_modules(line: LineContext, member: str) -> LineContext:
     if text == line.text:
         return line
     code = line.code if len(line.code) == 1 and line.code[0] == line.text else None
-    spans = (text,) if code else tuple(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", text))
+    spans = (text,) if code else code_spans(text)
     return dataclasses.replace(line, text=text, code=spans)
 
 

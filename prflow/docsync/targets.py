@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from prflow.analysis.categories import is_test_file
-from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.analysis.findings import STILL_DEFINED, BreakingChange, BreakingKind
 from prflow.analysis.stale_docs import _python_module
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.inherited import kept_members
@@ -100,7 +100,7 @@ def _without_script_changes(
             (_NOT_SHIPPED.match(b.file) and not names_its_module(b.symbol, b.file))
             or (
                 b.kind == BreakingKind.removed_export
-                and _STILL_DEFINED in b.detail
+                and STILL_DEFINED in b.detail
                 and _in_a_script_folder(b.file, base)
             )
         )
@@ -159,8 +159,6 @@ def _return_changes(breaking: Iterable[BreakingChange]) -> dict[str, str]:
     return found
 
 
-_STILL_DEFINED = "still defined as"
-"""Impact's detail for a name that left a module but lives on elsewhere in the package."""
 _WAS_READ = ("changed from property to function", "changed from attribute to function")
 """Impact's detail for a value callers read that is now a function (arrow 1.0's
 ``Arrow.timestamp``: ``a.timestamp`` is a bound method now). An attribute that became a
@@ -191,7 +189,7 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             before=item.before if change == Change.signature else None,
             after=item.after if change == Change.signature else None,
             reads_break=change == Change.signature and item.detail.startswith(_WAS_READ),
-            moved=change == Change.removed and _STILL_DEFINED in item.detail,
+            moved=change == Change.removed and STILL_DEFINED in item.detail,
         )
 
 
