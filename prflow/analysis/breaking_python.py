@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from prflow.analysis.findings import (
+    MODULE_DETAIL,
     SEVERITY_BY_KIND,
     BreakingChange,
     BreakingKind,
@@ -390,9 +391,8 @@ class _Comparer:
             moved_to = self._moved_module(module.path)
             verb = f"moved to `{moved_to}`" if moved_to else "was removed"
             kind = BreakingKind.renamed_export if moved_to else BreakingKind.removed_export
-            finding = self._add(
-                module.path, path, kind, f"module `{path}` {verb}", f"module {path}", None, 1
-            )
+            detail = f"{MODULE_DETAIL}`{path}` {verb}"
+            finding = self._add(module.path, path, kind, detail, f"module {path}", None, 1)
             finding.new_name = moved_to
             finding.paths.append(path)
         return gone

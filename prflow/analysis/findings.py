@@ -39,6 +39,11 @@ def still_defined_note(path: str) -> str:
     return f"(it is {STILL_DEFINED} `{path}`)"
 
 
+MODULE_DETAIL = "module "
+"""How a detail opens when the finding is about a whole module (``module `x` was removed``):
+impact writes it, doc sync reads it to tell a module from an object named like its module."""
+
+
 class BreakingChange(BaseModel):
     """A change to a public symbol that can break code importing it."""
 

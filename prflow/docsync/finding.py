@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from prflow.analysis.findings import MODULE_DETAIL
 from prflow.analysis.stale_docs import _LineContext as LineContext
 from prflow.analysis.stale_docs import _python_module
 from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter, watch_spec
@@ -187,6 +188,7 @@ def matcher_for(
             signatures,
             returns=bool(target.returns),
             moved=target.moved,
+            an_object=not target.detail.startswith(MODULE_DETAIL),
         )
         return _SymbolMatcher(target, mentions) if mentions is not None else None
     if target.kind == TargetKind.path:

@@ -168,6 +168,16 @@ def bound_names(code_lines: Iterable[str]) -> frozenset[str]:
 
 
 _MODULE_IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+(.+)$")
+_IMPORT_SOURCE = re.compile(r"^\s*(?:>>>\s*)?from\s+([\w.]+)")
+
+
+def _names_a_module(code: str, position: int) -> bool:
+    """Whether ``position`` in an import statement is in a module's dotted name (or an
+    alias): anywhere in ``import a.b as c``, the ``a.b`` of ``from a.b import c``."""
+    if _MODULE_IMPORT.match(code):
+        return True
+    source = _IMPORT_SOURCE.match(code)
+    return source is not None and source.start(1) <= position < source.end(1)
 
 
 def module_aliases(code_lines: Iterable[str]) -> frozenset[str]:
@@ -362,6 +372,9 @@ class SymbolMentions:
     """Names the doc at hand binds to modules (:func:`module_aliases`): no member's receiver."""
     moved_from: str | None = None
     """The module a still-defined name left: only a mention through it is stale."""
+    shared: bool = False
+    """A removed member another class still defines: only a receiver naming its class (no
+    bare, chained or ``self`` one) reaches the removed one."""
     home: str = ""
     """The dotted module the symbol is defined in (``scipy.stats.stats``), if known."""
 
@@ -375,9 +388,13 @@ class SymbolMentions:
         *,
         returns: bool = False,
         moved: bool = False,
+        an_object: bool = False,
     ) -> SymbolMentions | None:
         """None when the name is too vague to look for (other dunders, a common class).
-        ``signatures``: impact's renderings at base and head, for a changed signature."""
+        ``signatures``: impact's renderings at base and head, for a changed signature;
+        ``an_object``: impact reported a function, class or attribute, so no module even
+        where it is named like its own (statsd 3.0 dropped ``statsd.statsd``, an instance
+        its package defined)."""
         parts = name.split(".")
         last = parts[-1]
         constructor = False
@@ -400,9 +417,10 @@ class SymbolMentions:
             vague=not constructor and is_vague(last),
             before=before if known else None,
             after=after if known else None,
-            module=names_its_module(".".join(parts), source),
+            module=not an_object and names_its_module(".".join(parts), source),
             returns=returns,
             moved_from=module if moved and module and len(parts) == 1 else None,
+            shared=moved and len(parts) > 1 and not constructor,
             home=module,
         )
 
@@ -683,9 +701,11 @@ class SymbolMentions:
                 return True
             return not self.vague and not receiver[:1].isupper()  # not `Integer.Comparator`
         if receiver is None:
-            return not self.vague and not self._class_named
+            return not self.vague and not self._class_named and not self.shared
         if receiver in self.modules:
             return False  # ``sv.comments(...)`` after ``import soupsieve as sv``: a function
+        if self.shared:
+            return _names_owner(receiver, self.owner)
         return receiver in _RECEIVERS or _names_owner(receiver, self.owner)
 
     def _as_identifier(self, code: str, *, whole: bool) -> bool:
@@ -720,10 +740,12 @@ class SymbolMentions:
             return False  # the doc defines its own function or class of that name
         if self._is_member and _IMPORT.match(code):
             return False  # ``from peewee import database``: a module's name, never a member
+        if not self.module and _names_a_module(code, match.start()):
+            return False  # ``import statsd``: the module, not its removed ``statsd.statsd``
         if before.endswith("."):
             receiver = _receiver(before)
-            if receiver is None:
-                return not self.vague  # ``G[v].copy``: whose ``copy`` cannot be told
+            if receiver is None:  # ``G[v].copy``: whose ``copy`` cannot be told
+                return not self.vague and not self.shared
             return self._reached_by(before)
         if self._class_named:
             return False

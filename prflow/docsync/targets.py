@@ -17,7 +17,7 @@ import json
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from prflow.analysis.categories import is_test_file
@@ -60,10 +60,11 @@ def find_targets(
 ) -> list[Target]:
     """Every target, de-duplicated by (kind, name) keeping the strongest change."""
     found: dict[tuple[TargetKind, str], Target] = {}
-    breaking = _without_inherited(_without_script_changes(breaking, base), head)
+    breaking = _with_lost_members(_without_script_changes(breaking, base))
+    breaking = _without_inherited(breaking, head)
     returns = _return_changes(breaking)
     for target in [
-        *_symbol_targets(breaking),
+        *_symbol_targets(breaking, _defined_elsewhere(breaking, head)),
         *_removed_module_members(changed, breaking, base, head),
         *_path_targets(changed),
         *_line_targets(changed, base, head),
@@ -126,6 +127,23 @@ def _in_a_script_folder(path: str, base: SourceTree) -> bool:
     return base.read_text(f"{folder}/__init__.py") is None
 
 
+_LOST_MEMBER = re.compile(r"no longer inherits `([\w$]+)` from ")
+
+
+def _with_lost_members(breaking: list[BreakingChange]) -> list[BreakingChange]:
+    """Impact's report with a class that stopped inheriting a member reported as that
+    member removed: altair 4's ``Chart`` lost ``savechart``, and ``alt.Chart(data)`` is as
+    right as before, while ``chart.savechart(...)`` fails."""
+    return [_as_lost_member(b) for b in breaking]
+
+
+def _as_lost_member(item: BreakingChange) -> BreakingChange:
+    lost = _LOST_MEMBER.match(item.detail) if item.kind == BreakingKind.removed_export else None
+    if lost is None or item.language != "python":
+        return item
+    return item.model_copy(update={"symbol": f"{item.symbol}.{lost.group(1)}"})
+
+
 def _without_inherited(breaking: list[BreakingChange], head: SourceTree) -> list[BreakingChange]:
     """Impact's report without the removed members the head's class still has, defined or
     inherited from a base class of the package (pexpect 4.0 moved ``spawn.expect`` into
@@ -165,7 +183,45 @@ _WAS_READ = ("changed from property to function", "changed from attribute to fun
 class is not one: ``Token = ...`` -> ``class Token`` may still be used as it was."""
 
 
-def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
+def _defined_elsewhere(breaking: list[BreakingChange], head: SourceTree) -> set[str]:
+    """Removed names the package still defines elsewhere, so a bare mention cannot tell
+    which one a doc means:
+    - a top-level function or class another module still defines at its top level:
+      testfixtures 12 dropped ``testfixtures.django.compare``, and a doc's ``compare(...)``
+      is the ``testfixtures.compare`` that stays; only a line reaching the name through the
+      module it left uses the removed one;
+    - a class's method another class still defines: altair 4 dropped Vega-Lite 2's
+      ``TopLevelMixin.add_selection``, and ``alt.Chart(data).add_selection(...)`` calls
+      version 4's; only a receiver naming the old class uses the removed one."""
+    removed = [
+        b
+        for b in breaking
+        if b.kind == BreakingKind.removed_export
+        and b.language == "python"
+        and re.fullmatch(r"\w+(?:\.\w+)?", b.symbol)
+        and _python_module(b.file) not in (None, b.symbol)
+        and STILL_DEFINED not in b.detail
+        and not b.symbol.rsplit(".", 1)[-1].startswith("__")
+    ]
+    top_level = {b.symbol: b.file for b in removed if "." not in b.symbol}
+    members = {b.symbol.split(".")[1]: b.symbol for b in removed if "." in b.symbol}
+    if not removed:
+        return set()
+    roots = {_package_root(b.file) for b in removed}
+    found: set[str] = set()
+    for path, name in _definitions(head, roots, set(top_level), indented=False):
+        if path != top_level[name]:
+            found.add(name)
+    for _, name in _definitions(head, roots, set(members), indented=True):
+        found.add(members[name])
+    return found
+
+
+def _symbol_targets(
+    breaking: Iterable[BreakingChange], defined_elsewhere: Collection[str] = ()
+) -> Iterator[Target]:
+    """``defined_elsewhere``: removed names another module still defines (moved, as far as
+    a doc's bare mention can tell)."""
     for item in breaking:
         if item.symbol == "default" or not re.fullmatch(r"[\w$]+(\.[\w$]+)*", item.symbol):
             continue
@@ -189,7 +245,8 @@ def _symbol_targets(breaking: Iterable[BreakingChange]) -> Iterator[Target]:
             before=item.before if change == Change.signature else None,
             after=item.after if change == Change.signature else None,
             reads_break=change == Change.signature and item.detail.startswith(_WAS_READ),
-            moved=change == Change.removed and STILL_DEFINED in item.detail,
+            moved=change == Change.removed
+            and (STILL_DEFINED in item.detail or item.symbol in defined_elsewhere),
         )
 
 
@@ -278,6 +335,27 @@ def _defined_in(head: SourceTree, roots: set[str], names: set[str]) -> set[str]:
         if found == names:
             break
     return found
+
+
+def _definitions(
+    head: SourceTree, roots: set[str], names: set[str], *, indented: bool
+) -> Iterator[tuple[str, str]]:
+    """``(path, name)`` for each of ``names`` a Python file of the head under ``roots``
+    defines: at its top level (a function, a class or an assignment; a method of the same
+    name is another object), or ``indented``, as a method."""
+    if not names:
+        return
+    alternatives = "|".join(map(re.escape, sorted(names)))
+    definition = rf"(?:(?:async[ \t]+)?def|class)[ \t]+({alternatives})\b"
+    pattern = (
+        re.compile(rf"^[ \t]+(?:async[ \t]+)?def[ \t]+({alternatives})\b", re.MULTILINE)
+        if indented
+        else re.compile(rf"^{definition}|^({alternatives})[ \t]*=", re.MULTILINE)
+    )
+    for path in head.paths():
+        if path.endswith(".py") and any(path.startswith(r + "/") for r in roots):
+            for match in pattern.finditer(head.read_text(path) or ""):
+                yield path, match.group(1) or match.group(2)
 
 
 def _path_targets(changed: Iterable[ChangedFile]) -> Iterator[Target]:
@@ -370,10 +448,15 @@ def _names(line: str) -> set[str]:
 def _config_key_targets(
     changed: Iterable[ChangedFile], base: SourceTree, head: SourceTree
 ) -> Iterator[Target]:
-    """Keys of a changed configuration file that the head no longer has."""
+    """Keys of a changed configuration file that the head no longer has. A test's fixture is
+    no user's configuration (pymdown-extensions 7.0 dropped ``tests/extensions/extrarawhtml/
+    tests.yml``, whose ``extensions`` key every ``markdown.Markdown(extensions=[...])``
+    example would match)."""
     for item in changed:
         path = item.old_path or item.path
         if not path.endswith(_CONFIG_SUFFIXES) or any(n in path for n in _NOT_USER_CONFIG):
+            continue
+        if is_test_file(path):
             continue
         before = _config_keys(path, base.read_text(path))
         after = (
@@ -412,9 +495,24 @@ def _config_keys(path: str, text: str | None) -> set[str]:
             return set()
     except (ValueError, yaml.YAMLError):
         return set()
+    if _is_json_schema(data):
+        return set()
     keys: set[str] = set()
     _walk(data, "", keys, depth=0)
     return keys
+
+
+_SCHEMA_WORDS = frozenset(
+    {"definitions", "$defs", "defs", "properties", "$ref", "allOf", "anyOf", "oneOf"}
+)
+"""Top-level words of a schema document (Vega's own schema keeps its parts under ``defs``)."""
+
+
+def _is_json_schema(data: Any) -> bool:
+    """A JSON Schema document: its keys (``definitions.BarConfig.properties.color``) are the
+    shape of a schema, not settings anyone writes (altair 4 dropped Vega-Lite 2's). A config
+    file that only names its schema (``"$schema": ".../renovate-schema.json"``) is none."""
+    return isinstance(data, dict) and "$schema" in data and bool(_SCHEMA_WORDS & data.keys())
 
 
 def _walk(data: Any, prefix: str, keys: set[str], depth: int) -> None:

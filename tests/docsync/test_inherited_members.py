@@ -5,6 +5,7 @@ into ``SpawnBase`` and ``child.expect(...)`` works as before."""
 from __future__ import annotations
 
 from prflow.analysis.findings import BreakingChange, BreakingKind
+from prflow.docsync.finding import find_affected_docs
 from prflow.docsync.inherited import kept_members
 from prflow.docsync.models import TargetKind
 from prflow.docsync.targets import find_targets
@@ -77,3 +78,20 @@ def test_only_members_the_head_lacks_become_removed_targets() -> None:
     targets = find_targets([], breaking, MemoryTree({}), MemoryTree(head))
     names = {t.name for t in targets if t.kind == TargetKind.symbol}
     assert names == {"spawn.interact", "BaseModel.Meta.database"}
+
+
+def test_a_member_a_class_stopped_inheriting_is_that_member_removed() -> None:
+    """altair 4's ``Chart`` no longer inherits ``savechart``: ``alt.Chart(data)`` is as right
+    as before, ``chart.savechart(...)`` is not."""
+    lost = _removed("Chart").model_copy(
+        update={"detail": "no longer inherits `savechart` from `TopLevelMixin`"}
+    )
+    head = {"altair/api.py": "class TopLevelMixin:\n    pass\n\nclass Chart(TopLevelMixin):\n"}
+    targets = find_targets([], [lost], MemoryTree({}), MemoryTree(head))
+    assert [t.name for t in targets if t.kind == TargetKind.symbol] == ["Chart.savechart"]
+    docs = {
+        "make.md": "```python\nalt.Chart(cars).mark_point()\n```\n",
+        "save.md": "```python\nchart = alt.Chart(cars)\nchart.savechart('c.html')\n```\n",
+    }
+    found = find_affected_docs(targets, MemoryTree(docs))
+    assert [d.path for d in found.docs] == ["save.md"]

@@ -346,7 +346,7 @@ def test_a_class_directive_or_role_does_not_name_a_removed_module_of_that_name()
     """pexpect 4.0 removed the top-level shim module ``ANSI``; ``.. autoclass:: ANSI`` under
     ``.. automodule:: pexpect.ANSI`` documents the class ``pexpect.ANSI.ANSI``, still there.
     An import or a ``:mod:`` role of the module is a use of it."""
-    module = _removed("ANSI", "ANSI.py")
+    module = _removed("ANSI", "ANSI.py").model_copy(update={"detail": "module `ANSI` was removed"})
     buckets = _buckets(
         {
             "api/ansi.rst": ".. automodule:: pexpect.ANSI\n\n.. autoclass:: ANSI\n   :members:\n",
@@ -551,3 +551,47 @@ def test_a_bare_function_directive_declares_no_member() -> None:
         real_roots,
     )
     assert buckets == {"method.rst": Bucket.must_update}
+
+
+def test_a_test_fixture_or_a_json_schema_has_no_config_keys_for_users() -> None:
+    """pymdown-extensions 7.0 dropped a test's ``tests.yml`` (key ``extensions``), altair 4 a
+    Vega-Lite JSON Schema (``definitions.Config.properties.color``): neither is a file a user
+    writes. A project config that only names its schema still has keys."""
+    fixture = "extrarawhtml:\n  extensions:\n    - pymdownx.extrarawhtml\n"
+    schema = '{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": '
+    schema += '{"Config": {"properties": {"colour_scheme": {}}}}}'
+    settings = '{"$schema": "https://example.org/settings.json", "colour_scheme": "dark"}'
+    deleted = ("tests/ext/tests.yml", "pkg/schema/vega-lite-schema.json", "settings.json")
+    changed = [
+        ChangedFile(path=path, status=FileStatus.deleted, category=FileCategory.config)
+        for path in deleted
+    ]
+    base = MemoryTree(dict(zip(deleted, (fixture, schema, settings), strict=True)))
+    targets = find_targets(changed, [], base, MemoryTree({}))
+    keys = {(t.name, t.source) for t in targets if t.kind is TargetKind.config_key}
+    assert keys == {("colour_scheme", "settings.json")}
+    docs = {"ext.md": "```python\nmd = markdown.Markdown(extensions=['pymdownx.b64'])\n```\n"}
+    assert not find_affected_docs(targets, MemoryTree(docs)).docs
+
+
+def test_an_import_names_modules_not_a_removed_object_named_like_one() -> None:
+    """statsd 3.0 dropped ``statsd.statsd``, an instance its package made: ``import statsd``
+    and ``from statsd import StatsClient`` import the package; ``from statsd import statsd``
+    and ``client = statsd.statsd`` use the instance. A removed module is used by its import."""
+    instance = _removed("statsd", "statsd/__init__.py").model_copy(
+        update={"detail": "attribute `statsd` was removed"}
+    )
+    docs = {
+        "import.rst": "Example::\n\n    >>> import statsd\n    >>> c = statsd.StatsClient()\n",
+        "from.rst": "Example::\n\n    from statsd import StatsClient\n",
+        "instance.rst": "Example::\n\n    from statsd import statsd\n",
+        "attribute.rst": "Example::\n\n    client = statsd.statsd\n",
+    }
+    assert _buckets(docs, instance) == {
+        "instance.rst": Bucket.must_update,
+        "attribute.rst": Bucket.must_update,
+    }
+    module = _removed("statsd", "statsd.py").model_copy(
+        update={"detail": "module `statsd` was removed"}
+    )
+    assert "import.rst" in _buckets(docs, module)

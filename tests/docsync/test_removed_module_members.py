@@ -168,3 +168,72 @@ def test_a_name_that_moved_is_stale_only_where_reached_through_the_module_it_lef
     found = find_affected_docs([target], MemoryTree(docs))
     flagged = {d.path for d in found.docs if d.bucket is Bucket.must_update}
     assert flagged == {"imported.rst", "module.rst", "tail.md"}
+
+
+def test_a_removed_function_another_module_still_defines_is_stale_only_through_its_module() -> None:
+    """testfixtures 12 dropped ``testfixtures.django.compare``; ``testfixtures.compare`` (from
+    ``comparison.py``) stays, so a doc's bare ``compare(...)`` is that one. A method of the
+    same name elsewhere is another object and moves nothing."""
+    django = "def compare(*args, **kw):\n    pass\n"
+    head = {
+        "testfixtures/comparison.py": "def compare(x, y):\n    pass\n\nclass C:\n"
+        "    def strict(self):\n        pass\n",
+        "testfixtures/django.py": "def other():\n    pass\n",
+    }
+    breaking = [
+        BreakingChange(
+            symbol=name,
+            kind=BreakingKind.removed_export,
+            severity=Severity.high,
+            file="testfixtures/django.py",
+            language="python",
+            detail=f"function `{name}` was removed",
+        )
+        for name in ("compare", "strict")
+    ]
+    base = MemoryTree({"testfixtures/django.py": django + "def strict():\n    pass\n"})
+    targets = find_targets([], breaking, base, MemoryTree(head))
+    assert {t.name: t.moved for t in targets if t.kind == TargetKind.symbol} == {
+        "compare": True,
+        "strict": False,
+    }
+    docs = {
+        "bare.rst": "Use it::\n\n    compare(mocked.mock_calls, expected=[call()])\n",
+        "django.rst": "Use it::\n\n    from testfixtures.django import compare\n",
+        "strict.rst": "Use it::\n\n    strict()\n",
+    }
+    found = find_affected_docs(targets, MemoryTree(docs))
+    assert {d.path: d.bucket for d in found.docs} == {
+        "django.rst": Bucket.must_update,
+        "strict.rst": Bucket.must_update,
+    }
+
+
+def test_a_removed_method_another_class_still_defines_needs_a_receiver_naming_its_class() -> None:
+    """altair 4 dropped Vega-Lite 2's ``TopLevelMixin.add_selection``; version 4's ``Chart``
+    defines its own, so ``alt.Chart(data).add_selection(...)`` is right. A receiver named
+    for the old class still uses the removed one, and a method no class keeps counts as
+    before."""
+    breaking = [
+        BreakingChange(
+            symbol=f"TopLevelMixin.{name}",
+            kind=BreakingKind.removed_export,
+            severity=Severity.high,
+            file="altair/v2/api.py",
+            language="python",
+            detail=f"function `TopLevelMixin.{name}` was removed",
+        )
+        for name in ("add_selection", "savechart")
+    ]
+    head = {"altair/v4/api.py": "class Chart:\n    def add_selection(self, *selections):\n"}
+    targets = find_targets([], breaking, MemoryTree({}), MemoryTree(head))
+    docs = {
+        "chained.md": "```python\nalt.Chart(cars).mark_point().add_selection(brush)\n```\n",
+        "mixin.md": "```python\nmixin.add_selection(brush)\n```\n",
+        "save.md": "```python\nmixin.savechart('c.html')\n```\n",
+    }
+    found = find_affected_docs(targets, MemoryTree(docs))
+    assert {d.path: d.bucket for d in found.docs} == {
+        "mixin.md": Bucket.must_update,
+        "save.md": Bucket.must_update,
+    }
