@@ -356,7 +356,18 @@ def print_totals(title: str, scores: Sequence[PairScore]) -> None:
     )
 
 
-_ORDINALS = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINALS = (
+    "",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+)
 
 
 def subsets(scores: Sequence[PairScore]) -> list[tuple[Half, str, list[PairScore]]]:

@@ -62,6 +62,7 @@ EXTRA_DRAWS = (
     "extra_held_out_6",
     "extra_held_out_7",
     "extra_held_out_8",
+    "extra_held_out_9",
 )
 """The committed file's keys of the extra draws, in the order they were drawn: each later one
 avoids every package an earlier one looked at, and the set reads their pairs in this order."""
