@@ -144,6 +144,8 @@ def config_tier(path: str) -> ConfigTier | None:
         return ConfigTier.deploy
     if name in LOCK_BASENAMES or _ENV_OR_LOCK_FILE.match(name):
         return ConfigTier.env_or_lock
+    if "requirements" in directories and PurePosixPath(name).suffix in (".txt", ".in"):
+        return ConfigTier.env_or_lock  # ``requirements/storage/etcd.txt``: pip's, no prose
     if _is_other_config(name):
         return ConfigTier.other
     return None

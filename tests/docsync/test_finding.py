@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from prflow.analysis.categories import categorize
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.doc_index import DocGlobs, doc_links, front_matter
@@ -267,3 +268,17 @@ def test_front_matter_glob_lists_and_broken_yaml() -> None:
     assert meta.watched() == ["lib/x.js", "src/**/*.py"]
     assert front_matter("---\n: [\n---\nbody\n").watched() == []
     assert front_matter("no front matter").lines == 0
+
+
+def test_a_removed_requirements_file_a_doc_includes_is_a_removed_path() -> None:
+    """limits 5.0 dropped etcd and ``requirements/storage/etcd.txt`` with it; the install
+    guide's ``.. literalinclude:: ../../requirements/storage/etcd.txt`` must go too. A text
+    file in a ``requirements/`` folder is pip's input, not a doc."""
+    path = "requirements/storage/etcd.txt"
+    changed = [ChangedFile(path=path, status=FileStatus.deleted, category=categorize(path))]
+    targets = find_targets(changed, [], MemoryTree({path: "etcd3\n"}), MemoryTree({}))
+    doc = "Etcd\n----\n\n.. literalinclude:: ../../requirements/storage/etcd.txt\n"
+    found = find_affected_docs(targets, MemoryTree({"doc/source/installation.rst": doc}))
+    assert [(d.path, d.bucket) for d in found.docs] == [
+        ("doc/source/installation.rst", Bucket.must_update)
+    ]

@@ -101,6 +101,8 @@ CASES: list[tuple[str, FileCategory, ConfigTier | None]] = [
     ("pnpm-lock.yaml", CONFIG, LOCK),
     ("go.sum", CONFIG, LOCK),
     ("requirements-dev.txt", CONFIG, LOCK),
+    ("requirements/storage/etcd.txt", CONFIG, LOCK),
+    ("requirements/base.in", CONFIG, LOCK),
     # other config: 50
     ("config/settings.yaml", CONFIG, OTHER_CFG),
     ("app/config.json", CONFIG, OTHER_CFG),
