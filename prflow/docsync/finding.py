@@ -199,6 +199,10 @@ def matcher_for(
         if module and "." in module and not moved:
             # a module is never called: ``urllib3.request()`` is a function of that name
             dotted = (re.compile(rf"{word(module).pattern}(?!\s*\()"),)
+        if "/" not in name and "." not in name:
+            # ``Dockerfile``, ``Makefile`` in prose: any project's (notebook 5.0 dropped its
+            # own, and "the Dockerfile `ENTRYPOINT`" of a deployment guide is the reader's)
+            return _Matcher(target, (), (path, *dotted), link_path=name, head_paths=head_paths)
         return _Matcher(target, (path,), dotted, link_path=name, head_paths=head_paths)
     if target.kind in (TargetKind.cli_option, TargetKind.env_var):
         return _Matcher(target, (word(name),), ())

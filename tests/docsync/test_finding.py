@@ -282,3 +282,17 @@ def test_a_removed_requirements_file_a_doc_includes_is_a_removed_path() -> None:
     assert [(d.path, d.bucket) for d in found.docs] == [
         ("doc/source/installation.rst", Bucket.must_update)
     ]
+
+
+def test_a_removed_dockerfile_is_named_in_code_not_by_the_word_in_prose() -> None:
+    """notebook 5.0 dropped its own ``Dockerfile``; a deployment guide's "the Dockerfile
+    ``ENTRYPOINT``" is the reader's, while ``docker build -f Dockerfile .`` uses it."""
+    path = "Dockerfile"
+    changed = [ChangedFile(path=path, status=FileStatus.deleted, category=categorize(path))]
+    targets = find_targets(changed, [], MemoryTree({path: "FROM python\n"}), MemoryTree({}))
+    docs = {
+        "prose.rst": 'In your Dockerfile set the ENTRYPOINT::\n\n    ENTRYPOINT ["tini"]\n',
+        "build.md": "```console\n$ docker build -f Dockerfile .\n```\n",
+    }
+    found = find_affected_docs(targets, MemoryTree(docs))
+    assert [d.path for d in found.docs] == ["build.md"]
