@@ -7,7 +7,7 @@ from __future__ import annotations
 from prflow.analysis.findings import BreakingChange, BreakingKind
 from prflow.changes import ChangedFile, FileCategory, FileStatus
 from prflow.docsync.finding import find_affected_docs
-from prflow.docsync.models import Bucket, Change, TargetKind
+from prflow.docsync.models import Bucket, Change, Target, TargetKind
 from prflow.docsync.targets import find_targets
 from prflow.severity import Severity
 from prflow.source_tree import MemoryTree
@@ -30,15 +30,22 @@ CLASSIFY = (
 MOVED_TO = "def harmonic_function(G, max_iter=30):\n    pass\n"
 
 
-def _removed(module: str, path: str) -> BreakingChange:
+def _removed(symbol: str, path: str, detail: str = "module removed") -> BreakingChange:
     return BreakingChange(
-        symbol=module,
+        symbol=symbol,
         kind=BreakingKind.removed_export,
         severity=Severity.high,
         file=path,
         language="python",
-        detail="module removed",
+        detail=detail,
     )
+
+
+MUST = Bucket.must_update
+
+
+def _buckets(targets: list[Target], docs: dict[str, str]) -> dict[str, Bucket]:
+    return {d.path: d.bucket for d in find_affected_docs(targets, MemoryTree(docs)).docs}
 
 
 def _targets(base: dict[str, str], head: dict[str, str], removed: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
@@ -181,14 +188,7 @@ def test_a_removed_function_another_module_still_defines_is_stale_only_through_i
         "testfixtures/django.py": "def other():\n    pass\n",
     }
     breaking = [
-        BreakingChange(
-            symbol=name,
-            kind=BreakingKind.removed_export,
-            severity=Severity.high,
-            file="testfixtures/django.py",
-            language="python",
-            detail=f"function `{name}` was removed",
-        )
+        _removed(name, "testfixtures/django.py", f"function `{name}` was removed")
         for name in ("compare", "strict")
     ]
     base = MemoryTree({"testfixtures/django.py": django + "def strict():\n    pass\n"})
@@ -202,11 +202,7 @@ def test_a_removed_function_another_module_still_defines_is_stale_only_through_i
         "django.rst": "Use it::\n\n    from testfixtures.django import compare\n",
         "strict.rst": "Use it::\n\n    strict()\n",
     }
-    found = find_affected_docs(targets, MemoryTree(docs))
-    assert {d.path: d.bucket for d in found.docs} == {
-        "django.rst": Bucket.must_update,
-        "strict.rst": Bucket.must_update,
-    }
+    assert _buckets(targets, docs) == {"django.rst": MUST, "strict.rst": MUST}
 
 
 def test_a_removed_method_another_class_still_defines_needs_a_receiver_naming_its_class() -> None:
@@ -215,14 +211,7 @@ def test_a_removed_method_another_class_still_defines_needs_a_receiver_naming_it
     for the old class still uses the removed one, and a method no class keeps counts as
     before."""
     breaking = [
-        BreakingChange(
-            symbol=f"TopLevelMixin.{name}",
-            kind=BreakingKind.removed_export,
-            severity=Severity.high,
-            file="altair/v2/api.py",
-            language="python",
-            detail=f"function `TopLevelMixin.{name}` was removed",
-        )
+        _removed(f"TopLevelMixin.{name}", "altair/v2/api.py", f"function `{name}` was removed")
         for name in ("add_selection", "savechart")
     ]
     head = {"altair/v4/api.py": "class Chart:\n    def add_selection(self, *selections):\n"}
@@ -232,8 +221,4 @@ def test_a_removed_method_another_class_still_defines_needs_a_receiver_naming_it
         "mixin.md": "```python\nmixin.add_selection(brush)\n```\n",
         "save.md": "```python\nmixin.savechart('c.html')\n```\n",
     }
-    found = find_affected_docs(targets, MemoryTree(docs))
-    assert {d.path: d.bucket for d in found.docs} == {
-        "mixin.md": Bucket.must_update,
-        "save.md": Bucket.must_update,
-    }
+    assert _buckets(targets, docs) == {"mixin.md": MUST, "save.md": MUST}
