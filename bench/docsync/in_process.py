@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from bench.impact.repos import BASE_REF, HEAD_REF, git
+from prflow.analysis.categories import categorize
 from prflow.analysis.findings import BreakingChange
 from prflow.changes import ChangedFile
 from prflow.docsync.finding import find_affected_docs
@@ -22,7 +23,12 @@ from prflow.git.repo import GitRepoReader, open_local
 def findings_in_process(repo: Path, impact_report: Path) -> dict[str, object]:
     """The findings (``docs``, ``targets``) as the JSON report would hold them."""
     report = json.loads(impact_report.read_text(encoding="utf-8"))
-    changed = [ChangedFile.model_validate(c) for c in report["changed_files"]]
+    # each file's category as the code at hand judges it, as a fresh run would (the stored
+    # report may predate a change to :func:`prflow.analysis.categories.categorize`)
+    changed = [
+        ChangedFile.model_validate({**c, "category": categorize(c["path"])})
+        for c in report["changed_files"]
+    ]
     breaking = [BreakingChange.model_validate(b) for b in report["breaking_changes"]]
     reader = GitRepoReader(open_local(str(repo)))
     base = reader.tree(git(repo, "rev-parse", BASE_REF))

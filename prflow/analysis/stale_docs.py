@@ -327,7 +327,7 @@ def _doc_lines(text: str, doc: str) -> Iterator[tuple[int, str, bool]]:
             yield number, line, not closing
             continue
         opening = _FENCE.match(line)
-        if opening:
+        if opening and not (rst and set(stripped) == {"~"}):  # reST: a section's underline
             fence = opening.group(1)
             yield number, line, False
             continue

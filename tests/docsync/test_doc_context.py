@@ -234,3 +234,27 @@ def test_strong_evidence_names_the_changed_parameters_even_when_the_line_passes_
         "named.md": ["timeout"],
     }
     assert {doc.bucket for doc in found.values()} == {Bucket.must_update}
+
+
+def test_a_rest_section_underlined_with_tildes_is_prose_not_a_fence() -> None:
+    """``~~~~`` under a reST title is the title's underline; Markdown's ``~~~`` fence does not
+    exist there (notebook's "Docker CMD" section read as code down to the next underline).
+    In Markdown it still opens a fence."""
+    rst = "Proxies\n~~~~~~~\n\nUse your Dockerfile here.\n\nExample::\n\n    run()\n"
+    assert [(n, code) for n, _line, code in doc_lines(rst, "server.rst")] == [
+        (1, False),
+        (2, False),
+        (3, False),
+        (4, False),
+        (5, False),
+        (6, False),
+        (7, False),
+        (8, True),
+    ]
+    markdown = "~~~\nrun()\n~~~\nprose\n"
+    assert [code for _n, _line, code in doc_lines(markdown, "server.md")] == [
+        False,
+        True,
+        False,
+        False,
+    ]
