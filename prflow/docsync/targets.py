@@ -203,10 +203,10 @@ def _defined_elsewhere(breaking: list[BreakingChange], head: SourceTree) -> set[
         and STILL_DEFINED not in b.detail
         and not b.symbol.rsplit(".", 1)[-1].startswith("__")
     ]
-    top_level = {b.symbol: b.file for b in removed if "." not in b.symbol}
-    members = {b.symbol.split(".")[1]: b.symbol for b in removed if "." in b.symbol}
     if not removed:
         return set()
+    top_level = {b.symbol: b.file for b in removed if "." not in b.symbol}
+    members = {b.symbol.split(".")[1]: b.symbol for b in removed if "." in b.symbol}
     roots = {_package_root(b.file) for b in removed}
     found: set[str] = set()
     for path, name in _definitions(head, roots, set(top_level), indented=False):
